@@ -1,0 +1,1 @@
+"""Thin shells over the library: CLI, pytest plugin, reports."""

@@ -1,0 +1,1 @@
+"""Synthetic suites with planted order dependencies, for orderdep's own tests and benchmarks."""

@@ -1,0 +1,109 @@
+"""Private pytest plugin loaded (``-p orderdep.engine.childplugin``) in every pytest process
+orderdep starts. Idle unless ``ORDERDEP_CONTROL`` names a control file.
+
+Modes (``mode`` in the control file):
+
+- ``collect``: report the collected suite (ids, modules, classes) and collection errors;
+- ``run``: run exactly the order in the control file, then finish the session normally;
+- ``serve``: become a fork server (see :mod:`orderdep.engine.forkserver`); never runs a
+  test itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Optional
+
+import pytest
+
+from orderdep.engine.protocol import CONTROL_ENV, EventWriter
+
+_control: Optional[dict[str, Any]] = None
+
+
+def _load_control() -> Optional[dict[str, Any]]:
+    global _control
+    if _control is None:
+        path = os.environ.get(CONTROL_ENV)
+        if not path:
+            return None
+        _control = json.loads(Path(path).read_text(encoding="utf-8"))
+    return _control
+
+
+def describe_items(items: list[pytest.Item], rootdir: Path) -> list[dict[str, Any]]:
+    """Suite model rows for collected items (see :class:`orderdep.core.suite.TestInfo`)."""
+    rows = []
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        cls_node = item.getparent(pytest.Class)
+        try:
+            file = os.path.relpath(str(item.path), str(rootdir))
+        except ValueError:
+            file = str(item.path)
+        rows.append(
+            {
+                "id": item.nodeid,
+                "module": module,
+                "cls": cls_node.nodeid if cls_node is not None else None,
+                "file": file.replace(os.sep, "/"),
+            }
+        )
+    return rows
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    control = _load_control()
+    if control is None:
+        return
+    config.pluginmanager.register(_ChildSession(control, config), "orderdep-child-session")
+
+
+class _ChildSession:
+    def __init__(self, control: dict[str, Any], config: pytest.Config) -> None:
+        self.control = control
+        self.config = config
+        self.writer = EventWriter(Path(control["events"]))
+        self.collect_errors: list[dict[str, str]] = []
+        from orderdep.engine.childrun import Recorder
+
+        self.recorder = Recorder(self.writer)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.collect_errors.append(
+                {"nodeid": report.nodeid, "text": report.longreprtext[-4000:]}
+            )
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if self.control["mode"] in ("collect", "serve") or self.collect_errors:
+            self.writer.emit(
+                "suite",
+                rootdir=str(self.config.rootpath),
+                tests=describe_items(list(session.items), self.config.rootpath),
+                errors=self.collect_errors,
+                args=[str(a) for a in self.config.args],
+            )
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.recorder.on_report(report)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Optional[bool]:
+        mode = self.control["mode"]
+        if mode == "collect" or self.collect_errors:
+            return True
+        if mode == "serve":
+            from orderdep.engine.forkserver import serve
+
+            serve(session, self.control, self.recorder)
+            return True
+        from orderdep.engine.childrun import load_probe, run_order
+
+        probe = load_probe(self.control.get("probe"), str(self.config.rootpath))
+        run_order(session, self.control["order"], self.recorder, probe)
+        return True

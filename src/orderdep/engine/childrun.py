@@ -1,0 +1,159 @@
+"""The run loop inside a pytest process: run an exact order of collected items.
+
+Runs inside the child (``subprocess`` backend) or the forked child (``fork`` backend).
+It drives pytest's own ``pytest_runtest_protocol`` hook item by item, with ``nextitem``
+taken from the requested order, so fixtures of every scope are set up and torn down as in
+a normal run of that sequence and other plugins (capture, logging, timeouts) still work.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+import traceback
+from collections.abc import Sequence
+from typing import Any, Optional
+
+import pytest
+
+from orderdep.core.outcomes import Outcome
+from orderdep.engine.protocol import EventWriter
+
+MESSAGE_LIMIT = 500
+
+
+def _short_message(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    crash = getattr(longrepr, "reprcrash", None)
+    if crash is not None and getattr(crash, "message", None):
+        text = str(crash.message)
+    elif isinstance(longrepr, tuple) and len(longrepr) == 3:  # skip: (path, lineno, reason)
+        text = str(longrepr[2])
+    else:
+        lines = [line for line in report.longreprtext.splitlines() if line.strip()]
+        text = lines[-1] if lines else ""
+    return text.strip()[:MESSAGE_LIMIT]
+
+
+class Recorder:
+    """Folds the setup/call/teardown reports of the running position into one outcome."""
+
+    def __init__(self, writer: EventWriter) -> None:
+        self.writer = writer
+        self.index = -1
+        self.test = ""
+        self._outcome: Optional[Outcome] = None
+        self._message = ""
+        self._start = 0.0
+
+    def start(self, index: int, test: str) -> None:
+        self.index, self.test = index, test
+        self._outcome, self._message = None, ""
+        self._start = time.perf_counter()
+        self.writer.emit("start", index=index, test=test)
+
+    def on_report(self, report: pytest.TestReport) -> None:
+        if self.index < 0:
+            return
+        xfail = hasattr(report, "wasxfail")
+        outcome: Optional[Outcome] = None
+        if report.when == "call":
+            if report.failed:
+                outcome = Outcome.FAILED
+            elif report.skipped:
+                outcome = Outcome.XFAILED if xfail else Outcome.SKIPPED
+            else:
+                outcome = Outcome.XPASSED if xfail else Outcome.PASSED
+        elif report.failed:  # setup or teardown
+            if self._outcome not in (Outcome.FAILED, Outcome.ERROR):
+                outcome = Outcome.ERROR
+        elif report.when == "setup" and report.skipped:
+            outcome = Outcome.XFAILED if xfail else Outcome.SKIPPED
+        if outcome is not None:
+            self._outcome = outcome
+            if outcome not in (Outcome.PASSED, Outcome.XPASSED) or not self._message:
+                self._message = _short_message(report) if report.longrepr else ""
+
+    def finish(self) -> None:
+        outcome = self._outcome or Outcome.PASSED
+        message = "" if outcome is Outcome.PASSED else self._message
+        self.writer.emit(
+            "result",
+            index=self.index,
+            test=self.test,
+            outcome=outcome.value,
+            duration=time.perf_counter() - self._start,
+            message=message,
+        )
+        self.index = -1
+
+
+def _clone(item: pytest.Item) -> pytest.Item:
+    """A fresh item for a test queued again, so it is set up and torn down anew.
+
+    pytest keeps an item set up while ``nextitem`` is the same item, so running one
+    object twice in a row would skip the second setup; a separate node avoids that.
+    """
+    if isinstance(item, pytest.Function):
+        return pytest.Function.from_parent(
+            item.parent,
+            name=item.name,
+            callspec=getattr(item, "callspec", None),
+            fixtureinfo=item._fixtureinfo,
+            keywords=dict(item.keywords),
+            originalname=item.originalname,
+        )
+    return item
+
+
+def load_probe(spec: Optional[dict[str, Any]], rootdir: str) -> Any:
+    if not spec:
+        return None
+    module = importlib.import_module(spec["module"])
+    return module.make_probe(spec.get("options") or {}, rootdir)
+
+
+def run_order(
+    session: pytest.Session,
+    order: Sequence[str],
+    recorder: Recorder,
+    probe: Any = None,
+) -> None:
+    """Run ``order`` (node ids, all collected) in this process, recording each outcome."""
+    by_id = {item.nodeid: item for item in session.items}
+    items: list[pytest.Item] = []
+    used: set[int] = set()
+    for test in order:
+        item = by_id[test]
+        if id(item) in used:
+            item = _clone(item)
+        used.add(id(item))
+        items.append(item)
+    hook = session.config.hook
+    probe_error = ""
+    for i, item in enumerate(items):
+        nextitem = items[i + 1] if i + 1 < len(items) else None
+        recorder.start(i, order[i])
+        if probe is not None:
+            try:
+                probe.before_test(i, order[i])
+            except Exception:
+                probe_error = probe_error or traceback.format_exc()
+        hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+        if probe is not None:
+            try:
+                probe.after_test(i, order[i])
+            except Exception:
+                probe_error = probe_error or traceback.format_exc()
+        recorder.finish()
+        if session.shouldstop or session.shouldfail:
+            break
+    if probe is not None:
+        data: dict[str, Any] = {}
+        try:
+            data = dict(probe.result())
+        except Exception:
+            probe_error = probe_error or traceback.format_exc()
+        if probe_error:
+            data["error"] = probe_error
+        recorder.writer.emit("probe", data=data)

@@ -1,0 +1,111 @@
+"""How the engine starts pytest for a project (declared once, used by every backend)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Optional
+
+from orderdep.errors import UsageError
+
+RUNNERS = ("fork", "subprocess")
+# Plugins that reorder, deselect or distribute tests: never active in our pytest processes.
+_DISABLE_IF_PRESENT = {"pytest_randomly": "randomly", "random_order": "random_order"}
+
+
+@dataclass
+class EngineConfig:
+    """Everything needed to start pytest on the project the same way every time."""
+
+    project: Path
+    runner: str = "fork"
+    jobs: int = 1
+    timeout: Optional[float] = None
+    python: str = sys.executable
+    rootdir: Optional[str] = None
+    pythonpath: Sequence[str] = ()
+    pytest_args: Sequence[str] = ()
+    workdir: Optional[Path] = None
+    copy: bool = True
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.project = Path(self.project).resolve()
+        if not self.project.is_dir():
+            raise UsageError(f"project directory {str(self.project)!r} does not exist")
+        if self.runner not in RUNNERS:
+            raise UsageError(f"unknown runner {self.runner!r}; choose one of {', '.join(RUNNERS)}")
+        if self.jobs < 1:
+            raise UsageError(f"--jobs must be at least 1, got {self.jobs!r}")
+        if self.timeout is not None and self.timeout <= 0:
+            raise UsageError(f"--timeout must be positive, got {self.timeout!r}")
+        if self.python != sys.executable:
+            self._check_python()
+
+    def _check_python(self) -> None:
+        try:
+            proc = subprocess.run(
+                [self.python, "-c", "import orderdep, pytest"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+        except OSError as exc:
+            raise UsageError(f"cannot run --python {self.python!r}: {exc}") from None
+        if proc.returncode != 0:
+            raise UsageError(
+                f"--python {self.python!r} cannot import orderdep and pytest; install them "
+                f"there first: {self.python} -m pip install orderdep"
+            )
+
+    @cached_property
+    def present_plugins(self) -> set[str]:
+        """Reordering plugins installed in the target interpreter."""
+        if self.python == sys.executable:
+            return {m for m in _DISABLE_IF_PRESENT if importlib.util.find_spec(m)}
+        code = (
+            "import importlib.util as u;"
+            f"print(' '.join(m for m in {sorted(_DISABLE_IF_PRESENT)!r} if u.find_spec(m)))"
+        )
+        out = subprocess.run([self.python, "-c", code], capture_output=True, text=True)
+        return set(out.stdout.split())
+
+    def pytest_command(self, cache_dir: Path) -> list[str]:
+        """The command line of every pytest process the engine starts."""
+        cmd = [self.python, "-m", "pytest", *self.pytest_args]
+        cmd += ["-p", "orderdep.engine.childplugin", "-p", "no:orderdep"]
+        for module in sorted(self.present_plugins):
+            cmd += ["-p", f"no:{_DISABLE_IF_PRESENT[module]}"]
+        if self._has_xdist:
+            cmd += ["-n", "0"]
+        cmd += ["--maxfail=0", "-o", f"cache_dir={cache_dir}", "-p", "no:stepwise"]
+        if self.rootdir:
+            cmd += ["--rootdir", self.rootdir]
+        if self.pythonpath:
+            cmd += ["-o", "pythonpath=" + " ".join(self.pythonpath)]
+        return cmd
+
+    @cached_property
+    def _has_xdist(self) -> bool:
+        if self.python == sys.executable:
+            return importlib.util.find_spec("xdist") is not None
+        out = subprocess.run(
+            [self.python, "-c", "import importlib.util as u; print(bool(u.find_spec('xdist')))"],
+            capture_output=True,
+            text=True,
+        )
+        return out.stdout.strip() == "True"
+
+    def child_env(self, overrides: dict[str, str]) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(self.extra_env)
+        env.update(overrides)
+        env.setdefault("PY_COLORS", "0")
+        env.pop("PYTEST_XDIST_WORKER", None)
+        return env

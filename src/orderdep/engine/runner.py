@@ -1,0 +1,218 @@
+"""The engine: the only way orderdep runs tests.
+
+``Engine(config).run(order)`` runs an exact sequence of test ids from a fresh interpreter
+state and returns one result per position; ``run_many`` spreads orders over ``jobs``
+workers, each with its own working copy of the project. With a store and a job name,
+every finished order is recorded at once and a rerun of the same job reuses them
+(resume after an interruption, even ``kill -9``).
+"""
+
+from __future__ import annotations
+
+import queue
+import tempfile
+import threading
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Callable, Optional, Union
+
+from orderdep.core.outcomes import OrderResult
+from orderdep.core.suite import Suite
+from orderdep.engine.config import EngineConfig
+from orderdep.engine.executor import ResultCallback
+from orderdep.engine.probe import ProbeSpec
+from orderdep.engine.sandbox import Sandbox
+from orderdep.engine.store import Store
+from orderdep.engine.workers import ForkUnavailable, ForkWorker, SubprocessWorker
+from orderdep.errors import UnknownTestsError
+
+Worker = Union[ForkWorker, SubprocessWorker]
+Notice = Callable[[str], None]
+
+
+class Engine:
+    """Runs orders of a project's tests; implements :class:`~orderdep.engine.Executor`."""
+
+    def __init__(
+        self,
+        config: EngineConfig,
+        *,
+        store: Optional[Store] = None,
+        job: Optional[str] = None,
+        seed: Optional[int] = None,
+        notice: Optional[Notice] = None,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.job = job
+        self.seed = seed
+        self.notice = notice or (lambda message: None)
+        self.runner = config.runner
+        self.orders_run = 0
+        self.executions = 0
+        self.reused = 0
+        self._workers: list[Worker] = []
+        self._suite: Optional[Suite] = None
+        self._tmp: Optional[tempfile.TemporaryDirectory[str]] = None
+        self._requested: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    # -- lifecycle -------------------------------------------------------------------
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _workdir(self) -> Path:
+        if self.config.workdir is not None:
+            self.config.workdir.mkdir(parents=True, exist_ok=True)
+            return self.config.workdir
+        if self._tmp is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="orderdep-")
+        return Path(self._tmp.name)
+
+    def _new_worker(self, n: int) -> Worker:
+        sandbox = Sandbox(self.config.project, self._workdir() / f"w{n}", copy=self.config.copy)
+        if self.runner == "fork":
+            worker: Worker = ForkWorker(self.config, sandbox)
+            try:
+                suite = worker.start()
+            except ForkUnavailable as exc:
+                self.notice(f"orderdep: cannot fork ({exc}); using the subprocess runner")
+                self.runner = "subprocess"
+                worker = SubprocessWorker(self.config, sandbox)
+                suite = worker.start()
+        else:
+            worker = SubprocessWorker(self.config, sandbox)
+            suite = worker.start()
+        if self._suite is None:
+            self._suite = suite
+        return worker
+
+    def _ensure_workers(self, n: int) -> None:
+        while len(self._workers) < n:
+            self._workers.append(self._new_worker(len(self._workers)))
+
+    @property
+    def suite(self) -> Suite:
+        if self._suite is None:
+            self._ensure_workers(1)
+        assert self._suite is not None
+        return self._suite
+
+    def close(self) -> None:
+        for worker in self._workers:
+            worker.close()
+        for worker in self._workers:
+            worker.sandbox.destroy()
+        self._workers = []
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+    # -- running ---------------------------------------------------------------------
+    def check(self, order: Sequence[str]) -> None:
+        """Raise :class:`UnknownTestsError` if ``order`` names tests the suite lacks."""
+        unknown = self.suite.unknown(order)
+        if unknown:
+            raise UnknownTestsError(unknown, {u: self.suite.suggest(u) for u in unknown})
+
+    def _reuse(self, order: Sequence[str], probe: Optional[ProbeSpec]) -> Optional[OrderResult]:
+        if self.store is None or self.job is None or probe is not None:
+            return None
+        from orderdep.engine.store import order_key
+
+        key = order_key(order)
+        with self._lock:
+            nth = self._requested[key]
+            self._requested[key] += 1
+        earlier = self.store.job_runs(self.job, order)
+        if nth < len(earlier):
+            self.reused += 1
+            return earlier[nth]
+        return None
+
+    def _record(self, result: OrderResult, probe: Optional[ProbeSpec]) -> None:
+        with self._lock:
+            self.orders_run += 1
+            self.executions += len(result.order)
+        if self.store is not None:
+            self.store.record(
+                result, job=self.job, seed=self.seed, probe=probe.module if probe else None
+            )
+
+    def _run_on(
+        self, worker: Worker, order: Sequence[str], probe: Optional[ProbeSpec]
+    ) -> OrderResult:
+        reused = self._reuse(order, probe)
+        if reused is not None:
+            return reused
+        result = worker.run(order, probe)
+        self._record(result, probe)
+        return result
+
+    def run(self, order: Sequence[str], *, probe: Optional[ProbeSpec] = None) -> OrderResult:
+        self.check(order)
+        return self._run_on(self._workers[0], order, probe)
+
+    def run_many(
+        self,
+        orders: Sequence[Sequence[str]],
+        *,
+        probe: Optional[ProbeSpec] = None,
+        on_result: Optional[ResultCallback] = None,
+    ) -> list[OrderResult]:
+        """Run every order (in parallel over ``jobs`` workers); results in input order."""
+        for order in orders:
+            self.check(order)
+        if not orders:
+            return []
+        jobs = min(self.config.jobs, len(orders))
+        self._ensure_workers(jobs)
+        results: list[Optional[OrderResult]] = [None] * len(orders)
+        if jobs == 1:
+            for i, order in enumerate(orders):
+                results[i] = self._run_on(self._workers[0], order, probe)
+                if on_result is not None:
+                    on_result(i, results[i])  # type: ignore[arg-type]
+            return [r for r in results if r is not None]
+        todo: queue.Queue[int] = queue.Queue()
+        for i in range(len(orders)):
+            todo.put(i)
+        done: queue.Queue[tuple[int, Optional[OrderResult], Optional[BaseException]]] = (
+            queue.Queue()
+        )
+        stop = threading.Event()
+
+        def work(worker: Worker) -> None:
+            while not stop.is_set():
+                try:
+                    i = todo.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    done.put((i, self._run_on(worker, orders[i], probe), None))
+                except BaseException as exc:  # delivered to the caller's thread
+                    done.put((i, None, exc))
+                    return
+
+        threads = [
+            threading.Thread(target=work, args=(w,), daemon=True) for w in self._workers[:jobs]
+        ]
+        for t in threads:
+            t.start()
+        try:
+            for _ in range(len(orders)):
+                i, res, exc = done.get()
+                if exc is not None:
+                    raise exc
+                results[i] = res
+                if on_result is not None and res is not None:
+                    on_result(i, res)
+        finally:
+            stop.set()
+        for t in threads:
+            t.join()
+        return [r for r in results if r is not None]

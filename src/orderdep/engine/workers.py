@@ -1,0 +1,319 @@
+"""The two backends: a fresh pytest process per order, or a fork per order from a server.
+
+A worker owns one :class:`~orderdep.engine.sandbox.Sandbox` and runs one order at a time;
+the engine runs several workers for ``--jobs N``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any, Optional
+
+from orderdep.core.outcomes import OrderResult, Outcome
+from orderdep.core.suite import Suite, TestInfo
+from orderdep.engine.config import EngineConfig
+from orderdep.engine.probe import ProbeSpec
+from orderdep.engine.protocol import CONTROL_ENV, assemble_results, read_events, write_json
+from orderdep.engine.sandbox import Sandbox
+from orderdep.errors import CollectionError, EngineError, NoTestsError
+
+IMPORT_HINT = (
+    "The tests could not be imported the way `python -m pytest` imports them from the "
+    "project root. If the project's code lives in a subdirectory, pass --pythonpath DIR "
+    "(e.g. --pythonpath src); if pytest picks the wrong root directory, pass --rootdir DIR."
+)
+
+
+def suite_from_events(events: list[dict[str, Any]], config: EngineConfig, log: str) -> Suite:
+    """The collected suite, or the error that explains why there is none."""
+    suites = [e for e in events if e.get("event") == "suite"]
+    if not suites:
+        raise CollectionError(
+            "pytest did not get as far as collecting tests in "
+            f"{str(config.project)!r}. Its output ends with:\n{log[-3000:]}"
+        )
+    data = suites[-1]
+    errors = data.get("errors") or []
+    if errors:
+        text = "\n".join(f"ERROR collecting {e['nodeid']}\n{e['text']}" for e in errors)
+        hint = ""
+        if "ImportError" in text or "ModuleNotFoundError" in text:
+            hint = "\n" + IMPORT_HINT
+        raise CollectionError(f"pytest could not collect the tests:\n{text}{hint}")
+    tests = [TestInfo.from_json(t) for t in data["tests"]]
+    if not tests:
+        where = " ".join(data.get("args") or []) or str(config.project)
+        raise NoTestsError(
+            f"pytest collected no tests in {str(config.project)!r} (looked in: {where}). "
+            "Point orderdep at the project root (the directory with pytest.ini, "
+            "pyproject.toml or setup.cfg), or set testpaths there."
+        )
+    return Suite(tests, rootdir=str(config.project))
+
+
+class _WorkerBase:
+    runner = ""
+
+    def __init__(self, config: EngineConfig, sandbox: Sandbox) -> None:
+        self.config = config
+        self.sandbox = sandbox
+        self._n = 0
+        self.cache_dir = sandbox.workdir / "pytest_cache"
+        self.log_path = sandbox.workdir / "pytest.log"
+
+    def _new_paths(self) -> tuple[Path, Path]:
+        self._n += 1
+        return (
+            self.sandbox.workdir / f"control-{self._n}.json",
+            self.sandbox.workdir / f"events-{self._n}.jsonl",
+        )
+
+    def _env(self, control: Path) -> dict[str, str]:
+        return self.config.child_env({**self.sandbox.env(), CONTROL_ENV: str(control)})
+
+    def _log_tail(self) -> str:
+        try:
+            return self.log_path.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def _finish(
+        self,
+        order: Sequence[str],
+        events_path: Path,
+        died: Optional[Outcome],
+        started: float,
+    ) -> OrderResult:
+        events = list(read_events(events_path))
+        results, probe = assemble_results(order, events, died=died)
+        for p in events_path.parent.glob(events_path.stem.replace("events", "control") + ".*"):
+            p.unlink(missing_ok=True)
+        events_path.unlink(missing_ok=True)
+        self.sandbox.restore()
+        return OrderResult(
+            list(order),
+            results,
+            runner=self.runner,
+            wall_seconds=time.perf_counter() - started,
+            probe=probe,
+        )
+
+
+class SubprocessWorker(_WorkerBase):
+    """One fresh ``python -m pytest`` per order: the reference for correctness."""
+
+    runner = "subprocess"
+
+    def start(self) -> Suite:
+        self.sandbox.create()
+        control, events = self._new_paths()
+        write_json(control, {"mode": "collect", "events": str(events)})
+        with open(self.log_path, "w") as log:
+            subprocess.run(
+                self.config.pytest_command(self.cache_dir),
+                cwd=self.sandbox.tree,
+                env=self._env(control),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
+        suite = suite_from_events(list(read_events(events)), self.config, self._log_tail())
+        events.unlink(missing_ok=True)
+        control.unlink(missing_ok=True)
+        self.sandbox.restore()
+        self.sandbox.mark_baseline()
+        return suite
+
+    def run(self, order: Sequence[str], probe: Optional[ProbeSpec] = None) -> OrderResult:
+        control, events = self._new_paths()
+        self.sandbox.basetemp.mkdir(parents=True, exist_ok=True)
+        write_json(
+            control,
+            {
+                "mode": "run",
+                "order": list(order),
+                "events": str(events),
+                "probe": probe.to_json() if probe else None,
+            },
+        )
+        cmd = [*self.config.pytest_command(self.cache_dir), f"--basetemp={self.sandbox.basetemp}"]
+        started = time.perf_counter()
+        died: Optional[Outcome] = None
+        with open(self.log_path, "w") as log:
+            proc = subprocess.Popen(
+                cmd,
+                cwd=self.sandbox.tree,
+                env=self._env(control),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+            try:
+                proc.wait(timeout=self.config.timeout)
+            except subprocess.TimeoutExpired:
+                died = Outcome.TIMEOUT
+                _kill_group(proc.pid)
+                proc.wait()
+            except BaseException:
+                _kill_group(proc.pid)
+                proc.wait()
+                raise
+        if died is None and proc.returncode not in (0, 1, 2, 3, 4, 5):
+            died = Outcome.CRASHED
+        if died is None:
+            died = Outcome.CRASHED  # a started test without a result: the process died
+        control.unlink(missing_ok=True)
+        return self._finish(order, events, died, started)
+
+    def close(self) -> None:
+        pass
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class ForkUnavailable(Exception):
+    """The server could not fork safely; the reason says why."""
+
+
+class ForkWorker(_WorkerBase):
+    """Forks a child per order from a server that collected the suite once."""
+
+    runner = "fork"
+
+    def __init__(self, config: EngineConfig, sandbox: Sandbox) -> None:
+        super().__init__(config, sandbox)
+        self._proc: Optional[subprocess.Popen[bytes]] = None
+        self._to_server: Optional[IO[str]] = None
+        self._from_fd: Optional[int] = None
+        self._buffer = b""
+
+    def start(self) -> Suite:
+        if not hasattr(os, "fork"):
+            raise ForkUnavailable("os.fork is not available on this platform")
+        self.sandbox.create()
+        control, events = self._new_paths()
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        write_json(control, {"mode": "serve", "events": str(events), "fds": [req_r, rep_w]})
+        log = open(self.log_path, "w")  # noqa: SIM115
+        try:
+            self._proc = subprocess.Popen(
+                self.config.pytest_command(self.cache_dir),
+                cwd=self.sandbox.tree,
+                env=self._env(control),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                pass_fds=(req_r, rep_w),
+                start_new_session=True,
+            )
+        finally:
+            log.close()
+            os.close(req_r)
+            os.close(rep_w)
+        self._to_server = os.fdopen(req_w, "w", encoding="utf-8")
+        self._from_fd = rep_r
+        first = self._read(None)
+        if first is None:  # the server ended: collection failed or pytest refused to start
+            self._proc.wait()
+            suite_from_events(list(read_events(events)), self.config, self._log_tail())
+            raise EngineError(
+                f"the fork server ended before it was ready; pytest output:\n{self._log_tail()[-3000:]}"
+            )
+        suite = suite_from_events(list(read_events(events)), self.config, self._log_tail())
+        events.unlink(missing_ok=True)
+        control.unlink(missing_ok=True)
+        if not first.get("ready"):
+            self.close()
+            raise ForkUnavailable(str(first.get("reason", "the server cannot fork")))
+        self.sandbox.mark_baseline()
+        return suite
+
+    def _read(self, timeout: Optional[float]) -> Optional[dict[str, Any]]:
+        """The next message from the server; None at EOF; TimeoutError after ``timeout``."""
+        assert self._from_fd is not None
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while b"\n" not in self._buffer:
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            ready, _, _ = select.select([self._from_fd], [], [], remaining)
+            if not ready:
+                raise TimeoutError
+            chunk = os.read(self._from_fd, 65536)
+            if not chunk:
+                return None
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        result: dict[str, Any] = json.loads(line)
+        return result
+
+    def run(self, order: Sequence[str], probe: Optional[ProbeSpec] = None) -> OrderResult:
+        if self._to_server is None or self._proc is None or self._proc.poll() is not None:
+            raise EngineError("the fork server is not running; restart orderdep")
+        _, events = self._new_paths()
+        self.sandbox.basetemp.mkdir(parents=True, exist_ok=True)
+        request = {
+            "order": list(order),
+            "events": str(events),
+            "basetemp": str(self.sandbox.basetemp),
+            "probe": probe.to_json() if probe else None,
+        }
+        started = time.perf_counter()
+        self._to_server.write(json.dumps(request) + "\n")
+        self._to_server.flush()
+        reply = self._read(60.0)
+        if reply is None or "pid" not in reply:
+            raise EngineError(f"the fork server stopped answering:\n{self._log_tail()[-3000:]}")
+        pid = int(reply["pid"])
+        died: Optional[Outcome] = None
+        try:
+            status_msg = self._read(self.config.timeout)
+        except TimeoutError:
+            died = Outcome.TIMEOUT
+            _kill(pid)
+            status_msg = self._read(60.0)
+        except BaseException:
+            _kill(pid)
+            self._read(60.0)
+            raise
+        if status_msg is None:
+            raise EngineError(f"the fork server died:\n{self._log_tail()[-3000:]}")
+        if died is None:
+            died = Outcome.CRASHED
+        return self._finish(order, events, died, started)
+
+    def close(self) -> None:
+        if self._to_server is not None:
+            try:
+                self._to_server.close()
+            except OSError:
+                pass
+        if self._from_fd is not None:
+            os.close(self._from_fd)
+        self._to_server, self._from_fd = None, None
+        if self._proc is not None:
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                _kill_group(self._proc.pid)
+                self._proc.wait()
+            self._proc = None
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass

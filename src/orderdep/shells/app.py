@@ -1,0 +1,17 @@
+"""The ``orderdep`` command group. Command modules attach their commands to ``cli``."""
+
+from __future__ import annotations
+
+import click
+
+from orderdep import __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="orderdep")
+def cli() -> None:
+    """Find, explain, tolerate and repair order-dependent tests in pytest suites.
+
+    Typical session: `orderdep detect --classify`, then `orderdep deps` to write the
+    dependencies file, `orderdep fix` to get verified patches.
+    """

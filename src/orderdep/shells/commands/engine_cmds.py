@@ -1,0 +1,130 @@
+"""``orderdep collect`` and ``orderdep run``: the engine on the command line."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import Any, Optional
+
+import click
+
+from orderdep.core.outcomes import OrderResult
+from orderdep.engine.runner import Engine
+from orderdep.engine.store import Store
+from orderdep.errors import UsageError
+from orderdep.shells.app import cli
+from orderdep.shells.options import PROJECT_ARG, engine_config, engine_options
+
+
+def _notice(message: str) -> None:
+    click.echo(message, err=True)
+
+
+def open_engine(
+    params: dict[str, Any],
+    *,
+    job: Optional[str] = None,
+    seed: Optional[int] = None,
+    store: bool = True,
+) -> Engine:
+    """An Engine for the command's options, recording into the project's store."""
+    config = engine_config(params)
+    db = Store.for_project(config.project) if store else None
+    return Engine(config, store=db, job=job, seed=seed, notice=_notice)
+
+
+def run_command(project: Path, order: list[str], order_file: Optional[Path] = None) -> str:
+    """The exact command that reruns ``order`` (ids inline, or the file when long)."""
+    parts = ["orderdep", "run", str(project)]
+    if order_file is not None:
+        parts += ["--order-file", str(order_file)]
+    else:
+        parts += ["--", *order] if any(t.startswith("-") for t in order) else order
+    return shlex.join(parts)
+
+
+@cli.command()
+@PROJECT_ARG
+@click.option("--json", "as_json", is_flag=True, help="Print the suite as JSON.")
+@click.option("--rootdir", default=None, help="Passed to pytest as --rootdir.")
+@click.option("--pythonpath", multiple=True, help="Directory to put on sys.path; repeatable.")
+@click.option("--python", "python", default=None, help="Interpreter to collect with.")
+@click.option("--pytest-arg", "pytest_args", multiple=True, help="Extra pytest argument.")
+def collect(project: Path, as_json: bool, **params: Any) -> int:
+    """Print the project's test ids in original (collection) order."""
+    params.update(project=project, runner="subprocess", jobs=1, timeout=None)
+    with open_engine(params, store=False) as engine:
+        suite = engine.suite
+    if as_json:
+        click.echo(json.dumps(suite.to_json(), indent=2))
+    else:
+        for test in suite.ids:
+            click.echo(test)
+    return 0
+
+
+def read_order_file(path: Path) -> list[str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read --order-file {str(path)!r}: {exc.strerror}") from None
+    stripped = text.strip()
+    if stripped.startswith("["):
+        try:
+            data = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"--order-file {str(path)!r} is not valid JSON: {exc}") from None
+        return [str(t) for t in data]
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def print_result(result: OrderResult) -> None:
+    width = max((len(r.outcome.value) for r in result.results), default=6)
+    for i, r in enumerate(result.results):
+        line = f"{i:>4}  {r.outcome.value:<{width}}  {r.duration:7.3f}s  {r.test}"
+        click.echo(line)
+        if r.message and r.outcome.is_failure:
+            click.echo(f"{'':>6}{r.message.splitlines()[0][:200]}")
+    counts: dict[str, int] = {}
+    for r in result.results:
+        counts[r.outcome.value] = counts.get(r.outcome.value, 0) + 1
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+    click.echo(f"{summary} in {result.wall_seconds:.2f}s ({result.runner} runner)")
+
+
+@cli.command()
+@engine_options
+@click.option(
+    "--order-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="File with one test id per line (or a JSON list), in the order to run.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.argument("tests", nargs=-1)
+def run(tests: tuple[str, ...], order_file: Optional[Path], as_json: bool, **params: Any) -> int:
+    """Run TESTS (or --order-file) in exactly this order, in a fresh interpreter state.
+
+    The same id may appear more than once: `orderdep run . t t` runs t twice.
+    Exit code 1 when any position fails.
+    """
+    project: Path = params["project"]
+    if tests and order_file is not None:
+        raise UsageError("give test ids or --order-file, not both")
+    if not tests and order_file is None and Path(str(project)).is_file():
+        raise UsageError(f"{str(project)!r} is a file; the first argument is the project directory")
+    order = list(tests) if tests else read_order_file(order_file) if order_file else []
+    if not order:
+        raise UsageError(
+            "no tests to run: give test ids or --order-file FILE "
+            "(see `orderdep collect` for the ids)"
+        )
+    with open_engine(params, job=None) as engine:
+        engine.check(order)
+        result = engine.run(order)
+    if as_json:
+        click.echo(json.dumps(result.to_json()))
+    else:
+        print_result(result)
+    return 1 if any(r.outcome.is_failure for r in result.results) else 0

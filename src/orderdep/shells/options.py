@@ -1,0 +1,81 @@
+"""Options shared by every command that runs tests, and how they become an Engine."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+import click
+
+from orderdep.engine.config import RUNNERS, EngineConfig
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+PROJECT_ARG = click.argument(
+    "project", type=click.Path(file_okay=False, path_type=Path), default=".", required=False
+)
+
+
+def engine_options(func: F) -> F:
+    """Add PROJECT and the engine options (runner, jobs, timeout, python, paths)."""
+    options = [
+        click.option(
+            "--runner",
+            type=click.Choice(RUNNERS),
+            default="fork",
+            show_default=True,
+            help="fork: fork each order from a server that collected once (fast); "
+            "subprocess: a fresh pytest process per order (the reference).",
+        ),
+        click.option(
+            "--jobs",
+            "-j",
+            type=click.IntRange(min=1),
+            default=1,
+            show_default=True,
+            help="Orders run in parallel, each worker in its own copy of the project.",
+        ),
+        click.option(
+            "--timeout",
+            type=click.FloatRange(min=0, min_open=True),
+            default=None,
+            help="Seconds per order; the running test is marked 'timeout'.",
+        ),
+        click.option(
+            "--python",
+            "python",
+            default=None,
+            help="Interpreter to run the tests with (must have orderdep installed).",
+        ),
+        click.option("--rootdir", default=None, help="Passed to pytest as --rootdir."),
+        click.option(
+            "--pythonpath",
+            multiple=True,
+            help="Directory to put on sys.path (pytest's pythonpath ini); repeatable.",
+        ),
+        click.option(
+            "--pytest-arg",
+            "pytest_args",
+            multiple=True,
+            help="Extra argument for every pytest run, e.g. --pytest-arg=-m --pytest-arg=unit.",
+        ),
+        PROJECT_ARG,
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def engine_config(params: dict[str, Any]) -> EngineConfig:
+    """The EngineConfig named by the engine options in ``params``."""
+    return EngineConfig(
+        project=params["project"],
+        runner=params["runner"],
+        jobs=params["jobs"],
+        timeout=params["timeout"],
+        python=params["python"] or sys.executable,
+        rootdir=params["rootdir"],
+        pythonpath=tuple(params["pythonpath"]),
+        pytest_args=tuple(params["pytest_args"]),
+    )

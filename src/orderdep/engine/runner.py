@@ -211,6 +211,11 @@ class Engine:
                 results[i] = res
                 if on_result is not None and res is not None:
                     on_result(i, res)
+        except BaseException:
+            stop.set()
+            for worker in self._workers[:jobs]:
+                worker.interrupt()
+            raise
         finally:
             stop.set()
         for t in threads:

@@ -65,6 +65,8 @@ class _WorkerBase:
         self.config = config
         self.sandbox = sandbox
         self._n = 0
+        self._current = 0
+        self._interrupted = False
         self.cache_dir = sandbox.workdir / "pytest_cache"
         self.log_path = sandbox.workdir / "pytest.log"
 
@@ -93,17 +95,26 @@ class _WorkerBase:
     ) -> OrderResult:
         events = list(read_events(events_path))
         results, probe = assemble_results(order, events, died=died)
-        for p in events_path.parent.glob(events_path.stem.replace("events", "control") + ".*"):
-            p.unlink(missing_ok=True)
         events_path.unlink(missing_ok=True)
         self.sandbox.restore()
-        return OrderResult(
+        result = OrderResult(
             list(order),
             results,
             runner=self.runner,
             wall_seconds=time.perf_counter() - started,
             probe=probe,
         )
+        if self._interrupted:
+            result.interrupted = True
+            self._interrupted = False
+        return result
+
+    def interrupt(self) -> None:
+        """Kill the order running now (from another thread); its result is marked interrupted."""
+        self._interrupted = True
+        pid = self._current
+        if pid:
+            _kill_group(pid) if self.runner == "subprocess" else _kill(pid)
 
 
 class SubprocessWorker(_WorkerBase):
@@ -156,6 +167,7 @@ class SubprocessWorker(_WorkerBase):
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
             )
+            self._current = proc.pid
             try:
                 proc.wait(timeout=self.config.timeout)
             except subprocess.TimeoutExpired:
@@ -166,6 +178,8 @@ class SubprocessWorker(_WorkerBase):
                 _kill_group(proc.pid)
                 proc.wait()
                 raise
+            finally:
+                self._current = 0
         if died is None and proc.returncode not in (0, 1, 2, 3, 4, 5):
             died = Outcome.CRASHED
         if died is None:
@@ -208,7 +222,7 @@ class ForkWorker(_WorkerBase):
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
         write_json(control, {"mode": "serve", "events": str(events), "fds": [req_r, rep_w]})
-        log = open(self.log_path, "w")  # noqa: SIM115
+        log = open(self.log_path, "ab")  # noqa: SIM115  (append: truncating stays safe)
         try:
             self._proc = subprocess.Popen(
                 self.config.pytest_command(self.cache_dir),
@@ -264,6 +278,8 @@ class ForkWorker(_WorkerBase):
             raise EngineError("the fork server is not running; restart orderdep")
         _, events = self._new_paths()
         self.sandbox.basetemp.mkdir(parents=True, exist_ok=True)
+        with open(self.log_path, "r+b") as log:
+            log.truncate(0)
         request = {
             "order": list(order),
             "events": str(events),
@@ -277,6 +293,7 @@ class ForkWorker(_WorkerBase):
         if reply is None or "pid" not in reply:
             raise EngineError(f"the fork server stopped answering:\n{self._log_tail()[-3000:]}")
         pid = int(reply["pid"])
+        self._current = pid
         died: Optional[Outcome] = None
         try:
             status_msg = self._read(self.config.timeout)
@@ -288,6 +305,8 @@ class ForkWorker(_WorkerBase):
             _kill(pid)
             self._read(60.0)
             raise
+        finally:
+            self._current = 0
         if status_msg is None:
             raise EngineError(f"the fork server died:\n{self._log_tail()[-3000:]}")
         if died is None:

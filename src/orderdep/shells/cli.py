@@ -16,7 +16,10 @@ from orderdep.errors import OrderdepError
 from orderdep.shells.app import cli
 
 # Each module attaches its commands to ``cli``.
-from orderdep.shells.commands import engine_cmds  # noqa: F401  (collect, run)
+from orderdep.shells.commands import (
+    engine_cmds,  # noqa: F401  (collect, run)
+    explain_cmds,  # noqa: F401  (classify, deps)
+)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

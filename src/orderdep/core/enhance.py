@@ -312,11 +312,6 @@ class Violation:
         return f"{self.test!r} runs after its polluter {shown}"
 
 
-def _subsequence(needle: Sequence[str], hay: Sequence[str]) -> bool:
-    it = iter(hay)
-    return all(any(x == y for y in it) for x in needle)
-
-
 def check_order(order: Sequence[str], deps: Sequence[Dependency]) -> list[Violation]:
     """Every dependency of a test in ``order`` that ``order`` breaks, in order position.
 
@@ -325,16 +320,21 @@ def check_order(order: Sequence[str], deps: Sequence[Dependency]) -> list[Violat
     """
     _check_order(order, "the order to check")
     position = {t: i for i, t in enumerate(order)}
+
+    def ran_before(members: tuple[str, ...], t: str) -> bool:
+        # every member ran before t, in the given order
+        at = [position.get(m, len(order)) for m in members]
+        return at[-1] < position[t] and all(a < b for a, b in zip(at, at[1:]))
+
     out: list[Violation] = []
     alternatives = positive_alternatives(deps)
     negatives = negative_constraints(deps)
     for t in order:
-        prefix = order[: position[t]]
         alts = alternatives.get(t)
-        if alts and not any(_subsequence(a, prefix) for a in alts):
+        if alts and not any(ran_before(a, t) for a in alts):
             out.append(Violation(t, "positive", tuple(alts)))
         for group in negatives.get(t, ()):
-            if all(m in position and position[m] < position[t] for m in group):
+            if all(position.get(m, len(order)) < position[t] for m in group):
                 out.append(Violation(t, "negative", (group,)))
     return out
 

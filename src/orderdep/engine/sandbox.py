@@ -35,6 +35,8 @@ IGNORED_DIRS = frozenset(
 # Not compared after an order: written by imports, harmless to keep.
 VOLATILE_DIRS = frozenset({"__pycache__", ".pytest_cache"})
 
+PROJECT_ENV = "ORDERDEP_PROJECT"
+
 Fingerprint = tuple[int, int, int]  # (mode, size, mtime_ns)
 
 

@@ -385,6 +385,7 @@ def load_report(path: PathLike, project: Optional[str] = None) -> Report:
 def save_report(path: PathLike, report: Report) -> None:
     """Write ``report`` as stable, indented JSON (atomically: a crash leaves the old file)."""
     p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
     tmp = p.with_name(p.name + ".tmp")
     tmp.write_text(report.dumps(), encoding="utf-8")
     os.replace(tmp, p)

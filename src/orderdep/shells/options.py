@@ -60,6 +60,14 @@ def engine_options(func: F) -> F:
             multiple=True,
             help="Extra argument for every pytest run, e.g. --pytest-arg=-m --pytest-arg=unit.",
         ),
+        click.option(
+            "--dask",
+            "dask_scheduler",
+            default=None,
+            metavar="ADDRESS",
+            help="Run orders on this Dask scheduler (pip install 'orderdep[dask]'); the "
+            "project must be at the same path on every worker.",
+        ),
         PROJECT_ARG,
     ]
     for option in reversed(options):

@@ -1,0 +1,313 @@
+"""Turning suspicious failures into confirmed findings: repeated runs, never guesses.
+
+A test that failed in one order and passed in another is only a *suspect*. It is
+order-dependent (OD) only if each of the two orders gives the same outcome every time it
+runs; if its outcome changes within one and the same order it is non-deterministic (ND,
+004 §1), whatever else was seen. The steps, for the orders detection ran:
+
+1. Tests that failed in every order they ran in are run alone. Passing alone makes them
+   suspects; failing alone every time makes them *always failing*.
+2. Each suspect's failing and passing orders are shortened cheaply (:class:`Shortening`):
+   the test after the last *k* tests before it in the recorded order, for *k* = 0, 1, 2,
+   4, ..., then a binary search for the smallest *k* that shows the wanted outcome (later
+   tests cannot change a test's outcome, so the order is always cut right after it).
+3. Each kept order is observed ``confirm_runs + 1`` times in all (the run that showed it,
+   earlier runs of the same order in the results store, and re-runs).
+4. Any test whose outcome differed between runs of one order, at one position, is ND.
+
+Non-idempotent-outcome (NIO) suspects, from orders ``[t, t]``, are confirmed the same way:
+every run must pass the first time and fail the second.
+
+Orders go through :class:`OrderRunner` in batches, so the engine runs them in parallel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Protocol
+
+from orderdep.core.outcomes import OrderResult, TestResult
+from orderdep.core.report import ODFinding
+from orderdep.engine.executor import Executor
+
+OrderKey = tuple[str, ...]
+
+
+class RunSource(Protocol):
+    """Earlier runs of an order (the engine's results store)."""
+
+    def runs_of(self, order: Sequence[str]) -> list[OrderResult]: ...
+
+
+def failed(result: TestResult) -> Optional[bool]:
+    """True for a failure, False for a pass, None for an outcome that says neither."""
+    if result.outcome.is_failure:
+        return True
+    if result.outcome.is_pass:
+        return False
+    return None
+
+
+class RunLog:
+    """Every run of every order seen so far, plus the store's earlier runs (evidence).
+
+    Runs are told apart by their store id, so a run this detection recorded is never
+    counted twice when the store is read back.
+    """
+
+    def __init__(self, store: Optional[RunSource] = None) -> None:
+        self.store = store
+        self._runs: dict[OrderKey, list[OrderResult]] = {}
+
+    def add(self, result: OrderResult) -> None:
+        self._runs.setdefault(tuple(result.order), []).append(result)
+
+    def orders(self) -> list[OrderKey]:
+        """Every order this detection ran or looked up, in first-seen order."""
+        return list(self._runs)
+
+    def runs(self, order: Sequence[str]) -> list[OrderResult]:
+        mine = self._runs.setdefault(tuple(order), [])
+        if self.store is None:
+            return list(mine)
+        seen = {r.run_id for r in mine if r.run_id is not None}
+        earlier = [r for r in self.store.runs_of(order) if r.run_id not in seen]
+        return earlier + mine
+
+    def outcomes(self, order: Sequence[str], position: int) -> list[bool]:
+        """Failed (True) / passed (False) at ``position``, one entry per run that got there."""
+        out = []
+        for run in self.runs(order):
+            if position < len(run.results) and run.results[position].test == order[position]:
+                verdict = failed(run.results[position])
+                if verdict is not None:
+                    out.append(verdict)
+        return out
+
+
+class OrderRunner:
+    """Runs orders through an executor ``jobs`` at a time, logging and counting each result."""
+
+    def __init__(
+        self,
+        executor: Executor,
+        log: RunLog,
+        jobs: int = 1,
+        on_result: Optional[Callable[[OrderResult], None]] = None,
+    ) -> None:
+        self.executor = executor
+        self.log = log
+        self.jobs = max(1, jobs)
+        self.on_result = on_result
+        self.orders_run = 0
+        self.executions = 0
+
+    def run(self, orders: Sequence[Sequence[str]]) -> list[OrderResult]:
+        """Run every order (in slices of ``jobs``); results in input order."""
+        out: list[OrderResult] = []
+        for start in range(0, len(orders), self.jobs):
+            out += self.run_slice(orders[start : start + self.jobs])
+        return out
+
+    def run_slice(self, orders: Sequence[Sequence[str]]) -> list[OrderResult]:
+        """Run at most ``jobs`` orders at once (one ``run_many`` call)."""
+
+        def done(_index: int, result: OrderResult) -> None:
+            self.log.add(result)
+            self.orders_run += 1
+            self.executions += len(result.order)
+            if self.on_result is not None:
+                self.on_result(result)
+
+        return self.executor.run_many([list(o) for o in orders], on_result=done)
+
+
+@dataclass
+class Verdicts:
+    """What confirmation concluded."""
+
+    od: list[ODFinding] = field(default_factory=list)
+    nd: list[str] = field(default_factory=list)
+    nio: list[str] = field(default_factory=list)
+    always_failing: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Shortening:
+    """The search for a short order in which ``test`` fails (or passes), cut from a
+    recorded one: ``test`` after the last *k* tests of the recorded prefix.
+
+    *k* runs 0 (alone), 1, 2, 4, ... up to the whole prefix; once some *k* shows the wanted
+    outcome, a binary search between it and the largest *k* that did not finds the shortest
+    such window (exact for a single polluter or state-setter, honest in every case: the
+    result is always a window that was seen to show the outcome). When none does, the
+    recorded order itself is kept.
+    """
+
+    test: str
+    want_fail: bool
+    recorded: list[str]
+    lo: int = -1  # largest k seen without the wanted outcome
+    hi: Optional[int] = None  # smallest k seen with it
+    found: Optional[list[str]] = None
+
+    @property
+    def prefix(self) -> list[str]:
+        return self.recorded[: self.recorded.index(self.test)]
+
+    def window(self, k: int) -> list[str]:
+        prefix = self.prefix
+        return [*prefix[len(prefix) - k :], self.test] if k else [self.test]
+
+    def next_k(self) -> Optional[int]:
+        """The next window size to look at (None: done, ``found`` is set)."""
+        n = len(self.prefix)
+        if self.hi is None:
+            if self.lo >= n:
+                self.found = list(self.recorded)
+                return None
+            return 0 if self.lo < 0 else min(n, max(1, 2 * self.lo))
+        if self.hi - self.lo <= 1:
+            self.found = self.window(self.hi)
+            return None
+        return (self.lo + self.hi) // 2
+
+    def saw(self, k: int, wanted: bool) -> None:
+        if wanted:
+            self.hi = k
+        else:
+            self.lo = k
+
+
+def _verdict(log: RunLog, order: Sequence[str], test: str, want_fail: bool) -> Optional[bool]:
+    """Whether every run of ``order`` so far shows the wanted outcome (None: never run)."""
+    seen = log.outcomes(order, list(order).index(test))
+    if not seen:
+        return None
+    return all(v == want_fail for v in seen)
+
+
+def shorten(runner: OrderRunner, todo: Sequence[Shortening]) -> None:
+    """Advance every shortening in lockstep, one batch of attempts per round."""
+    while True:
+        batch: dict[OrderKey, list[str]] = {}
+        for s in todo:
+            while s.found is None:
+                k = s.next_k()
+                if k is None:
+                    break
+                attempt = s.window(k)
+                verdict = _verdict(runner.log, attempt, s.test, s.want_fail)
+                if verdict is None:
+                    batch[tuple(attempt)] = attempt
+                    break
+                s.saw(k, verdict)
+        if not batch:
+            return
+        runner.run(list(batch.values()))
+
+
+def _observe(runner: OrderRunner, wanted: Sequence[tuple[Sequence[str], int]], runs: int) -> None:
+    """Re-run each order until it has ``runs`` observations at the given position."""
+    need: dict[OrderKey, int] = {}
+    for order, position in wanted:
+        missing = runs - len(runner.log.outcomes(order, position))
+        key = tuple(order)
+        need[key] = max(need.get(key, 0), missing)
+    batch = [list(key) for key, n in need.items() for _ in range(n)]
+    runner.run(batch)
+
+
+def _shortest(orders: Sequence[list[str]]) -> list[str]:
+    """The shortest order (the earliest among equals)."""
+    return min(orders, key=len)
+
+
+def nd_tests(log: RunLog) -> set[str]:
+    """Tests whose outcome differed between runs of one order at one position."""
+    out: set[str] = set()
+    for order in log.orders():
+        runs = log.runs(order)  # read once: the store may hold many runs
+        if len(runs) < 2:
+            continue
+        for position, test in enumerate(order):
+            seen = set()
+            for run in runs:
+                if position < len(run.results) and run.results[position].test == test:
+                    seen.add(failed(run.results[position]))
+            if len(seen - {None}) > 1:
+                out.add(test)
+    return out
+
+
+def confirm(
+    runner: OrderRunner,
+    search: Sequence[OrderResult],
+    nio_search: Sequence[OrderResult] = (),
+    confirm_runs: int = 5,
+) -> Verdicts:
+    """Confirm what the ``search`` orders (and ``[t, t]`` orders in ``nio_search``) suggest.
+
+    See the module docstring for the steps. Every order named in a finding was observed
+    ``confirm_runs + 1`` times with the same outcome for the test.
+    """
+    log = runner.log
+    fails: dict[str, list[list[str]]] = {}
+    passes: dict[str, list[list[str]]] = {}
+    for result in search:
+        for r in result.results:
+            verdict = failed(r)
+            if verdict is not None:
+                (fails if verdict else passes).setdefault(r.test, []).append(result.order)
+
+    # 1. Failed everywhere it ran: does it pass alone?
+    fail_only = [t for t in fails if t not in passes]
+    _observe(runner, [([t], 0) for t in fail_only], 1)
+    suspects_af = []
+    for t in fail_only:
+        if False in log.outcomes([t], 0):
+            passes[t] = [[t]]
+        else:
+            suspects_af.append(t)
+    suspects = [t for t in fails if t in passes]
+
+    # 2. Shorten the failing and the passing order of each suspect.
+    shortenings = []
+    for t in suspects:
+        for want_fail, seen in ((True, fails[t]), (False, passes[t])):
+            shortenings.append(Shortening(t, want_fail, _shortest(seen)))
+    shorten(runner, shortenings)
+
+    # 3. Observe every order a finding will name confirm_runs + 1 times.
+    nio_suspects = []
+    for result in nio_search:
+        outcomes = [failed(r) for r in result.results]
+        if len(outcomes) == 2 and outcomes[0] is False and outcomes[1] is True:
+            nio_suspects.append(result.order[0])
+    wanted: list[tuple[Sequence[str], int]] = []
+    for s in shortenings:
+        assert s.found is not None
+        wanted.append((s.found, s.found.index(s.test)))
+    wanted += [([t], 0) for t in suspects_af]
+    wanted += [([t, t], 1) for t in nio_suspects]
+    _observe(runner, wanted, confirm_runs + 1)
+
+    # 4. Verdicts; ND (outcome changed within one order) overrides everything else.
+    out = Verdicts()
+    chosen = {(s.test, s.want_fail): s.found or s.recorded for s in shortenings}
+    for t in suspects:
+        fail_order, pass_order = chosen[(t, True)], chosen[(t, False)]
+        if _verdict(log, fail_order, t, True) and _verdict(log, pass_order, t, False):
+            out.od.append(ODFinding(t, failing_order=fail_order, passing_order=pass_order))
+    out.always_failing = [t for t in suspects_af if all(log.outcomes([t], 0))]
+    for t in nio_suspects:
+        firsts, seconds = log.outcomes([t, t], 0), log.outcomes([t, t], 1)
+        if not any(firsts) and all(seconds):
+            out.nio.append(t)
+    nd = nd_tests(log)
+    out.od = [f for f in out.od if f.test not in nd]
+    out.always_failing = [t for t in out.always_failing if t not in nd]
+    out.nio = [t for t in out.nio if t not in nd]
+    out.nd = sorted(nd)
+    return out

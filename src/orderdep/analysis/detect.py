@@ -315,7 +315,7 @@ def detect(
             budget_left=search.budget_left(),
             orders_left=search.orders_left(),
         )
-        say(f"orderdep: no --strategy given: {strategy} ({why})")
+        say(f"orderdep: no --strategy given, running {strategy}: {why}")
         chosen = [strategy]
     used = ["original", *[s for s in chosen if s != "original"]]
     for strategy in used[1:]:

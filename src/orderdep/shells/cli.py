@@ -17,6 +17,7 @@ from orderdep.shells.app import cli
 
 # Each module attaches its commands to ``cli``.
 from orderdep.shells.commands import (
+    detect_cmds,  # noqa: F401  (detect, flakerate)
     engine_cmds,  # noqa: F401  (collect, run)
     explain_cmds,  # noqa: F401  (classify, deps)
 )

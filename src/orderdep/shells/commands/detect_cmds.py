@@ -1,0 +1,367 @@
+"""``orderdep detect`` and ``orderdep flakerate``: find OD tests, then rate them."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import secrets
+import shlex
+from pathlib import Path
+from typing import Any, Optional
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+
+from orderdep.analysis.detect import (
+    DEFAULT_CONFIRM_RUNS,
+    DEFAULT_ROUNDS,
+    STRATEGIES,
+    DetectProgress,
+)
+from orderdep.core.report import Report, load_report, save_report
+from orderdep.core.suite import GROUP_LEVELS, GroupLevel, Suite
+from orderdep.errors import UsageError
+from orderdep.shells.app import cli
+from orderdep.shells.commands.engine_cmds import open_engine, run_command
+from orderdep.shells.options import PROJECT_ARG, engine_options
+from orderdep.shells.summary import Printer, render_summary
+
+DEFAULT_REPORT = Path(".orderdep") / "report.json"
+ORDERS_DIR = Path(".orderdep") / "orders"
+# Longer failing orders are written to a file and rerun with --order-file.
+MAX_INLINE_TESTS = 8
+MAX_INLINE_CHARS = 300
+
+
+def job_name(params: dict[str, Any], strategies: tuple[str, ...], seed: int, group: str) -> str:
+    """The store's job for this detection: the same command (project, strategies, seed,
+    group, pytest setup) resumes it; other options (rounds, budget) only extend it."""
+    key = json.dumps(
+        {
+            "project": str(Path(params["project"]).resolve()),
+            "strategies": list(strategies),
+            "seed": seed,
+            "group": group,
+            "pytest": [params["rootdir"], list(params["pythonpath"]), list(params["pytest_args"])],
+        },
+        sort_keys=True,
+    )
+    digest = hashlib.sha1(key.encode()).hexdigest()[:10]
+    return f"detect/{'+'.join(strategies) or 'default'}/seed={seed}/group={group}/{digest}"
+
+
+def rerun_options(params: dict[str, Any]) -> list[str]:
+    """The engine options ``orderdep run`` needs to run the tests the way detect did."""
+    out: list[str] = []
+    if params["runner"] != "fork":
+        out += ["--runner", params["runner"]]
+    if params["timeout"] is not None:
+        out += ["--timeout", str(params["timeout"])]
+    if params["python"]:
+        out += ["--python", params["python"]]
+    if params["rootdir"]:
+        out += ["--rootdir", params["rootdir"]]
+    for path in params["pythonpath"]:
+        out += ["--pythonpath", path]
+    out += [f"--pytest-arg={arg}" for arg in params["pytest_args"]]
+    return out
+
+
+def _order_file_name(test: str, order: list[str]) -> str:
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", test.rsplit("/", 1)[-1])[:60].strip("_.")
+    digest = hashlib.sha1("\n".join(order).encode()).hexdigest()[:8]
+    return f"{slug}-{digest}.txt"
+
+
+def reproduce_command(params: dict[str, Any], test: str, order: list[str], note: str = "") -> str:
+    """The command that reruns ``order``; a long order goes to a file under
+    ``PROJECT/.orderdep/orders/`` and the command names the file."""
+    project = Path(params["project"])
+    extra = rerun_options(params)
+    command = run_command(project, order)
+    if len(order) > MAX_INLINE_TESTS or len(command) > MAX_INLINE_CHARS:
+        name = _order_file_name(test, order)
+        target = project.resolve() / ORDERS_DIR / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        header = f"# {note}\n" if note else ""
+        target.write_text(header + "".join(f"{t}\n" for t in order), encoding="utf-8")
+        command = run_command(project, order, project / ORDERS_DIR / name)
+    if not extra:
+        return command
+    parts = shlex.split(command)
+    return shlex.join([*parts[:3], *extra, *parts[3:]])
+
+
+class DetectDisplay:
+    """Progress on stderr: a rich bar on a terminal, a line per phase otherwise."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.live = console.is_terminal
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TextColumn("{task.fields[count]}"),
+            TextColumn("{task.fields[status]}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+            disable=not self.live,
+        )
+        self._task: Optional[TaskID] = None
+        self._label = ""
+
+    def __enter__(self) -> DetectDisplay:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+    def notice(self, message: str) -> None:
+        Printer(self.console).line(message)
+
+    def update(self, p: DetectProgress) -> None:
+        label = f"search: {p.strategy}" if p.phase == "search" else "confirming"
+        if p.phase == "done":
+            return
+        count = f"{p.done}/{p.planned} orders" if p.planned is not None else f"{p.done} orders"
+        status = f"{p.suspects} suspect(s)"
+        if label != self._label:
+            self._label = label
+            if self._task is not None:
+                self.progress.remove_task(self._task)
+            self._task = self.progress.add_task(label, total=p.planned, count=count, status=status)
+            if not self.live:
+                what = (
+                    f"{p.planned} order(s)"
+                    if p.planned is not None
+                    else "orders until a limit stops it"
+                )
+                self.notice(
+                    f"orderdep: {label} ({what})"
+                    if p.phase == "search"
+                    else f"orderdep: confirming {p.suspects} suspect(s)"
+                )
+        assert self._task is not None
+        self.progress.update(
+            self._task, completed=p.done, total=p.planned, count=count, status=status
+        )
+
+
+def _fill_kinds(engine: Any, report: Report, group: GroupLevel, display: DetectDisplay) -> Report:
+    """Classify the OD tests (``--classify``); flake rates come with it."""
+    from orderdep.analysis.classify import ClassifyProgress, classify
+
+    def progress(p: ClassifyProgress) -> None:
+        if p.step == "done":
+            display.notice(f"orderdep: classify [{p.index}/{p.total}] {p.message}")
+
+    return classify(engine, report, None, progress, group_level=group)
+
+
+@cli.command()
+@engine_options
+@click.option(
+    "--strategy",
+    "strategies",
+    multiple=True,
+    type=click.Choice(STRATEGIES),
+    help="Orders to run after the original order (repeatable, run in the given order). "
+    "Default: tuscan (all consecutive pairs) when its estimated cost fits --budget and "
+    "--max-orders (1 hour when no budget), else random-reverse.",
+)
+@click.option(
+    "--rounds",
+    type=click.IntRange(min=0),
+    default=None,
+    help=f"Orders of random and random-reverse (default {DEFAULT_ROUNDS}, or until "
+    "--budget/--max-orders stops them when one is given).",
+)
+@click.option("--seed", type=int, default=None, help="Seed of every random choice (printed).")
+@click.option(
+    "--group",
+    type=click.Choice(GROUP_LEVELS),
+    default="class",
+    show_default=True,
+    help="Keep each module or class together in generated orders ('none': any order).",
+)
+@click.option(
+    "--budget",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Stop the search after this long (orders in flight finish; suspects are confirmed).",
+)
+@click.option(
+    "--max-orders",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Stop the search after this many orders.",
+)
+@click.option(
+    "--report",
+    "report_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where to write the report (default PROJECT/.orderdep/report.json).",
+)
+@click.option(
+    "--classify",
+    "do_classify",
+    is_flag=True,
+    help="Then classify each OD test (victim/brittle, polluters, ...) and its flake rates.",
+)
+@click.option(
+    "--confirm-runs",
+    type=click.IntRange(min=0),
+    default=DEFAULT_CONFIRM_RUNS,
+    show_default=True,
+    help="Re-runs of each failing and passing order before a test is called OD, not ND.",
+)
+def detect(
+    strategies: tuple[str, ...],
+    rounds: Optional[int],
+    seed: Optional[int],
+    group: GroupLevel,
+    budget: Optional[float],
+    max_orders: Optional[int],
+    report_file: Optional[Path],
+    do_classify: bool,
+    confirm_runs: int,
+    **params: Any,
+) -> int:
+    """Find order-dependent tests: run the original order, then other orders, and confirm.
+
+    \b
+    Strategies (after the original order, which always runs first):
+      reverse, isolation, pairs   DTDetector's baselines
+      random                      random orders keeping groups together
+      random-reverse              random orders, each one that found nothing new
+                                  followed by its reverse
+      tuscan                      every pair of tests run consecutively
+      nio                         each test twice in a row (non-idempotent tests)
+    Without --strategy: tuscan if its estimate (orders x overhead + n(n-1) test
+    runs x mean test time, measured on the original order, divided by --jobs) fits
+    --budget (1 hour without one) and --max-orders; else random-reverse.
+
+    A test that fails in one order and passes in another is re-run in both orders
+    (--confirm-runs); if its outcome changes within one order it is reported
+    non-deterministic, not order-dependent. Rerunning the same command resumes it.
+    Exit code 1 when order-dependent (or non-idempotent) tests are found.
+    """
+    from orderdep.analysis.detect import detect as run_detect
+
+    project: Path = params["project"]
+    if seed is None:
+        seed = secrets.randbelow(2**31)
+    err = Console(stderr=True)
+    Printer(err).line(f"orderdep: seed {seed} (rerun with --seed {seed})")
+    path = report_file or project.resolve() / DEFAULT_REPORT
+    job = job_name(params, strategies, seed, group)
+    with open_engine(params, job=job, seed=seed) as engine, DetectDisplay(err) as display:
+        report = run_detect(
+            engine,
+            strategies=strategies,
+            rounds=rounds,
+            seed=seed,
+            group=group,
+            budget_seconds=budget,
+            max_orders=max_orders,
+            on_progress=display.update,
+            confirm_runs=confirm_runs,
+            store=getattr(engine, "store", None),
+            jobs=params["jobs"],
+            notice=display.notice,
+        )
+        reused = getattr(engine, "reused", 0)
+        if reused:
+            display.notice(
+                f"orderdep: resumed: {reused} order(s) reused from an earlier run of this "
+                f"command, {getattr(engine, 'orders_run', 0)} run now"
+            )
+        if do_classify and report.od_tests:
+            report = _fill_kinds(engine, report, group, display)
+    save_report(path, report)
+    reproduce = {}
+    for finding in report.od_tests:
+        note = f"failing order of {finding.test} (orderdep detect --seed {seed})"
+        reproduce[finding.test] = reproduce_command(
+            params, finding.test, finding.failing_order, note
+        )
+    for test in report.nio_tests:
+        reproduce[test] = reproduce_command(params, test, [test, test])
+    render_summary(report, Console(), reproduce, str(path))
+    return 1 if report.od_tests or report.nio_tests else 0
+
+
+@cli.command()
+@PROJECT_ARG
+@click.option(
+    "--report",
+    "report_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Classified report to update (default PROJECT/.orderdep/report.json).",
+)
+@click.option(
+    "--samples",
+    type=click.IntRange(min=1),
+    default=20_000,
+    show_default=True,
+    help="Sampled orders per rate when no closed formula applies.",
+)
+@click.option("--seed", type=int, default=None, help="Sampling seed (default: the report's).")
+@click.option(
+    "--group",
+    type=click.Choice(GROUP_LEVELS),
+    default=None,
+    help="Groups of 'grouped' orders (default: the level detect used).",
+)
+def flakerate(
+    project: Path,
+    report_file: Optional[Path],
+    samples: int,
+    seed: Optional[int],
+    group: Optional[GroupLevel],
+) -> int:
+    """Fill in the flake rates of the report's classified OD tests (004 §4.2-4.4).
+
+    all: the chance it fails in a random order; grouped: in a random order keeping
+    groups together; reverse: the chance the reverse of a passing grouped order fails.
+    """
+    from orderdep.analysis.classify import fill_flake_rates
+
+    root = project.resolve()
+    path = report_file or root / DEFAULT_REPORT
+    report = load_report(path, project=str(root))
+    if not report.od_tests:
+        click.echo("the report has no order-dependent tests; nothing to rate")
+        return 0
+    classified = [f for f in report.od_tests if f.classified]
+    if not classified:
+        raise UsageError(
+            f"none of the report's {len(report.od_tests)} OD test(s) is classified yet; "
+            f"run `orderdep classify {shlex.quote(str(project))}` "
+            "(or `orderdep detect --classify`) first"
+        )
+    used = report.stats.extras.get("group")
+    level: GroupLevel = group or (used if used in GROUP_LEVELS else "class")
+    seed = report.stats.seed if seed is None else seed
+    suite = Suite.from_ids(report.tests)
+    for finding in classified:
+        fill_flake_rates(finding, suite, report.tests, seed, samples, level)
+    save_report(path, report)
+    width = max(len(f.test) for f in classified)
+    click.echo(f"{'test':<{width}}  {'all':>7}  {'grouped':>7}  {'reverse':>7}")
+    for f in classified:
+        rates = [f.flake_rate.get(k) for k in ("all", "grouped", "reverse")]
+        shown = ["      -" if r is None else f"{r * 100:6.1f}%" for r in rates]
+        click.echo(f"{f.test:<{width}}  {'  '.join(shown)}")
+    skipped = len(report.od_tests) - len(classified)
+    if skipped:
+        click.echo(f"{skipped} unclassified OD test(s) skipped (run `orderdep classify`)")
+    click.echo(f"report: {path}")
+    return 0

@@ -248,7 +248,7 @@ def test_budget_stops_the_search_and_suspects_are_still_confirmed() -> None:
     ex = SlowModel(Suite.from_ids(IDS), specs)
     start = time.monotonic()
     report = detect(ex, strategies=["reverse", "random"], seed=1, budget_seconds=0.15)
-    assert time.monotonic() - start < 2
+    assert time.monotonic() - start < 10
     assert report.stats.extras["stop_reason"] == "budget"
     assert report.stats.extras["stopped_early"] is True
     assert 2 <= report.stats.extras["search_orders"] < 15

@@ -97,8 +97,8 @@ def last_outcome(run_output: str, test: str) -> str:
 def test_detect_finds_od_nd_nio_and_every_printed_command_reproduces(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = ["detect", str(project), "--seed", "11", "--strategy", "tuscan", "--strategy", "nio"]
-    assert main([*argv, "--confirm-runs", "6"]) == 1
+    strategies = ["--strategy", "tuscan", "--strategy", "isolation", "--strategy", "nio"]
+    assert main(["detect", str(project), "--seed", "11", *strategies]) == 1
     captured = capsys.readouterr()
     assert "orderdep: seed 11 (rerun with --seed 11)" in captured.err
     report = load_report(project / ".orderdep" / "report.json")
@@ -106,7 +106,12 @@ def test_detect_finds_od_nd_nio_and_every_printed_command_reproduces(
     assert report.nio_tests == [ONCE]
     assert report.nd_tests == [ND]
     assert report.always_failing == []
-    assert report.stats.seed == 11 and report.stats.strategies == ["original", "tuscan", "nio"]
+    assert report.stats.seed == 11 and report.stats.strategies == [
+        "original",
+        "tuscan",
+        "isolation",
+        "nio",
+    ]
     assert report.stats.extras["stopped_early"] is False
     victim = report.finding(VICTIM)
     assert victim is not None and victim.failing_order == [POLLUTER, VICTIM]

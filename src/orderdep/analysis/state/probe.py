@@ -1,0 +1,136 @@
+"""The state probe: per test, the roots it wrote and the roots it may have read.
+
+Loaded by the engine in the child that runs an order (``ProbeSpec(MODULE, options)``;
+see :mod:`orderdep.engine.probe`). Writes are the roots whose fingerprint changed between
+``before_test`` and ``after_test`` (paper 001 §III-A, collection over one reference run);
+reads come from :class:`~orderdep.analysis.state.reads.ReadTracer`. ``result()`` is::
+
+    {"tests": [{"index": 0, "test": "t.py::a", "writes": [...], "reads": [...]}, ...],
+     "roots": {root: "what it holds at the end", ...},   # for every written root
+     "stats": {"roots": n, "snapshot_seconds": s, "truncated": [...], ...}}
+
+Options: ``files`` (watch files, default true), ``temp``/``home`` (also the temp dir and
+HOME, default true), ``broad_reads`` (every test reads logging, random, cwd, imports),
+``max_nodes``/``max_depth`` (fingerprint budget per root), ``max_files``, ``describe``,
+``narrow`` (default true: trace calls only inside fixture functions, the call phase and
+teardown, through a pytest plugin registered with the session found on the stack; the whole
+window between ``before_test`` and ``after_test`` when no session is found).
+
+The snapshot after one test is the one before the next: one snapshot per test.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from typing import Any, Optional
+
+from orderdep.analysis.state.reads import ReadTracer, find_pluginmanager, narrow_to_pytest
+from orderdep.analysis.state.roots import RootsConfig, StateTracker, diff
+from orderdep.analysis.state.values import describe
+
+MODULE = "orderdep.analysis.state.probe"
+
+
+def config_from_options(options: dict[str, Any], rootdir: str) -> RootsConfig:
+    """The :class:`RootsConfig` the probe options ask for."""
+    temp = [tempfile.gettempdir()] if options.get("temp", True) else []
+    home = os.environ.get("HOME") if options.get("home", True) else None
+    return RootsConfig(
+        rootdir=rootdir,
+        temp_dirs=temp,
+        home=home,
+        files=bool(options.get("files", True)),
+        max_nodes=int(options.get("max_nodes", 2000)),
+        max_depth=int(options.get("max_depth", 8)),
+        max_files=int(options.get("max_files", 5000)),
+    )
+
+
+class StateProbe:
+    """Implements :class:`orderdep.engine.probe.Probe`."""
+
+    def __init__(
+        self,
+        config: RootsConfig,
+        *,
+        broad_reads: bool = False,
+        describe: bool = True,
+        narrow: bool = True,
+    ) -> None:
+        self.config = config
+        self.narrow = narrow
+        self.tracker = StateTracker(config)
+        self.reads = ReadTracer(self.tracker, broad=broad_reads)
+        self.describe = describe
+        self.records: list[dict[str, Any]] = []
+        self._last: Optional[dict[str, int]] = None
+        self._written: set[str] = set()
+        self._snapshot_seconds = 0.0
+        self._snapshots = 0
+        self._truncated: set[str] = set()
+
+    def _snapshot(self) -> dict[str, int]:
+        start = time.perf_counter()
+        snap = self.tracker.snapshot()
+        self._snapshot_seconds += time.perf_counter() - start
+        self._snapshots += 1
+        self._truncated |= self.tracker.truncated
+        return snap
+
+    def before_test(self, index: int, test_id: str) -> None:
+        if self._last is None:
+            if self.narrow:
+                manager = find_pluginmanager()
+                if manager is not None:
+                    narrow_to_pytest(self.reads, manager)
+            self._last = self._snapshot()
+        self.reads.start()
+
+    def after_test(self, index: int, test_id: str) -> None:
+        reads = self.reads.stop()
+        before = dict(self._last or {})
+        if self.tracker.files is not None:
+            for name, fp in self.tracker.files.take_pre_images().items():
+                if name not in before and fp is not None:
+                    before[name] = fp  # a file outside the scan, seen just before its write
+        now = self._snapshot()
+        writes = diff(before, now)
+        self._last = now
+        self._written.update(writes)
+        self.records.append(
+            {"index": index, "test": test_id, "writes": writes, "reads": sorted(reads)}
+        )
+
+    def result(self) -> dict[str, Any]:
+        if self.reads.active:  # the last test never finished
+            self.reads.stop()
+        roots: dict[str, str] = {}
+        if self.describe:
+            for name in sorted(self._written):
+                roots[name] = describe(name, self.config)
+        truncated = sorted(self._truncated)
+        if self.tracker.files is not None:
+            truncated += [f"dir:{p}" for p in self.tracker.files.truncated]
+        return {
+            "tests": self.records,
+            "roots": roots,
+            "stats": {
+                "roots": len(self._last or {}),
+                "snapshots": self._snapshots,
+                "snapshot_seconds": round(self._snapshot_seconds, 6),
+                "truncated": truncated,
+                "narrow": self.reads.narrow,
+            },
+        }
+
+
+def make_probe(options: dict[str, Any], rootdir: str) -> StateProbe:
+    """Entry point the engine calls in the child process."""
+    return StateProbe(
+        config_from_options(options, rootdir),
+        broad_reads=bool(options.get("broad_reads", False)),
+        describe=bool(options.get("describe", True)),
+        narrow=bool(options.get("narrow", True)),
+    )

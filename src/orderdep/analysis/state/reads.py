@@ -1,0 +1,563 @@
+"""Which roots a test may have read, recorded while it runs (setup, call and teardown).
+
+PRADET (paper 001 §III-A) detects reads of shared state with per-object taint marks; in
+Python we over-approximate instead (a missed read loses a dependency, an extra one only
+costs a refinement run):
+
+* **Code names.** A ``sys.settrace`` call tracer, active only inside the test window,
+  records every code object that starts running. Afterwards, for code from project files,
+  each name it uses (``co_names``, plus dotted parts of identifier-like string constants,
+  which covers ``getattr(mod, "X")`` and ``mock.patch("pkg.mod.X")``) is matched against the
+  last component of every python root: ``ENTRIES`` matches ``pkg.mod.ENTRIES`` and
+  ``pkg.mod.Meter.ENTRIES``.
+* **Aliases.** On the first call of project code in the window, its argument values are
+  kept; any that is (part of) a root's value reads that root (a fixture returning
+  ``pkg.mod.REGISTRY`` makes the test read it).
+* **Environment.** ``os._Environ.__getitem__`` (which ``get``, ``in`` and ``os.getenv`` go
+  through) is wrapped in the window; iterating, copying or printing the environment reads
+  ``env:*`` (every variable).
+* **Files.** An audit hook (``sys.addaudithook``; it cannot be removed, so it is gated by a
+  flag) sees ``open``, ``os.listdir``/``scandir``, ``glob``, removals, renames...;
+  ``os.stat``/``lstat``/``access`` are wrapped in the window. Reads name ``file:`` roots
+  (``file:dir/*`` for a listing, ``file:path*`` for a stat); writes tell the
+  :class:`~orderdep.analysis.state.files.FileWatcher` to keep the file's pre-image.
+* **Process.** Relative paths, ``os.getcwd`` and imports read ``cwd``; imports read
+  ``sys.path`` and ``sys.modules``; running a subprocess reads ``env:*``, ``cwd`` and
+  ``file:*``. Every test reads ``warnings`` (any warning consults the filters); names of
+  the ``logging``/``random`` APIs read ``logging:*``/``random``.
+
+A root name ending in ``*`` is a wildcard: it reads every root with that prefix.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import threading
+from collections.abc import Iterable, Iterator
+from types import CodeType, FrameType
+from typing import Any, Callable, Optional
+
+from orderdep.analysis.state.fingerprint import ATOM_TYPES
+from orderdep.analysis.state.roots import StateTracker
+
+TraceFn = Callable[[FrameType, str, Any], Any]
+
+_real_getcwd = os.getcwd
+_ENVIRON_TYPE = type(os.environ)
+
+LOGGING_NAMES = frozenset(
+    {
+        "logging",
+        "getLogger",
+        "basicConfig",
+        "setLevel",
+        "addHandler",
+        "removeHandler",
+        "disable",
+        "isEnabledFor",
+        "getEffectiveLevel",
+        "handlers",
+        "caplog",
+        "capsys",
+        "capfd",
+        "log",
+        "debug",
+        "info",
+        "warning",
+        "exception",
+        "critical",
+        "logger",
+        "LOGGER",
+    }
+)
+RANDOM_NAMES = frozenset(n for n in dir(random) if not n.startswith("_"))
+MODULES_NAMES = frozenset({"modules", "import_module", "__import__", "reload", "find_spec"})
+
+
+class ReadTracer:
+    """Records reads in a window opened by :meth:`start` and closed by :meth:`stop`."""
+
+    def __init__(self, tracker: StateTracker, *, broad: bool = False) -> None:
+        self.tracker = tracker
+        self.broad = broad
+        self._seen: dict[int, CodeType] = {}
+        self._args: list[Any] = []
+        self._project_code: dict[str, bool] = {}
+        self._names_cache: dict[int, tuple[CodeType, frozenset[str]]] = {}
+        self.env: set[str] = set()
+        self.files: set[str] = set()
+        self.flags: set[str] = set()
+        self.busy = False
+        self._saved: list[tuple[Any, str, Any, Any]] = []
+        self._prev_trace: Any = None
+        self._prev_thread_trace: Any = None
+        self._tracer: Any = None
+        self._depth = 0
+        self._modules_at_start = 0
+        self.active = False
+        self.narrow = False
+
+    # -- the window ------------------------------------------------------------------------
+    def start(self) -> None:
+        """Open the test window: patches and audit on; the call tracer too unless narrowed.
+
+        With :attr:`narrow` set (a pytest plugin from :func:`narrow_to_pytest` is
+        registered), the tracer runs only inside fixture functions, the call phase and
+        teardown: pytest's own reporting between them is half of all calls of a test.
+        """
+        self._seen.clear()
+        self._args = []
+        self.env, self.files, self.flags = set(), set(), set()
+        _install_audit_hook()
+        self._patch()
+        self._modules_at_start = len(sys.modules)
+        self._depth = 0
+        _ACTIVE[0] = self
+        self.active = True
+        if not self.narrow:
+            self.trace_on()
+
+    def stop(self) -> set[str]:
+        """Close the window and return the root names read in it."""
+        if not self.active:
+            return set()
+        if self._depth:
+            self._depth = 1
+            self.trace_off()
+        _ACTIVE[0] = None
+        self.active = False
+        self._unpatch()
+        if len(sys.modules) != self._modules_at_start:  # importlib does not audit "import"
+            self.flags.add("import")
+        roots = self.resolve()
+        self._seen.clear()
+        self._args = []
+        return roots
+
+    def trace_on(self) -> None:
+        self._depth += 1
+        if self._depth > 1:
+            return
+        self._prev_trace = sys.gettrace()
+        self._prev_thread_trace = _thread_trace()
+        self._tracer = self._make_tracer(self._prev_trace)
+        threading.settrace(self._tracer)
+        sys.settrace(self._tracer)
+
+    def trace_off(self) -> None:
+        self._depth -= 1
+        if self._depth > 0:
+            return
+        self._depth = 0
+        if sys.gettrace() is self._tracer:  # a test that set its own tracer keeps it
+            sys.settrace(self._prev_trace)
+        threading.settrace(self._prev_thread_trace)
+
+    def _make_tracer(self, prev: Optional[TraceFn]) -> TraceFn:
+        seen = self._seen
+        first = self._first_call
+        if prev is None:
+
+            def tracer(frame: FrameType, event: str, arg: Any, _id: Any = id) -> Any:
+                code = frame.f_code
+                if _id(code) not in seen:
+                    seen[_id(code)] = code
+                    first(frame, code)
+
+            return tracer
+
+        def chained(frame: FrameType, event: str, arg: Any) -> Any:
+            code = frame.f_code
+            if id(code) not in seen:
+                seen[id(code)] = code
+                first(frame, code)
+            return prev(frame, event, arg)  # e.g. coverage measuring the same run
+
+        return chained
+
+    def _first_call(self, frame: FrameType, code: CodeType) -> None:
+        if not self.is_project_code(code.co_filename):
+            return
+        n = code.co_argcount + code.co_kwonlyargcount
+        if not n:
+            return
+        try:
+            local = frame.f_locals
+        except Exception:
+            return
+        for name in code.co_varnames[:n]:
+            value = local.get(name)
+            if value is not None and type(value) not in ATOM_TYPES:
+                self._args.append(value)
+
+    def is_project_code(self, filename: str) -> bool:
+        hit = self._project_code.get(filename)
+        if hit is None:
+            hit = self._project_code[filename] = self.tracker.project.is_project_path(filename)
+        return hit
+
+    # -- patches of os ----------------------------------------------------------------------
+    def _patch(self) -> None:
+        rec = self
+        env_get = _ENVIRON_TYPE.__getitem__
+        env_iter = _ENVIRON_TYPE.__iter__
+        env_len = _ENVIRON_TYPE.__len__
+        env_repr = _ENVIRON_TYPE.__repr__
+
+        def getitem(self: Any, key: Any) -> Any:
+            rec.env.add(key.decode("utf-8", "surrogateescape") if isinstance(key, bytes) else key)
+            return env_get(self, key)
+
+        def iterate(self: Any) -> Any:
+            rec.env.add("*")
+            return env_iter(self)
+
+        def length(self: Any) -> int:
+            rec.env.add("*")
+            return env_len(self)
+
+        def represent(self: Any) -> str:
+            rec.env.add("*")
+            return env_repr(self)
+
+        real_stat, real_lstat, real_access = os.stat, os.lstat, os.access
+
+        def stat(path: Any, *args: Any, **kwargs: Any) -> Any:
+            if not rec.busy:
+                rec.path_read(path, wildcard=True)
+            return real_stat(path, *args, **kwargs)
+
+        def lstat(path: Any, *args: Any, **kwargs: Any) -> Any:
+            if not rec.busy:
+                rec.path_read(path, wildcard=True)
+            return real_lstat(path, *args, **kwargs)
+
+        def access(path: Any, *args: Any, **kwargs: Any) -> Any:
+            if not rec.busy:
+                rec.path_read(path, wildcard=True)
+            return real_access(path, *args, **kwargs)
+
+        def getcwd() -> str:
+            rec.flags.add("cwd")
+            return _real_getcwd()
+
+        self._saved = []
+        for owner, attr, new in (
+            (_ENVIRON_TYPE, "__getitem__", getitem),
+            (_ENVIRON_TYPE, "__iter__", iterate),
+            (_ENVIRON_TYPE, "__len__", length),
+            (_ENVIRON_TYPE, "__repr__", represent),
+            (os, "stat", stat),
+            (os, "lstat", lstat),
+            (os, "access", access),
+            (os, "getcwd", getcwd),
+        ):
+            self._saved.append((owner, attr, getattr(owner, attr), new))
+            setattr(owner, attr, new)
+
+    def _unpatch(self) -> None:
+        for owner, attr, old, new in reversed(self._saved):
+            if getattr(owner, attr) is new:  # a test that replaced it keeps its own
+                setattr(owner, attr, old)
+        self._saved = []
+
+    # -- file reads and writes (audit events and wrappers) ------------------------------------
+    def _abspath(self, path: Any) -> Optional[str]:
+        if path is None:
+            path = "."
+        if isinstance(path, int):
+            return None
+        try:
+            text = os.fsdecode(os.fspath(path))
+        except TypeError:
+            return None
+        if not os.path.isabs(text):
+            self.flags.add("cwd")
+            text = os.path.join(_real_getcwd(), text)
+        return os.path.normpath(text)
+
+    def path_read(self, path: Any, *, wildcard: bool = False, listing: bool = False) -> None:
+        watcher = self.tracker.files
+        if watcher is None:
+            return
+        full = self._abspath(path)
+        if full is None:
+            return
+        name = watcher.name_of(full)
+        if name is None:
+            return
+        if listing:
+            self.files.add(name + "*" if name.endswith(("/", ":")) else name + "/*")
+        else:
+            self.files.add(name + "*" if wildcard else name)
+
+    def path_write(self, path: Any, *, tree: bool = False) -> None:
+        watcher = self.tracker.files
+        if watcher is None:
+            return
+        full = self._abspath(path)
+        if full is not None:
+            watcher.will_write(full, tree=tree)
+
+    # -- resolution -----------------------------------------------------------------------------
+    def code_names(self, code: CodeType) -> frozenset[str]:
+        cached = self._names_cache.get(id(code))
+        if cached is not None and cached[0] is code:
+            return cached[1]
+        names = set(code.co_names)
+        for const in code.co_consts:
+            if isinstance(const, str) and 0 < len(const) <= 200:
+                names.update(p for p in const.split(".") if p.isidentifier())
+        out = frozenset(names)
+        self._names_cache[id(code)] = (code, out)
+        return out
+
+    def resolve(self) -> set[str]:
+        """Root names read in the window just closed."""
+        roots: set[str] = {"warnings"}
+        names: set[str] = set()
+        random_file = getattr(random, "__file__", None)
+        for code in list(self._seen.values()):
+            filename = code.co_filename
+            if self.is_project_code(filename):
+                names |= self.code_names(code)
+            elif filename == random_file:
+                roots.add("random")
+        by_attr = self.tracker.by_attr
+        for name in names:
+            hit = by_attr.get(name)
+            if hit:
+                roots |= hit
+        owners = self.tracker.owners
+        for value in self._args:
+            hit_owners = owners.get(id(value))
+            if hit_owners:
+                roots.update(hit_owners)
+        if names & LOGGING_NAMES:
+            roots.add("logging:*")
+        if names & RANDOM_NAMES:
+            roots.add("random")
+        flags = self.flags
+        if "import" in flags or names & MODULES_NAMES:
+            roots.add("sys.modules")
+        if "import" in flags or {"sys", "path"} <= names:
+            roots.add("sys.path")
+        if "import" in flags or "cwd" in flags or "chdir" in names:
+            roots.add("cwd")
+        if "subprocess" in flags:
+            roots.update(("env:*", "cwd", "file:*"))
+        exclude = self.tracker.config.env_exclude
+        roots.update("env:" + n for n in self.env if n not in exclude)
+        roots.update(self.files)
+        if self.broad:
+            roots.update(("logging:*", "random", "sys.modules", "sys.path", "cwd"))
+        return roots
+
+
+def _thread_trace() -> Any:
+    get = getattr(threading, "gettrace", None)  # 3.10+
+    return get() if get is not None else getattr(threading, "_trace_hook", None)
+
+
+# -- narrowing the tracer to the code that matters (pytest hooks) ----------------------------
+def _window() -> Iterator[None]:
+    rec = _ACTIVE[0]
+    if rec is None or not rec.narrow:
+        yield
+        return
+    rec.trace_on()
+    try:
+        yield
+    finally:
+        rec.trace_off()
+
+
+def _make_plugin() -> object:
+    """A pytest plugin turning the active tracer on around fixture functions, the call
+    phase and teardown (old-style hookwrappers, which every supported pytest accepts)."""
+    import pytest  # only ever called inside a pytest process
+
+    class PytestWindows:
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_fixture_setup(self, fixturedef: Any, request: Any) -> Iterator[None]:
+            yield from _window()
+
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_call(self, item: Any) -> Iterator[None]:
+            yield from _window()
+
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_teardown(self, item: Any, nextitem: Any) -> Iterator[None]:
+            yield from _window()
+
+    return PytestWindows()
+
+
+PLUGIN_NAME = "orderdep-state-windows"
+
+
+def narrow_to_pytest(tracer: ReadTracer, pluginmanager: Any) -> bool:
+    """Register the window plugin with a pytest plugin manager; True if it is active."""
+    try:
+        if pluginmanager.get_plugin(PLUGIN_NAME) is None:
+            pluginmanager.register(_make_plugin(), PLUGIN_NAME)
+    except Exception:
+        return False
+    tracer.narrow = True
+    return True
+
+
+def find_pluginmanager(depth: int = 12) -> Any:
+    """The plugin manager of the pytest session running us, from a caller's locals.
+
+    Probes are not handed the session, but the loop that drives the order holds it.
+    """
+    frame: Optional[FrameType] = sys._getframe(1)
+    for _ in range(depth):
+        if frame is None:
+            return None
+        for value in list(frame.f_locals.values()):
+            if type(value).__module__ == "_pytest.main" and type(value).__name__ == "Session":
+                return value.config.pluginmanager
+        frame = frame.f_back
+    return None
+
+
+# -- the audit hook (installed once per process, active only inside a window) -------------------
+_ACTIVE: list[Optional[ReadTracer]] = [None]
+_INSTALLED: list[bool] = [False]
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
+def _install_audit_hook() -> None:
+    if not _INSTALLED[0]:
+        sys.addaudithook(_audit)
+        _INSTALLED[0] = True
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    rec = _ACTIVE[0]
+    if rec is None or rec.busy:
+        return
+    handler = _HANDLERS.get(event)
+    if handler is None:
+        return
+    rec.busy = True
+    try:
+        handler(rec, args)
+    except Exception:
+        pass  # an audit hook must never break the audited operation
+    finally:
+        rec.busy = False
+
+
+def _on_open(rec: ReadTracer, args: tuple[Any, ...]) -> None:
+    path, mode, flags = (*args, None, None, 0)[:3]
+    if isinstance(path, int):
+        return
+    if mode is None:  # os.open: decide from the flags
+        flags = flags or 0
+        access = flags & os.O_ACCMODE
+        write = bool(flags & _WRITE_FLAGS)
+        read = access != os.O_WRONLY or not flags & os.O_TRUNC
+        wildcard = True
+    else:
+        write = any(c in mode for c in "wax+")
+        read = any(c in mode for c in "rax+")
+        wildcard = False
+    if read:
+        rec.path_read(path, wildcard=wildcard)
+    if write:
+        rec.path_write(path)
+
+
+def _first(n: int, tree: bool = False, read: bool = False) -> Callable[[ReadTracer, Any], None]:
+    def handle(rec: ReadTracer, args: tuple[Any, ...]) -> None:
+        for path in args[:n]:
+            if read:
+                rec.path_read(path, wildcard=True)
+            else:
+                rec.path_write(path, tree=tree)
+
+    return handle
+
+
+def _with_dir_fd(handler: Callable[[ReadTracer, Any], None], fd_index: int) -> Any:
+    def handle(rec: ReadTracer, args: tuple[Any, ...]) -> None:
+        fd = args[fd_index] if len(args) > fd_index else None
+        if fd not in (None, -1):
+            return  # a path relative to a directory descriptor (inside rmtree/fwalk)
+        handler(rec, args)
+
+    return handle
+
+
+def _listing(rec: ReadTracer, args: tuple[Any, ...]) -> None:
+    rec.path_read(args[0] if args else None, listing=True)
+
+
+def _glob(rec: ReadTracer, args: tuple[Any, ...]) -> None:
+    pattern = os.fsdecode(args[0]) if args else ""
+    head = pattern
+    for i, ch in enumerate(pattern):
+        if ch in "*?[":
+            head = pattern[:i]
+            break
+    rec.path_read(os.path.dirname(head) or ".", listing=True)
+
+
+def _copy(tree: bool) -> Callable[[ReadTracer, Any], None]:
+    def handle(rec: ReadTracer, args: tuple[Any, ...]) -> None:
+        rec.path_read(args[0], wildcard=True)
+        rec.path_write(args[1], tree=tree)
+
+    return handle
+
+
+def _flag(name: str) -> Callable[[ReadTracer, Any], None]:
+    def handle(rec: ReadTracer, args: tuple[Any, ...]) -> None:
+        rec.flags.add(name)
+
+    return handle
+
+
+_HANDLERS: dict[str, Callable[[ReadTracer, Any], None]] = {
+    "open": _on_open,
+    "os.listdir": _listing,
+    "os.scandir": _listing,
+    "glob.glob": _glob,
+    "glob.glob/2": _glob,
+    "os.remove": _with_dir_fd(_first(1), 1),
+    "os.rmdir": _with_dir_fd(_first(1), 1),
+    "os.mkdir": _with_dir_fd(_first(1), 2),
+    "os.rename": _with_dir_fd(_first(2, tree=True), 2),
+    "os.truncate": _first(1),
+    "os.utime": _first(1),
+    "os.chmod": _first(1),
+    "os.chown": _first(1),
+    "os.symlink": _with_dir_fd(lambda rec, a: rec.path_write(a[1]), 2),
+    "os.link": _with_dir_fd(lambda rec, a: rec.path_write(a[1]), 2),
+    "shutil.rmtree": _with_dir_fd(_first(1, tree=True), 1),
+    "shutil.copyfile": _copy(False),
+    "shutil.copytree": _copy(True),
+    "shutil.move": _copy(True),
+    "tempfile.mkstemp": _first(1),
+    "tempfile.mkdtemp": _first(1),
+    "import": _flag("import"),
+    "subprocess.Popen": _flag("subprocess"),
+    "os.system": _flag("subprocess"),
+    "os.exec": _flag("subprocess"),
+    "os.spawn": _flag("subprocess"),
+    "os.posix_spawn": _flag("subprocess"),
+}
+
+
+def expand(reads: Iterable[str], known: Iterable[str]) -> set[str]:
+    """Concrete root names matched by ``reads`` (wildcards expanded over ``known``)."""
+    exact = {r for r in reads if not r.endswith("*")}
+    prefixes = tuple(r[:-1] for r in reads if r.endswith("*"))
+    if prefixes:
+        exact.update(k for k in known if k.startswith(prefixes))
+    return exact

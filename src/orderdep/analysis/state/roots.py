@@ -1,0 +1,380 @@
+"""Shared-state roots: everything one test can leave behind for another, by name.
+
+PRADET (paper 001 §III-A) finds data dependencies through the state reachable from static
+fields. The Python equivalent of a static field is a *root*:
+
+============================  ======================================================
+``pkg.mod.NAME``              a global of a project or test module
+``pkg.mod.Cls.attr``          a class attribute of a class defined in such a module
+``cache:pkg.mod.func``        a ``functools.lru_cache``/``cache`` of a project function
+``env:NAME``                  one environment variable
+``cwd``, ``sys.path``         the working directory, the import path
+``sys.modules``               the set of imported module names
+``logging:<logger>``          level, handlers, filters of a logger (``logging:root``)
+``warnings``, ``random``      the warning filters, the ``random`` module's state
+``file:<relpath>``            a file under the rootdir (``file:$TMP/..``, ``file:~/..``)
+============================  ======================================================
+
+Project modules are those whose ``__file__`` lies under the rootdir and outside
+site-packages and virtual environments; pytest's and orderdep's own modules never count.
+Values of roots may be anything (stdlib objects included); modules, functions and classes
+are fingerprinted by identity (a leaked monkeypatch shows as a write), class attributes
+are roots of their own.
+
+API: :func:`snapshot` ``-> {root: fingerprint}``, :func:`diff`, :func:`describe`,
+:func:`get` and :func:`restore` (used by repair to put a root back), and
+:class:`StateTracker`, the incremental snapshotter the probe uses between tests.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import sys
+import tempfile
+import warnings
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Optional
+
+from orderdep.analysis.state.files import FileWatcher, normalise
+from orderdep.analysis.state.fingerprint import (
+    INTERNAL_MODULE_PREFIXES,
+    Fingerprinter,
+    is_code_like,
+)
+
+PROCESS_ROOTS = ("cwd", "sys.path", "sys.modules", "warnings", "random")
+DEFAULT_ENV_EXCLUDE = frozenset({"PYTEST_CURRENT_TEST", "PYTEST_XDIST_WORKER"})
+_CLASS_DEPTH = 3  # nested classes walked for class attributes
+
+
+@dataclass
+class RootsConfig:
+    """What to watch. ``RootsConfig.default(rootdir)`` adds the temp dir and HOME."""
+
+    rootdir: str
+    temp_dirs: list[str] = field(default_factory=list)
+    home: Optional[str] = None
+    files: bool = True
+    env_exclude: frozenset[str] = DEFAULT_ENV_EXCLUDE
+    module_exclude: tuple[str, ...] = ("orderdep", *INTERNAL_MODULE_PREFIXES)
+    max_nodes: int = 2000
+    max_depth: int = 8
+    max_files: int = 5000
+    hash_limit: int = 64 * 1024
+
+    @classmethod
+    def default(cls, rootdir: str, **kwargs: Any) -> RootsConfig:
+        kwargs.setdefault("temp_dirs", [tempfile.gettempdir()])
+        kwargs.setdefault("home", os.environ.get("HOME") or os.path.expanduser("~"))
+        return cls(rootdir=rootdir, **kwargs)
+
+
+# -- project modules ---------------------------------------------------------------------
+class ProjectModules:
+    """Which entries of ``sys.modules`` are the project's own (cached per module object)."""
+
+    def __init__(self, rootdir: str, exclude: tuple[str, ...]) -> None:
+        self.rootdir = normalise(rootdir)
+        self.exclude = exclude
+        self._known: dict[str, tuple[int, Optional[str]]] = {}  # name -> (id, file or None)
+        self._venv_dirs: dict[str, bool] = {}
+        self._last_ids: tuple[int, ...] = ()
+        self._last: list[tuple[str, ModuleType, str]] = []
+
+    def _project_file(self, name: str, module: ModuleType) -> Optional[str]:
+        if name == "__main__" or name.startswith(self.exclude):
+            return None
+        path = getattr(module, "__file__", None)
+        if not isinstance(path, str):
+            return None
+        path = normalise(path)
+        return path if self.is_project_path(path) else None
+
+    def is_project_path(self, path: str) -> bool:
+        """Whether a source file (absolute path) is the project's own code."""
+        root = self.rootdir
+        if not (path.startswith(root) and path[len(root) : len(root) + 1] == os.sep):
+            return False
+        rel = path[len(root) + 1 :].split(os.sep)
+        if any(p in ("site-packages", "dist-packages") for p in rel):
+            return False
+        directory = root
+        for part in rel[:-1]:  # a virtual environment inside the project is not the project
+            directory = os.path.join(directory, part)
+            venv = self._venv_dirs.get(directory)
+            if venv is None:
+                venv = self._venv_dirs[directory] = os.path.isfile(
+                    os.path.join(directory, "pyvenv.cfg")
+                )
+            if venv:
+                return False
+        return True
+
+    def current(self) -> list[tuple[str, ModuleType, str]]:
+        """``(name, module, file)`` of every project module now imported, sorted by name."""
+        ids = tuple(map(id, sys.modules.values()))
+        if ids == self._last_ids:
+            return self._last
+        out = []
+        known = self._known
+        for name, module in list(sys.modules.items()):
+            if not isinstance(module, ModuleType):
+                continue
+            hit = known.get(name)
+            if hit is None or hit[0] != id(module):
+                hit = known[name] = (id(module), self._project_file(name, module))
+            if hit[1] is not None:
+                out.append((name, module, hit[1]))
+        out.sort(key=lambda x: x[0])
+        self._last_ids, self._last = ids, out
+        return out
+
+
+def is_cache(value: object) -> bool:
+    """An ``functools.lru_cache``/``functools.cache`` wrapper."""
+    return callable(value) and hasattr(value, "cache_info") and hasattr(value, "cache_clear")
+
+
+def _is_dunder(key: str) -> bool:
+    return key.startswith("__") and key.endswith("__")
+
+
+# How a namespace entry counts (see :func:`classify`).
+SKIP, PLAIN, CACHE, CLASS = 0, 1, 2, 3
+
+
+def classify(key: object, value: object, module: str, owner: Optional[type] = None) -> int:
+    """How entry ``key`` of module ``module`` (or of its class ``owner``) counts.
+
+    Module globals are roots (``PLAIN``); lru caches also give a ``cache:`` root
+    (``CACHE``); classes defined in the module have their attributes walked too
+    (``CLASS``). In classes, methods, properties and other descriptors are code (``SKIP``).
+    """
+    if not isinstance(key, str) or _is_dunder(key) or not key.isidentifier():
+        return SKIP  # also pytest's assertion-rewriting helpers (``@py_builtins``)
+    if is_cache(value):
+        return CACHE
+    if isinstance(value, type):
+        qualname = key if owner is None else f"{owner.__qualname__}.{key}"
+        if value.__qualname__ == qualname and getattr(value, "__module__", None) == module:
+            return CLASS  # defined here under its own name, not an alias
+        return PLAIN if owner is None else SKIP
+    if owner is not None and (is_code_like(value) or hasattr(type(value), "__get__")):
+        return SKIP
+    return PLAIN
+
+
+def python_roots(module_name: str, module: ModuleType) -> Iterator[tuple[str, Any]]:
+    """``(root name, value)`` for the globals and class attributes of one module."""
+    yield from _namespace_roots(module_name, module_name, vars(module), None, 0)
+
+
+def _namespace_roots(
+    prefix: str, module: str, namespace: Mapping[str, Any], owner: Optional[type], depth: int
+) -> Iterator[tuple[str, Any]]:
+    for key, value in list(namespace.items()):
+        kind = classify(key, value, module, owner)
+        if kind == SKIP:
+            continue
+        name = f"{prefix}.{key}"
+        if kind == CACHE:
+            yield "cache:" + name, value
+        elif kind == CLASS and depth < _CLASS_DEPTH:
+            yield from _namespace_roots(name, module, vars(value), value, depth + 1)
+        if owner is None or kind == PLAIN:
+            yield name, value
+
+
+# -- process-wide roots ------------------------------------------------------------------
+def _logging_roots() -> Iterator[tuple[str, Any]]:
+    yield "logging:root", logging.root
+    manager = logging.Logger.manager
+    for name, logger in list(manager.loggerDict.items()):
+        if isinstance(logger, logging.Logger):
+            yield "logging:" + name, logger
+
+
+def _logger_fp(logger: logging.Logger) -> int:
+    handlers = tuple((type(h), id(h), h.level) for h in list(logger.handlers))
+    filters = tuple(id(f) for f in list(logger.filters))
+    extra = logging.Logger.manager.disable if logger is logging.root else 0
+    return hash((logger.level, logger.disabled, logger.propagate, handlers, filters, extra))
+
+
+def _cache_fp(value: Any) -> int:
+    try:
+        info = value.cache_info()
+    except Exception:
+        return hash(("cache", id(value)))
+    # currsize alone misses replacements in a full cache; misses count every insertion
+    return hash((info.currsize, info.misses))
+
+
+# (keys, value ids, fixed fingerprints, entries to revisit as (kind, name, value))
+_Namespace = tuple[tuple[Any, ...], tuple[int, ...], dict[str, int], list[tuple[int, str, Any]]]
+
+
+class StateTracker:
+    """Takes snapshots of every root, reusing fingerprints of unchanged immutable values.
+
+    After :meth:`snapshot`, :attr:`owners` maps ``id(obj)`` of every mutable object reached
+    to the roots that reach it, :attr:`modules` lists the project modules and
+    :attr:`by_attr` indexes python roots by their last name component (the read tracer
+    matches a code object's names against it).
+    """
+
+    def __init__(self, config: RootsConfig) -> None:
+        self.config = config
+        self.project = ProjectModules(config.rootdir, config.module_exclude)
+        self.files: Optional[FileWatcher] = None
+        if config.files:
+            self.files = FileWatcher(
+                config.rootdir,
+                temp_dirs=config.temp_dirs,
+                home=config.home,
+                hash_limit=config.hash_limit,
+                max_files=config.max_files,
+            )
+        self.owners: dict[int, list[str]] = {}
+        self.modules: list[tuple[str, ModuleType, str]] = []
+        self.by_attr: dict[str, set[str]] = {}
+        self.module_names: frozenset[str] = frozenset()
+        self._entries: dict[str, dict[str, list[Any]]] = {}
+        self._ns: dict[str, _Namespace] = {}
+        self._walker = Fingerprinter()
+        self.truncated: set[str] = set()
+
+    def snapshot(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        self._python(out)
+        self._process(out)
+        if self.files is not None:
+            out.update(self.files.scan())
+        return out
+
+    def _python(self, out: dict[str, int]) -> None:
+        self._walker = Fingerprinter(
+            max_nodes=self.config.max_nodes, max_depth=self.config.max_depth, owners={}
+        )
+        self.truncated = set()
+        self.modules = self.project.current()
+        for module_name, module, _ in self.modules:
+            self._scan(module_name, module_name, vars(module), None, 0, out)
+        self.owners = self._walker.owners or {}
+        self.module_names = frozenset(name for name, _, _ in self.modules)
+
+    def _scan(
+        self,
+        prefix: str,
+        module: str,
+        namespace: Mapping[str, Any],
+        owner: Optional[type],
+        depth: int,
+        out: dict[str, int],
+    ) -> None:
+        """:func:`python_roots`, fingerprinted, reusing what cannot have changed.
+
+        A namespace whose keys and value identities are those of the last snapshot only
+        needs its mutable values re-walked (and its caches and classes visited); the
+        fingerprints of its immutable values are reused.
+        """
+        keys = tuple(namespace)
+        ids = tuple(map(id, namespace.values()))
+        state = self._ns.get(prefix)
+        if state is None or state[0] != keys or state[1] != ids:
+            state = self._ns[prefix] = self._rebuild(prefix, module, namespace, owner)
+            state = self._ns[prefix] = (keys, ids, state[2], state[3])
+        out.update(state[2])
+        walker = self._walker
+        for kind, name, value in state[3]:
+            if kind == CACHE:
+                out["cache:" + name] = _cache_fp(value)
+            elif kind == CLASS:
+                if depth < _CLASS_DEPTH:
+                    self._scan(name, module, vars(value), value, depth + 1, out)
+            else:
+                out[name] = walker.fingerprint(value, name)
+                if walker.truncated:
+                    self.truncated.add(name)
+
+    def _rebuild(
+        self, prefix: str, module: str, namespace: Mapping[str, Any], owner: Optional[type]
+    ) -> _Namespace:
+        """Classify a changed namespace: fixed fingerprints and entries to revisit."""
+        entries = self._entries.get(prefix)
+        if entries is None:
+            entries = self._entries[prefix] = {}
+        for gone in [k for k in entries if k not in namespace]:
+            del entries[gone]
+        fixed: dict[str, int] = {}
+        dynamic: list[tuple[int, str, Any]] = []
+        walker = self._walker
+        for key, value in list(namespace.items()):
+            entry = entries.get(key)
+            if entry is None or entry[0] is not value:
+                kind = classify(key, value, module, owner)
+                # holding the value keeps its id unique while the fingerprint is reused
+                entry = entries[key] = [value, f"{prefix}.{key}", kind, None]
+                if kind != SKIP:
+                    self.by_attr.setdefault(str(key), set()).add(entry[1])
+                    if kind == CACHE:
+                        self.by_attr[str(key)].add("cache:" + entry[1])
+            kind, name = entry[2], entry[1]
+            if kind == SKIP:
+                continue
+            if kind in (CACHE, CLASS):
+                dynamic.append((kind, name, value))
+                if owner is not None:
+                    continue
+            if entry[3] is None:
+                fp = walker.fingerprint(value, name)
+                if walker.mutable:
+                    dynamic.append((PLAIN, name, value))
+                    continue
+                entry[3] = fp
+            fixed[name] = entry[3]
+        return ((), (), fixed, dynamic)
+
+    def _process(self, out: dict[str, int]) -> None:
+        exclude = self.config.env_exclude
+        for key, value in list(os.environ.items()):
+            if key not in exclude:
+                out["env:" + key] = hash(value)
+        try:
+            out["cwd"] = hash(os.getcwd())
+        except OSError:
+            out["cwd"] = hash(None)
+        out["sys.path"] = hash(tuple(str(p) for p in sys.path))
+        out["sys.modules"] = hash(frozenset(sys.modules))
+        out["warnings"] = hash(tuple(map(_filter_key, list(warnings.filters))))
+        out["random"] = hash(random.getstate())
+        for name, logger in _logging_roots():
+            out[name] = _logger_fp(logger)
+
+
+def _filter_key(f: Any) -> Any:
+    try:
+        hash(f)
+        return f
+    except TypeError:
+        return repr(f)
+
+
+# -- the functional API -------------------------------------------------------------------
+def snapshot(config: RootsConfig) -> dict[str, int]:
+    """Fingerprint of every root now (``{root name: fingerprint}``)."""
+    return StateTracker(config).snapshot()
+
+
+def diff(a: Mapping[str, int], b: Mapping[str, int]) -> list[str]:
+    """Roots that differ between two snapshots (changed, added or removed), sorted."""
+    changed = [k for k, v in b.items() if a.get(k, _MISSING) != v]
+    changed += [k for k in a if k not in b]
+    return sorted(changed)
+
+
+_MISSING: Any = object()

@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+import collections
+import random
+from typing import Any
+
+from orderdep.analysis.state.fingerprint import Fingerprinter, fingerprint
+
+
+class Box:
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class Slotted:
+    __slots__ = ("a", "b")
+
+    def __init__(self) -> None:
+        self.a = 1
+
+
+def test_dicts_and_sets_are_order_insensitive_but_lists_are_not() -> None:
+    assert fingerprint({"a": 1, "b": [1, 2]}) == fingerprint({"b": [1, 2], "a": 1})
+    assert fingerprint({"x", "y", "z"}) == fingerprint({"z", "y", "x"})
+    assert fingerprint({Box(1).__class__.__name__: {3, 1, 2}}) == fingerprint({"Box": {1, 2, 3}})
+    assert fingerprint([1, 2]) != fingerprint([2, 1])
+
+
+def test_in_place_changes_change_the_fingerprint() -> None:
+    for value, mutate in [
+        ([1, 2], lambda v: v.append(3)),
+        ({"k": [1]}, lambda v: v["k"].append(2)),
+        ({"k": {"deep": {1}}}, lambda v: v["k"]["deep"].add(2)),
+        (Box([1]), lambda v: v.value.append(2)),
+        (Box(1), lambda v: setattr(v, "other", 2)),
+        (Slotted(), lambda v: setattr(v, "b", 5)),
+        (collections.deque([1]), lambda v: v.appendleft(0)),
+        (bytearray(b"ab"), lambda v: v.extend(b"c")),
+        (random.Random(1), lambda v: v.random()),
+        ([Box({"a": 1})], lambda v: v[0].value.update(b=2)),
+    ]:
+        before = fingerprint(value)
+        assert fingerprint(value) == before, value
+        mutate(value)
+        assert fingerprint(value) != before, value
+
+
+def test_equal_content_equal_fingerprint_across_objects() -> None:
+    assert fingerprint(Box({"a": (1, 2)})) == fingerprint(Box({"a": (1, 2)}))
+    assert fingerprint([float("nan")]) == fingerprint([float("nan")])
+
+
+def test_functions_and_classes_count_by_identity() -> None:
+    def f() -> None:
+        pass
+
+    def g() -> None:
+        pass
+
+    assert fingerprint(f) == fingerprint(f)
+    assert fingerprint(f) != fingerprint(g)
+    assert fingerprint([f]) != fingerprint([g])
+    walker = Fingerprinter()
+    walker.fingerprint(Box)
+    assert not walker.mutable
+
+
+def test_cycles_and_aliases_terminate_and_see_changes() -> None:
+    a: list[Any] = [1]
+    a.append(a)
+    shared = [0]
+    pair = {"x": shared, "y": shared}
+    fa, fp = fingerprint(a), fingerprint(pair)
+    a.append(2)
+    shared.append(1)
+    assert fingerprint(a) != fa
+    assert fingerprint(pair) != fp
+
+
+def test_budget_truncates_big_values() -> None:
+    walker = Fingerprinter(max_nodes=10)
+    walker.fingerprint([[i] for i in range(100)])
+    assert walker.truncated
+    walker = Fingerprinter(max_depth=3)
+    deep: list[Any] = []
+    node = deep
+    for _ in range(10):
+        node.append([])
+        node = node[0]
+    walker.fingerprint(deep)
+    assert walker.truncated
+
+
+def test_owners_record_mutable_objects_reached() -> None:
+    owners: dict[int, list[str]] = {}
+    inner = [1]
+    walker = Fingerprinter(owners=owners)
+    walker.fingerprint({"k": inner}, "mod.A")
+    walker.fingerprint(Box(inner), "mod.B")
+    assert owners[id(inner)] == ["mod.A", "mod.B"]
+    assert walker.mutable
+    walker.fingerprint((1, "x", (2.0,)), "mod.C")
+    assert not walker.mutable

@@ -1,0 +1,205 @@
+from __future__ import annotations
+
+import logging
+import os
+import random
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+from state_helpers import Project
+
+from orderdep.analysis.state.roots import StateTracker, diff, python_roots, snapshot
+
+
+def test_roots_are_named_after_modules_classes_and_caches(project: Project) -> None:
+    state = project.module("state")
+    n = project.name
+    snap = snapshot(project.config())
+    for name in (
+        f"{n}.state._ENTRIES",
+        f"{n}.state.SETTINGS",
+        f"{n}.state.Meter.hits",
+        f"{n}.state.Meter.LABELS",
+        f"{n}.state.Meter.Inner.depth",
+        f"cache:{n}.state.square",
+        f"{n}.state.square",  # the function itself, by identity
+        f"{n}.state",  # the package's attribute for its submodule
+        "cwd",
+        "sys.path",
+        "sys.modules",
+        "warnings",
+        "random",
+        "logging:root",
+        f"file:{n}/state.py",
+        f"file:{n}/",
+    ):
+        assert name in snap, name
+    assert f"{n}.state.Meter.bump" not in snap  # methods are code
+    assert not any(k.startswith(f"{n}.state.__") for k in snap)
+    assert any(k.startswith("env:") for k in snap)
+    assert dict(python_roots(f"{n}.state", state))[f"{n}.state.LIMIT"] == 3
+
+
+def test_unchanged_state_diffs_empty_and_each_kind_of_write_shows(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state = project.module("state")
+    n = project.name
+    monkeypatch.chdir(project.root)
+    logger = logging.getLogger(f"{n}.log")
+    tracker = StateTracker(project.config())
+    before = tracker.snapshot()
+    assert diff(before, tracker.snapshot()) == []
+
+    state._ENTRIES.append(1)
+    state.Meter().bump()
+    state.SETTINGS["names"].append("c")
+    state.square(4)
+    monkeypatch.setenv("ORDERDEP_TEST_VAR", "1")
+    (project.root / ".state").mkdir()
+    (project.root / ".state" / "x.lock").write_text("locked")
+    (project.tmp / "scratch.txt").write_text("t")
+    (project.home / ".apprc").write_text("h")
+    monkeypatch.setattr(logger, "level", logging.DEBUG)
+    random.random()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        after = tracker.snapshot()
+    assert diff(before, after) == sorted(
+        [
+            f"{n}.state._ENTRIES",
+            f"{n}.state.Meter.hits",
+            f"{n}.state.SETTINGS",
+            f"cache:{n}.state.square",
+            "env:ORDERDEP_TEST_VAR",
+            "file:.state/",
+            "file:.state/x.lock",
+            "file:$TMP/scratch.txt",
+            "file:~/.apprc",
+            f"logging:{n}.log",
+            "random",
+            "warnings",
+        ]
+    )
+
+
+def test_rebinding_adding_and_deleting_globals(project: Project) -> None:
+    state = project.module("state")
+    n = project.name
+    tracker = StateTracker(project.config(files=False))
+    before = tracker.snapshot()
+    state.LIMIT = 4
+    state.NEW = {"x": 1}
+    del state.SETTINGS
+    state.Meter.added = [1]
+    after = tracker.snapshot()
+    assert diff(before, after) == sorted(
+        [
+            f"{n}.state.LIMIT",
+            f"{n}.state.NEW",
+            f"{n}.state.SETTINGS",
+            f"{n}.state.Meter.added",
+        ]
+    )
+    assert diff(after, tracker.snapshot()) == []
+    state.LIMIT = 3  # back to an equal value: no difference left
+    assert f"{n}.state.LIMIT" not in diff(before, tracker.snapshot())
+
+
+def test_aliases_belong_to_every_root_that_reaches_them(project: Project) -> None:
+    state = project.module("state")
+    n = project.name
+    alias = project.write(
+        f"{n}/alias.py", f"from {n}.state import _ENTRIES\nHOLDER = {{'e': _ENTRIES}}\n"
+    )
+    assert alias.exists()
+    project.module("alias")
+    tracker = StateTracker(project.config(files=False))
+    before = tracker.snapshot()
+    state._ENTRIES.append("x")
+    assert diff(before, tracker.snapshot()) == [
+        f"{n}.alias.HOLDER",
+        f"{n}.alias._ENTRIES",
+        f"{n}.state._ENTRIES",
+    ]
+    assert sorted(tracker.owners[id(state._ENTRIES)]) == [
+        f"{n}.alias.HOLDER",
+        f"{n}.alias._ENTRIES",
+        f"{n}.state._ENTRIES",
+    ]
+
+
+def test_new_module_imported_adds_its_roots_and_sys_modules(project: Project) -> None:
+    n = project.name
+    project.write(f"{n}/late.py", "VALUE = [1]\n")
+    tracker = StateTracker(project.config(files=False))
+    before = tracker.snapshot()
+    project.module("late")
+    changed = diff(before, tracker.snapshot())
+    assert f"{n}.late.VALUE" in changed and "sys.modules" in changed
+
+
+def test_site_packages_and_venvs_inside_the_project_are_not_project_code(
+    project: Project,
+) -> None:
+    project.write("venv/pyvenv.cfg", "home = /usr\n")
+    project.write("venv/lib/vendored_mod.py", "X = 1\n")
+    project.write("lib/site-packages/sitemod.py", "Y = 1\n")
+    sys.path.insert(0, str(project.root / "venv" / "lib"))
+    sys.path.insert(0, str(project.root / "lib" / "site-packages"))
+    try:
+        import sitemod  # type: ignore[import-not-found]
+        import vendored_mod  # type: ignore[import-not-found]
+
+        assert vendored_mod.X == sitemod.Y == 1
+        snap = snapshot(project.config())
+        assert not any(k.startswith(("vendored_mod.", "sitemod.")) for k in snap)
+        assert not any("pyvenv" in k or "site-packages" in k for k in snap)
+    finally:
+        sys.path.remove(str(project.root / "venv" / "lib"))
+        sys.path.remove(str(project.root / "lib" / "site-packages"))
+        sys.modules.pop("vendored_mod", None)
+        sys.modules.pop("sitemod", None)
+
+
+def test_files_same_content_rewritten_is_no_write_and_caches_are_skipped(
+    project: Project,
+) -> None:
+    target = project.write("data/config.txt", "v1")
+    (project.root / "__pycache__").mkdir()
+    (project.root / "__pycache__" / "x.pyc").write_bytes(b"\0")
+    tracker = StateTracker(project.config())
+    before = tracker.snapshot()
+    assert not any("__pycache__" in k or k.endswith(".pyc") for k in before)
+    mtime = target.stat().st_mtime_ns
+    target.write_text("v1")
+    os.utime(target, ns=(mtime + 10_000_000, mtime + 10_000_000))
+    (project.root / "__pycache__" / "y.pyc").write_bytes(b"\0")
+    (project.tmp / "pytest-of-someone").mkdir()
+    assert diff(before, tracker.snapshot()) == []
+    target.write_text("v2")
+    assert diff(before, tracker.snapshot()) == ["file:data/config.txt"]
+    target.unlink()
+    assert diff(before, tracker.snapshot()) == ["file:data/config.txt"]
+
+
+def test_process_roots_cwd_and_sys_path(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    tracker = StateTracker(project.config(files=False))
+    before = tracker.snapshot()
+    monkeypatch.chdir(project.tmp)
+    monkeypatch.syspath_prepend(str(project.home))
+    changed = diff(before, tracker.snapshot())
+    assert "cwd" in changed and "sys.path" in changed
+
+
+def test_fingerprints_of_immutable_values_are_reused(project: Project, tmp_path: Path) -> None:
+    state = project.module("state")
+    tracker = StateTracker(project.config(files=False))
+    first = tracker.snapshot()
+    entry = tracker._entries[f"{project.name}.state"]["LIMIT"]
+    assert entry[3] == first[f"{project.name}.state.LIMIT"]  # cached
+    assert tracker._entries[f"{project.name}.state"]["_ENTRIES"][3] is None  # re-walked
+    state._ENTRIES.append(1)
+    assert tracker.snapshot()[f"{project.name}.state.LIMIT"] == entry[3]

@@ -64,7 +64,7 @@ def _pytest(root: Path, *args: str, env: Optional[dict[str, str]] = None) -> str
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", *PYTEST_FLAGS, *args],
         cwd=root,
-        env={**os.environ, **(env or {})},
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **(env or {})},
         capture_output=True,
         text=True,
         timeout=120,
@@ -338,3 +338,30 @@ def test_random_orders_match_truth(seed: int, tmp_path: Path) -> None:
         order += rng.sample(truth.tests, 20)
         failed = run_order(tmp_path / "p", order, tmp_path / f"run{k}")
         assert_matches_truth(truth, order, failed)
+
+
+# --- the example project --------------------------------------------------------------
+
+
+def test_example_project_obeys_its_ground_truth(tmp_path: Path) -> None:
+    root = EXAMPLES / "bookshop"
+    truth = GroundTruth.read(EXAMPLES / "bookshop.truth.json")
+    assert collect(root) == truth.tests
+    assert [s.kind for s in truth.specs] == ["victim", "victim", "brittle"]
+    for k, order in enumerate(
+        [truth.tests, _targeted(truth, want_fail=True), _targeted(truth, want_fail=False)]
+    ):
+        failed = run_order(root, order, tmp_path / f"run{k}")
+        assert_matches_truth(truth, order, failed)
+        assert any(failed) is (k == 1)
+
+
+@pytest.mark.slow
+def test_example_project_random_orders(tmp_path: Path) -> None:
+    root = EXAMPLES / "bookshop"
+    truth = GroundTruth.read(EXAMPLES / "bookshop.truth.json")
+    rng = random.Random(3)
+    order = [t for _ in range(6) for t in rng.sample(truth.tests, len(truth.tests))]
+    failed = run_order(root, order, tmp_path)
+    assert_matches_truth(truth, order, failed)
+    assert any(failed)

@@ -222,7 +222,7 @@ def _resolve(
         return sorted({ids[r] for r in roles}, key=index.__getitem__)
 
     def key(role_key: str) -> str:
-        return group_key([ids[r] for r in role_key.split(GROUP_SEPARATOR)])
+        return group_key(ordered(role_key.split(GROUP_SEPARATOR)))
 
     out = []
     for tpl in planting.specs:
@@ -239,7 +239,9 @@ def _resolve(
                 test=victim,
                 kind=tpl.kind,
                 polluters=[ids[r] for r in tpl.polluters],
-                polluter_groups=[[ids[r] for r in g] for g in tpl.polluter_groups],
+                # a polluter group acts once all members ran, in any order: list them
+                # in original order; state-setter groups keep their required order
+                polluter_groups=[ordered(g) for g in tpl.polluter_groups],
                 cleaners=cleaners,
                 state_setters=[ids[r] for r in tpl.state_setters],
                 state_setter_groups=[[ids[r] for r in g] for g in tpl.state_setter_groups],

@@ -1,0 +1,562 @@
+"""Repair OD tests: build candidate patches by four strategies, verify, rank (003 §2, §3).
+
+Strategies, each producing :class:`~orderdep.analysis.repair.patches.Insertion` s:
+
+``cleaner``
+    iFixFlakies' Patcher (003 §2): the statements of a cleaner of the victim (of a
+    state-setter, for a brittle), minimised by :func:`~orderdep.core.ddmin.ddmin` to the
+    ones that still make the OD test pass in its failing order, inserted at its start.
+``generated``
+    ODRepair's Generator (003 §3.2): the Debugger names the polluted root, the
+    reset-method finder and literal miner (:mod:`~orderdep.analysis.repair.resets`)
+    propose call sequences, the ones that work are minimised and inserted likewise.
+``restore``
+    Put the polluted root back to its passing value at the start of the OD test, in
+    place or through ``monkeypatch`` (undone after the test).
+``polluter``
+    Make each polluter undo its write when it ends (``monkeypatch`` on a copy, or a
+    finaliser), so the victim is safe in every order.
+
+Candidate statements are first screened cheaply: the debug probe executes them right
+before the OD test in its failing order(s) on the unpatched project. Every candidate is
+then turned into a real patch and verified on a patched copy
+(:mod:`~orderdep.analysis.repair.verify`); the smallest verified change wins (fewest
+changed lines; ties go to the strategy listed first). Unverified candidates are never
+offered.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+from orderdep.analysis.repair.debugger import (
+    PROBE_MODULE,
+    DebugError,
+    DebugResult,
+    RootInfo,
+    debug,
+    orders_for,
+)
+from orderdep.analysis.repair.patches import (
+    Changes,
+    Insertion,
+    ModuleNames,
+    apply_insertions,
+    attribute_reference,
+    changed_lines,
+    function_path,
+    guard_statements,
+    insertion,
+    module_name_for,
+    restore_statements,
+    unified_diff,
+)
+from orderdep.analysis.repair.resets import generate
+from orderdep.analysis.repair.verify import Target, Verification, Verifier
+from orderdep.core.ddmin import DDMinPreconditionError, ddmin
+from orderdep.core.report import ODFinding
+from orderdep.engine.config import EngineConfig
+from orderdep.engine.probe import ProbeSpec
+from orderdep.engine.runner import Engine
+from orderdep.errors import UsageError
+
+STRATEGIES = ("cleaner", "generated", "restore", "polluter")
+STRATEGY_CHOICES = (*STRATEGIES, "auto")
+MAX_CLEANERS = 5
+MAX_CLEANER_STATEMENTS = 40
+MAX_ORDERS = 6
+MAX_VERIFY = 8
+MAX_GENERATED_PER_ROOT = 2
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class Candidate:
+    strategy: str
+    description: str
+    insertions: list[Insertion]
+
+
+@dataclass
+class Fix:
+    """A verified patch for one OD test."""
+
+    test: str
+    strategy: str
+    description: str
+    insertions: list[Insertion]
+    changes: Changes
+    verification: Verification
+
+    @property
+    def diff(self) -> str:
+        return unified_diff(self.changes)
+
+    @property
+    def size(self) -> int:
+        return changed_lines(self.changes)
+
+
+@dataclass
+class FixResult:
+    """What repairing one OD test produced."""
+
+    test: str
+    kind: str
+    fix: Optional[Fix] = None
+    debug: Optional[DebugResult] = None
+    notes: list[str] = field(default_factory=list)
+    candidates: int = 0
+    verified: int = 0  # candidates run through verification
+
+
+def _dedupe(orders: Sequence[Sequence[str]]) -> list[list[str]]:
+    out: dict[tuple[str, ...], None] = {}
+    for o in orders:
+        if o:
+            out.setdefault(tuple(o), None)
+    return [list(o) for o in list(out)[:MAX_ORDERS]]
+
+
+def _cut(order: Sequence[str], test: str) -> list[str]:
+    return list(order[: order.index(test) + 1]) if test in order else []
+
+
+def target_for(finding: ODFinding, kind: str, failing: list[str], passing: list[str]) -> Target:
+    """The orders a fix for ``finding`` must pass in (every known polluter, the recorded ones)."""
+    t = finding.test
+    if kind == "victim":
+        fails = [failing, *([p, t] for p in finding.polluters)]
+        fails += [[*g, t] for g in finding.polluter_groups]
+        fails.append(_cut(finding.failing_order, t))
+        passes = [passing, _cut(finding.passing_order, t)]
+    else:
+        fails = [failing, _cut(finding.failing_order, t)]
+        passes = [passing, *([s, t] for s in finding.state_setters)]
+        passes += [[*g, t] for g in finding.state_setter_groups]
+        passes.append(_cut(finding.passing_order, t))
+    return Target(t, _dedupe(fails), _dedupe(passes))
+
+
+# -- reading test functions ------------------------------------------------------------------
+@dataclass
+class FunctionSource:
+    """The statements and parameters of a test function, and where it lives."""
+
+    test: str
+    file: str
+    module: str
+    source: str  # the whole file
+    statements: list[str]
+    params: list[str]
+    text: str  # the function's own source
+
+
+def read_function(project: Path, test_id: str, module: Optional[str] = None) -> FunctionSource:
+    rel, classes, name = function_path(test_id)
+    try:
+        source = (project / rel).read_text(encoding="utf-8")
+        tree = ast.parse(source)
+    except (OSError, SyntaxError) as exc:
+        raise UsageError(f"cannot read the source of {test_id!r}: {exc}") from None
+    body: list[ast.stmt] = tree.body
+    for cls in classes:
+        found = [n for n in body if isinstance(n, ast.ClassDef) and n.name == cls]
+        if not found:
+            raise UsageError(f"cannot find class {cls!r} of {test_id!r} in {rel!r}")
+        body = found[0].body
+    fns = [
+        n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name
+    ]
+    if not fns:
+        raise UsageError(f"cannot find the function of {test_id!r} in {rel!r}")
+    fn = fns[-1]
+    stmts = list(fn.body)
+    if stmts and isinstance(stmts[0], ast.Expr) and isinstance(stmts[0].value, ast.Constant):
+        stmts = stmts[1:]  # the docstring
+    texts = [textwrap.dedent(ast.get_source_segment(source, s, padded=True) or "") for s in stmts]
+    params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]]
+    if classes and params:
+        params = params[1:]  # self
+    return FunctionSource(
+        test=test_id,
+        file=rel,
+        module=module or module_name_for(project, rel),
+        source=source,
+        statements=[t for t in texts if t.strip()],
+        params=params,
+        text=ast.get_source_segment(source, fn) or "",
+    )
+
+
+def _free_names(statements: Sequence[str]) -> list[str]:
+    loaded: dict[str, None] = {}
+    stored: set[str] = set()
+    for text in statements:
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Load):
+                    loaded.setdefault(node.id, None)
+                else:
+                    stored.add(node.id)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                stored.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                stored.add(node.name)
+    return [n for n in loaded if n not in stored and not hasattr(builtins, n)]
+
+
+def _top_level_defs(source: str) -> set[str]:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    out: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.Assign):
+            out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            out.add(node.target.id)
+    return out
+
+
+def transplant(
+    statements: Sequence[str], donor: FunctionSource, victim: FunctionSource
+) -> Insertion:
+    """``statements`` of ``donor`` as an insertion into ``victim``'s test function.
+
+    Names the statements take from the donor's module are imported locally (its import
+    line, or ``from <donor module> import name``); parameters of the donor they use
+    become fixtures of the victim.
+    """
+    free = _free_names(statements)
+    fixtures = [n for n in free if n in donor.params]
+    imports: list[str] = []
+    if donor.file != victim.file:
+        d_names = ModuleNames.parse(donor.source, donor.module)
+        v_names = ModuleNames.parse(victim.source, victim.module)
+        defs = _top_level_defs(donor.source)
+        for n in free:
+            if n in fixtures:
+                continue
+            line = d_names.import_lines.get(n)
+            if line is not None:
+                if v_names.import_lines.get(n) != line:
+                    imports.append(line)
+            elif n in defs:
+                imports.append(f"from {donor.module} import {n}")
+    return insertion(victim.test, [*imports, *statements], fixtures)
+
+
+class Repairer:
+    """Finds verified fixes for the OD tests of one project."""
+
+    def __init__(
+        self,
+        config: EngineConfig,
+        engine: Engine,
+        *,
+        strategy: str = "auto",
+        progress: Optional[Progress] = None,
+        full_suite: bool = True,
+        max_verify: int = MAX_VERIFY,
+    ) -> None:
+        if strategy not in STRATEGY_CHOICES:
+            raise UsageError(
+                f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGY_CHOICES)}"
+            )
+        self.config = config
+        self.project = config.project
+        self.engine = engine
+        self.strategies = STRATEGIES if strategy == "auto" else (strategy,)
+        self.progress = progress or (lambda message: None)
+        self.verifier = Verifier(config, engine, full_suite=full_suite)
+        self.max_verify = max_verify
+        self._screened: dict[tuple[str, Optional[str], str], bool] = {}
+        self.screen_runs = 0
+
+    # -- screening: run statements right before the OD test on the unpatched project ------
+    def screen(self, target: Target, code: str, namespace: Optional[str]) -> bool:
+        key = (code, namespace, target.test)
+        if key not in self._screened:
+            self._screened[key] = self._screen(target, code, namespace)
+        return self._screened[key]
+
+    def _screen(self, target: Target, code: str, namespace: Optional[str]) -> bool:
+        for order in target.failing_orders:
+            options = {"mode": "exec", "at": len(order) - 1, "code": code, "namespace": namespace}
+            self.screen_runs += 1
+            res = self.engine.run(order, probe=ProbeSpec(PROBE_MODULE, options))
+            if res.probe.get("error") or res.probe.get("exec_error"):
+                return False
+            if res.outcome_of(target.test).is_failure:
+                return False
+        return True
+
+    # -- the whole repair of one OD test --------------------------------------------------
+    def repair(self, finding: ODFinding) -> FixResult:
+        kind, failing, passing = orders_for(finding)
+        target = target_for(finding, kind, failing, passing)
+        result = FixResult(finding.test, kind)
+        victim = read_function(self.project, finding.test)
+        candidates: list[Candidate] = []
+        if "cleaner" in self.strategies:
+            candidates += self._cleaner_candidates(finding, kind, target, victim, result)
+        if any(s in self.strategies for s in ("generated", "restore", "polluter")):
+            self.progress(f"debugging {finding.test}")
+            try:
+                result.debug = debug(
+                    self.engine, finding.test, kind=kind, failing_order=failing,
+                    passing_order=passing,
+                )  # fmt: skip
+            except DebugError as exc:
+                result.notes.append(f"debugger: {exc}")
+            if result.debug is not None:
+                if result.debug.test_module:
+                    victim.module = result.debug.test_module
+                candidates += self._root_candidates(finding, kind, target, victim, result)
+        result.candidates = len(candidates)
+        self._rank_and_verify(candidates, target, result)
+        return result
+
+    def _cleaner_candidates(
+        self, finding: ODFinding, kind: str, target: Target, victim: FunctionSource,
+        result: FixResult,
+    ) -> list[Candidate]:  # fmt: skip
+        if kind == "victim":
+            donors = list(dict.fromkeys(c for cs in finding.cleaners.values() for c in cs))
+            what = "cleaner"
+        else:
+            donors = list(finding.state_setters)
+            what = "state-setter"
+        if not donors:
+            result.notes.append(f"cleaner: the report names no {what} for this test")
+            return []
+        out = []
+        for donor_id in donors[:MAX_CLEANERS]:
+            self.progress(f"minimising the statements of {what} {donor_id}")
+            try:
+                donor = read_function(self.project, donor_id)
+            except UsageError as exc:
+                result.notes.append(f"cleaner: {exc}")
+                continue
+            stmts = donor.statements[:MAX_CLEANER_STATEMENTS]
+            if not stmts:
+                continue
+
+            def works(sub: list[str], donor: FunctionSource = donor) -> bool:
+                return self.screen(target, "\n".join(sub), donor.module)
+
+            try:
+                kept = ddmin(stmts, works)
+                how = f"{len(kept)} of its {len(stmts)} statement(s), minimised by delta debugging"
+            except DDMinPreconditionError:
+                kept = stmts  # it needs its fixtures or self: only a real run can tell
+                how = f"all {len(stmts)} statement(s)"
+            ins = transplant(kept, donor, victim)
+            out.append(Candidate("cleaner", f"{how} of {what} {donor_id}", [ins]))
+        return out
+
+    def _root_candidates(
+        self, finding: ODFinding, kind: str, target: Target, victim: FunctionSource,
+        result: FixResult,
+    ) -> list[Candidate]:  # fmt: skip
+        dbg = result.debug
+        assert dbg is not None
+        roots = dbg.culprits
+        if not roots:
+            result.notes.append(
+                f"debugger: no single root explains the failure ({len(dbg.differing)} differ)"
+            )
+            return []
+        names = ModuleNames.parse(victim.source, victim.module)
+        out: list[Candidate] = []
+        single = bool(dbg.polluted)
+        if "generated" in self.strategies:
+            out += self._generated(finding, target, victim, roots if single else [], result)
+        if "restore" in self.strategies:
+            out += _combine(
+                "restore", finding.test, roots, single,
+                lambda r: restore_statements(r, names, victim.module), "restores",
+            )  # fmt: skip
+        if "polluter" in self.strategies and kind == "victim":
+            out += self._polluter_candidates(finding, roots, single, dbg)
+        return out
+
+    def _generated(
+        self, finding: ODFinding, target: Target, victim: FunctionSource, roots: list[RootInfo],
+        result: FixResult,
+    ) -> list[Candidate]:  # fmt: skip
+        out: list[Candidate] = []
+        context = [victim.source]
+        for p in finding.polluters + [m for g in finding.polluter_groups for m in g]:
+            try:
+                context.append(read_function(self.project, p).text)
+            except UsageError:
+                pass
+        names = ModuleNames.parse(victim.source, victim.module)
+        for root in roots:
+            if root.module is None or not root.module_file:
+                continue
+            try:
+                module_source = (self.project / root.module_file).read_text(encoding="utf-8")
+            except OSError:
+                continue
+            gen = generate(root, module_source, context)
+            if not gen.methods:
+                result.notes.append(f"generated: no reset-method found for {root.name}")
+                continue
+            found = 0
+            for seq in gen.sequences:
+                head = seq.method.path[0]
+                imports: list[str] = []
+                if root.module == victim.module:
+                    expr = head
+                else:
+                    expr, imports = attribute_reference(root.module, [head], names)
+                calls = [c.replace(f"{{m}}.{head}", expr) for c in seq.calls]
+                self.progress(f"trying {calls[0]}" + (" ..." if len(calls) > 1 else ""))
+
+                def works(sub: list[str], imports: list[str] = imports) -> bool:
+                    return self.screen(target, "\n".join([*imports, *sub]), victim.module)
+
+                if not works(calls):
+                    continue
+                kept = ddmin(calls, works) if len(calls) > 1 else calls
+                desc = f"calls reset-method {seq.method.describe()}"
+                out.append(
+                    Candidate("generated", desc, [insertion(finding.test, [*imports, *kept], [])])
+                )
+                found += 1
+                if found >= MAX_GENERATED_PER_ROOT:
+                    break
+            if not found:
+                result.notes.append(
+                    f"generated: none of {len(gen.sequences)} call sequence(s) of "
+                    f"{len(gen.methods)} reset-method(s) resets {root.name}"
+                )
+        return out
+
+    def _polluter_candidates(
+        self, finding: ODFinding, roots: list[RootInfo], single: bool, dbg: DebugResult
+    ) -> list[Candidate]:
+        polluters = list(
+            dict.fromkeys([*finding.polluters, *(m for g in finding.polluter_groups for m in g)])
+        )
+        if not polluters and len(dbg.failing_order) == 2:
+            polluters = dbg.failing_order[:1]
+        out: list[Candidate] = []
+        if not polluters:
+            return out  # which of the tests before it pollutes is unknown: classify first
+        for root in roots if single else [None]:
+            chosen = [root] if root is not None else roots
+            alternatives = 1
+            per_polluter = []
+            for p in polluters:
+                try:
+                    fs = read_function(self.project, p)
+                except UsageError:
+                    return out
+                if fs.file == dbg.test.split("::", 1)[0] and dbg.test_module:
+                    fs.module = dbg.test_module
+                names = ModuleNames.parse(fs.source, fs.module)
+                alts = [guard_statements(r, names, fs.module) for r in chosen]
+                if any(not a for a in alts):
+                    return out
+                alternatives = max(alternatives, *(len(a) for a in alts))
+                per_polluter.append((p, alts))
+            for i in range(alternatives):
+                ins = []
+                for p, alts in per_polluter:
+                    stmts = [s for a in alts for s in a[min(i, len(a) - 1)][0]]
+                    fixtures = [f for a in alts for f in a[min(i, len(a) - 1)][1]]
+                    ins.append(insertion(p, stmts, fixtures))
+                desc = (
+                    f"makes polluter(s) {', '.join(polluters)} undo their change to "
+                    f"{', '.join(r.name for r in chosen)}"
+                )
+                out.append(Candidate("polluter", desc, ins))
+        return out
+
+    # -- ranking and verification -----------------------------------------------------------
+    def _rank_and_verify(
+        self, candidates: list[Candidate], target: Target, result: FixResult
+    ) -> None:
+        built: list[tuple[int, int, int, Candidate, Changes]] = []
+        seen: set[str] = set()
+        for i, cand in enumerate(candidates):
+            try:
+                changes = apply_insertions(self.project, cand.insertions)
+            except UsageError as exc:
+                result.notes.append(f"{cand.strategy}: {exc}")
+                continue
+            key = unified_diff(changes)
+            if not changes or key in seen:
+                continue
+            seen.add(key)
+            built.append(
+                (changed_lines(changes), STRATEGIES.index(cand.strategy), i, cand, changes)
+            )
+        built.sort(key=lambda b: (b[0], b[1], b[2]))
+        if not built:
+            result.notes.append("no candidate patch to verify")
+        for size, _, _, cand, changes in built[: self.max_verify]:
+            self.progress(f"verifying a {cand.strategy} patch ({size} changed lines)")
+            result.verified += 1
+            check = self.verifier.verify(changes, target)
+            if check.ok:
+                result.fix = Fix(target.test, cand.strategy, cand.description,
+                                 cand.insertions, changes, check)  # fmt: skip
+                return
+            result.notes.append(
+                f"{cand.strategy}: rejected ({cand.description}): {check.summary()}"
+            )
+
+
+def _combine(
+    strategy: str,
+    test: str,
+    roots: list[RootInfo],
+    single: bool,
+    make: Callable[[RootInfo], list[tuple[list[str], list[str]]]],
+    verb: str,
+) -> list[Candidate]:
+    """Candidates from per-root alternatives: each root alone, or all roots together."""
+    out: list[Candidate] = []
+    if single:
+        for root in roots:
+            for stmts, fixtures in make(root):
+                out.append(
+                    Candidate(strategy, f"{verb} {root.name}", [insertion(test, stmts, fixtures)])
+                )
+        return out
+    alts = [make(r) for r in roots]
+    if any(not a for a in alts):
+        return out
+    for i in range(max(len(a) for a in alts)):
+        stmts = [s for a in alts for s in a[min(i, len(a) - 1)][0]]
+        fixtures = [f for a in alts for f in a[min(i, len(a) - 1)][1]]
+        names = ", ".join(r.name for r in roots)
+        out.append(Candidate(strategy, f"{verb} {names}", [insertion(test, stmts, fixtures)]))
+    return out
+
+
+def apply_fix(project: Path, fix: Fix) -> list[str]:
+    """Write ``fix`` into the project's files (through libcst); returns the files changed."""
+    changes = apply_insertions(project, fix.insertions)
+    for rel, (_, new) in changes.items():
+        (project / rel).write_text(new, encoding="utf-8")
+    return sorted(changes)

@@ -1,0 +1,359 @@
+"""ODRepair's Generator inputs (003 §3.2.1-3.2.2): reset-methods, literals, call sequences.
+
+**Reset-method finder** (§3.2.1), on the AST of the module that owns the polluted root
+instead of bytecode. A function or method is a candidate when it
+
+1. rebinds the root (``global NAME; NAME = ...``, ``cls.attr = ...``,
+   ``Cls.attr = ...``): the ``PUTSTATIC`` heuristic; or
+2. calls a collection-modifying method on it (``clear``, ``pop``, ``remove``, ``discard``,
+   ``update``, ...; ``del NAME[k]``, ``NAME[k] = v``); or, when the root holds an
+   instance of a class of the module, a method of that class that does so on one of its
+   own fields (the paper's "fields defined within the type of the polluted static field").
+
+Methods are reached the way a test would: module functions directly, class and static
+methods through the class, instance methods through the module global that holds the
+instance or a zero-argument module function returning it (the paper's helper methods,
+e.g. ``JobRegistry.getInstance()``).
+
+**Literals** (§3.2.2) are mined from the polluter(s), the OD test's module and the root's
+module, plus the keys and elements the failing value has in excess: the values a
+polluter used are likely the ones a reset-method needs (``shutdown("test_job")``).
+
+**Call sequences** replace Randoop: for each reset-method, calls with each fitting literal
+and one sequence with all of them; the patcher screens them and
+:func:`~orderdep.core.ddmin.ddmin` keeps only the calls that matter (§3.2.3).
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from orderdep.analysis.repair.debugger import RootInfo
+
+MUTATORS = frozenset(
+    {"clear", "pop", "popitem", "remove", "discard", "update", "setdefault", "difference_update",
+     "intersection_update", "popleft", "reset", "close", "shutdown"}
+)  # fmt: skip
+RESET_WORDS = ("reset", "clear", "teardown", "unregister", "remove", "delete", "shutdown",
+               "close", "restore", "flush", "purge", "invalidate", "drop", "cleanup", "stop")  # fmt: skip
+MAX_LITERALS = 8
+MAX_CALLS = 12
+MAX_SEQUENCES = 40
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    required: bool
+    annotation: str = ""
+
+
+@dataclass(frozen=True)
+class ResetMethod:
+    """A function a test can call that may reset the root."""
+
+    module: str
+    path: tuple[str, ...]  # how to reach it from the module, e.g. ("REGISTRY", "clear")
+    params: tuple[Param, ...]
+    why: str  # "rebinds ROOT" | "calls ROOT.clear()" | ...
+    score: int = 0
+    via_call: bool = False  # path[0] is a getter to call: ``get_registry().clear()``
+
+    def describe(self) -> str:
+        return f"{self.module}.{'.'.join(self.path)} ({self.why})"
+
+
+@dataclass(frozen=True)
+class CallSequence:
+    """Calls (source text relative to the module's expression ``{m}``) to try together."""
+
+    method: ResetMethod
+    calls: tuple[str, ...]
+
+
+# -- finding reset-methods -------------------------------------------------------------
+def _params(fn: ast.FunctionDef | ast.AsyncFunctionDef, skip_first: bool) -> tuple[Param, ...]:
+    args = fn.args
+    positional = [*args.posonlyargs, *args.args]
+    if skip_first and positional:
+        positional = positional[1:]
+    n_default = len(args.defaults)
+    out = []
+    for i, a in enumerate(positional):
+        required = i < len(positional) - n_default
+        ann = ast.unparse(a.annotation) if a.annotation is not None else ""
+        out.append(Param(a.arg, required, ann))
+    for a, d in zip(args.kwonlyargs, args.kw_defaults):
+        ann = ast.unparse(a.annotation) if a.annotation is not None else ""
+        out.append(Param(a.arg, d is None, ann))
+    return tuple(out)
+
+
+def _decorators(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    return {ast.unparse(d).split("(")[0].rsplit(".", 1)[-1] for d in fn.decorator_list}
+
+
+def _target_matches(node: ast.expr, names: set[str]) -> bool:
+    """``node`` is the root: a bare name in ``names`` or ``<x>.attr`` with attr in names."""
+    if isinstance(node, ast.Name):
+        return node.id in names
+    if isinstance(node, ast.Attribute):
+        return node.attr in names
+    return False
+
+
+def _touches(fn: ast.AST, names: set[str], *, bare_ok: bool) -> Optional[str]:
+    """How ``fn`` resets something named in ``names``, or None."""
+    rebinding_globals: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Global):
+            rebinding_globals.update(n for n in node.names if n in names)
+    for node in ast.walk(fn):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, ast.Delete):
+            for t in node.targets:
+                if (
+                    isinstance(t, ast.Subscript)
+                    and _target_matches(t.value, names)
+                    and (bare_ok or isinstance(t.value, ast.Attribute))
+                ):
+                    return f"deletes items of {ast.unparse(t.value)}"
+        for t in targets:
+            if isinstance(t, ast.Name) and t.id in rebinding_globals:
+                return f"rebinds {t.id}"
+            if isinstance(t, ast.Attribute) and t.attr in names:
+                return f"rebinds {ast.unparse(t)}"
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            obj = node.func.value
+            if (
+                node.func.attr in MUTATORS
+                and _target_matches(obj, names)
+                and (bare_ok or isinstance(obj, ast.Attribute))
+            ):
+                return f"calls {ast.unparse(node.func)}()"
+    return None
+
+
+def _score(name: str, params: Sequence[Param], why: str) -> int:
+    score = 0
+    low = name.lower()
+    if any(w in low for w in RESET_WORDS):
+        score += 4
+    if low.startswith("test"):
+        score -= 10
+    if not any(p.required for p in params):
+        score += 2
+    if "clear" in why or "rebinds" in why or "deletes" in why:
+        score += 2
+    return score
+
+
+def _instance_classes(tree: ast.Module, root_name: str) -> set[str]:
+    """Classes whose instance the module binds to ``root_name`` (``NAME = Cls(...)``)."""
+    out = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = node.value
+            if (
+                any(isinstance(t, ast.Name) and t.id == root_name for t in targets)
+                and isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Name)
+            ):
+                out.add(value.func.id)
+    return out
+
+
+def _getters(tree: ast.Module, root_name: str) -> list[str]:
+    """Zero-argument module functions that return ``root_name`` (singleton getters)."""
+    out = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and not _params(node, False):
+            for sub in ast.walk(node):
+                if (
+                    isinstance(sub, ast.Return)
+                    and isinstance(sub.value, ast.Name)
+                    and sub.value.id == root_name
+                ):
+                    out.append(node.name)
+                    break
+    return out
+
+
+def find_reset_methods(source: str, root: RootInfo) -> list[ResetMethod]:
+    """Reset-method candidates in the root's module source, best first (§3.2.1)."""
+    if root.module is None or not root.attrs:
+        return []
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    module, attrs = root.module, root.attrs
+    attr = attrs[-1]
+    found: list[ResetMethod] = []
+
+    def add(path: tuple[str, ...], fn: Any, why: str, skip_first: bool, via: bool = False) -> None:
+        params = _params(fn, skip_first)
+        found.append(ResetMethod(module, path, params, why, _score(path[-1], params, why), via))
+
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and len(attrs) == 1:
+            why = _touches(node, {attr}, bare_ok=True)
+            if why:
+                add((node.name,), node, why, False)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and len(attrs) == 2:
+            why = _touches(node, {attr}, bare_ok=False)  # Cls.attr = ... from a function
+            if why and f"{attrs[0]}.{attr}" in why:
+                add((node.name,), node, why, False)
+    if len(attrs) == 2 and attrs[0] in classes:
+        for fn in classes[attrs[0]].body:
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            deco = _decorators(fn)
+            why = _touches(fn, {attr}, bare_ok=False)
+            if why and ("classmethod" in deco or "staticmethod" in deco):
+                add((attrs[0], fn.name), fn, why, "classmethod" in deco)
+    if len(attrs) == 1:  # the root holds an instance: methods mutating its own fields
+        holders = [(attr,), *((g,) for g in _getters(tree, attr))]
+        for cls_name in _instance_classes(tree, attr):
+            cls = classes.get(cls_name)
+            if cls is None:
+                continue
+            for fn in cls.body:
+                if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                if fn.name.startswith("__") or _decorators(fn) & {"staticmethod", "classmethod"}:
+                    continue
+                fields = {
+                    n.attr
+                    for n in ast.walk(fn)
+                    if isinstance(n, ast.Attribute)
+                    and isinstance(n.value, ast.Name)
+                    and n.value.id == "self"
+                }
+                why = _touches(fn, fields, bare_ok=False)
+                if why:
+                    for holder in holders:
+                        add((*holder, fn.name), fn, why, True, via=holder[0] != attr)
+    found.sort(key=lambda m: (-m.score, len(m.path), m.path))
+    return found
+
+
+# -- literals --------------------------------------------------------------------------
+def mine_literals(sources: Iterable[str]) -> list[Any]:
+    """String and number constants of ``sources`` (code snippets), first seen first."""
+    out: dict[str, Any] = {}
+    for src in sources:
+        try:
+            tree = ast.parse(src)
+        except SyntaxError:
+            continue
+        docstrings = {
+            id(n.body[0].value)
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and n.body
+            and isinstance(n.body[0], ast.Expr)
+            and isinstance(n.body[0].value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and id(node) not in docstrings:
+                v = node.value
+                if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+                    continue
+                if isinstance(v, str) and (len(v) > 80 or "\n" in v):
+                    continue
+                out.setdefault(repr(v), v)
+    return list(out.values())
+
+
+def excess_literals(root: RootInfo) -> list[Any]:
+    """Keys/elements the failing value has and the passing value lacks (plain literals)."""
+    f, p = root.failing.desc, root.passing.desc
+    if not (isinstance(f, list) and isinstance(p, list) and len(f) == 3 and f[0] == p[0]):
+        return []
+    if f[0] == "dict":
+        keys = [k for k, _ in f[2] if k not in {k2 for k2, _ in p[2]}]
+    elif f[0] == "set":
+        keys = [k for k in f[2] if k not in p[2]]
+    else:
+        return []
+    out = []
+    for text in keys:
+        try:
+            out.append(ast.literal_eval(text))
+        except (ValueError, SyntaxError):
+            continue
+    return out
+
+
+def _fits(param: Param, value: Any) -> bool:
+    ann = param.annotation
+    if not ann:
+        return True
+    if ann in ("str", "Optional[str]"):
+        return isinstance(value, str)
+    if ann in ("int", "Optional[int]"):
+        return isinstance(value, int)
+    if ann in ("float",):
+        return isinstance(value, (int, float))
+    return True
+
+
+def call_sequences(
+    methods: Sequence[ResetMethod], literals: Sequence[Any], *, limit: int = MAX_SEQUENCES
+) -> list[CallSequence]:
+    """Candidate call sequences, ``{m}`` standing for the module (§3.2.2, in place of Randoop).
+
+    A method without required parameters is called once; otherwise once per fitting
+    combination of literals (the first ``MAX_LITERALS`` of each parameter), and once with
+    all those calls in a row (which ddmin then shrinks).
+    """
+    out: list[CallSequence] = []
+    for m in methods:
+        required = [p for p in m.params if p.required]
+        head = ".".join(m.path[:1]) + ("()" if m.via_call else "")
+        target = ".".join([f"{{m}}.{head}", *m.path[1:]])
+        if not required:
+            out.append(CallSequence(m, (f"{target}()",)))
+            continue
+        pools = [[v for v in literals if _fits(p, v)][:MAX_LITERALS] for p in required]
+        if any(not pool for pool in pools):
+            continue
+        calls = [
+            f"{target}({', '.join(repr(v) for v in combo)})"
+            for combo in itertools.islice(itertools.product(*pools), MAX_CALLS)
+        ]
+        if len(calls) > 1:
+            out.append(CallSequence(m, tuple(calls)))
+        out.extend(CallSequence(m, (c,)) for c in calls)
+    return out[:limit]
+
+
+@dataclass
+class Generated:
+    """Everything the Generator derived for one root (for reports and tests)."""
+
+    root: str
+    methods: list[ResetMethod] = field(default_factory=list)
+    literals: list[Any] = field(default_factory=list)
+    sequences: list[CallSequence] = field(default_factory=list)
+
+
+def generate(root: RootInfo, module_source: str, context_sources: Sequence[str]) -> Generated:
+    """Reset-methods, literals and call sequences for ``root`` (§3.2.1-3.2.2)."""
+    methods = find_reset_methods(module_source, root)
+    literals: dict[str, Any] = {}
+    for v in [*excess_literals(root), *mine_literals([*context_sources, module_source])]:
+        literals.setdefault(repr(v), v)
+    lits = list(literals.values())
+    return Generated(root.name, methods, lits, call_sequences(methods, lits))

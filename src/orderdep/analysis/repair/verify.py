@@ -1,0 +1,150 @@
+"""Verify a candidate fix by running the patched project (the last step of 003 §3.2.3).
+
+A fix is only offered when, in a private copy of the project with the change applied,
+
+1. the OD test passes in each of its failing orders (for a brittle: alone);
+2. it still passes in each of its passing orders;
+3. the other tests of those orders keep the outcomes they had without the change;
+4. the whole suite in its original order has the outcomes it had before, except that
+   failing tests may now pass (a fix for one victim can fix its siblings too).
+
+The user's tree is never touched: the copy lives in a temporary directory and a fresh
+:class:`~orderdep.engine.runner.Engine` runs it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from orderdep.core.outcomes import OrderResult
+from orderdep.engine.config import EngineConfig
+from orderdep.engine.runner import Engine
+from orderdep.engine.sandbox import copy_project
+from orderdep.errors import OrderdepError
+
+Changes = Mapping[str, tuple[str, str]]  # relative path -> (old text, new text)
+
+
+@dataclass
+class Target:
+    """What a fix for one OD test must achieve."""
+
+    test: str
+    failing_orders: list[list[str]]
+    passing_orders: list[list[str]]
+
+
+@dataclass
+class Verification:
+    ok: bool
+    problems: list[str] = field(default_factory=list)
+    improved: list[str] = field(default_factory=list)  # other tests that now pass
+    orders_run: int = 0
+
+    def summary(self) -> str:
+        if self.ok:
+            extra = f"; also fixes {', '.join(self.improved)}" if self.improved else ""
+            return f"verified in {self.orders_run} orders{extra}"
+        return "; ".join(self.problems)
+
+
+def _rebase(value: Optional[str], old: Path, new: Path) -> Optional[str]:
+    """A path option pointing into the project, moved into the copy."""
+    if value is None or not os.path.isabs(value):
+        return value
+    try:
+        rel = Path(value).resolve().relative_to(old)
+    except ValueError:
+        return value
+    return str(new / rel)
+
+
+def copy_config(config: EngineConfig, project: Path) -> EngineConfig:
+    """``config`` for a copy of its project at ``project`` (one worker, fresh workdir)."""
+    return dataclasses.replace(
+        config,
+        project=project,
+        jobs=1,
+        workdir=None,
+        rootdir=_rebase(config.rootdir, config.project, project),
+        pythonpath=tuple(_rebase(p, config.project, project) or p for p in config.pythonpath),
+    )
+
+
+def write_changes(root: Path, changes: Changes) -> None:
+    for rel, (_, new) in changes.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(new, encoding="utf-8")
+
+
+def _compare(
+    before: OrderResult, after: OrderResult, target: str, where: str, out: Verification
+) -> None:
+    """Passing tests must still pass; failing ones may now pass (noted, unless the target)."""
+    for b, a in zip(before.results, after.results):
+        if a.outcome.is_failure and not b.outcome.is_failure:
+            out.problems.append(f"{b.test} now {a.outcome.value} in {where}")
+        elif b.outcome.is_failure and not a.outcome.is_failure and b.test != target:
+            out.improved = list(dict.fromkeys([*out.improved, b.test]))
+
+
+class Verifier:
+    """Runs candidate changes of one project; remembers the unpatched outcomes."""
+
+    def __init__(self, config: EngineConfig, engine: Engine, *, full_suite: bool = True) -> None:
+        self.config = config
+        self.engine = engine  # on the unpatched project: the outcomes to compare with
+        self.full_suite = full_suite
+        self._before: dict[tuple[str, ...], OrderResult] = {}
+        self.verifications = 0
+
+    def before(self, order: Sequence[str]) -> OrderResult:
+        key = tuple(order)
+        if key not in self._before:
+            self._before[key] = self.engine.run(list(order))
+        return self._before[key]
+
+    def verify(self, changes: Changes, target: Target) -> Verification:
+        """Run ``target``'s orders (and the suite) on a patched copy; see the module doc."""
+        self.verifications += 1
+        out = Verification(ok=False)
+        suite_order = list(self.engine.suite.ids)
+        checks: list[tuple[str, list[str], bool]] = [
+            *(("failing order", o, True) for o in target.failing_orders),
+            *(("passing order", o, True) for o in target.passing_orders),
+        ]
+        if self.full_suite:
+            checks.append(("the original order", suite_order, False))
+        with tempfile.TemporaryDirectory(prefix="orderdep-fix-") as tmp:
+            copy = Path(tmp) / "project"
+            copy_project(self.config.project, copy)
+            write_changes(copy, changes)
+            try:
+                with Engine(copy_config(self.config, copy)) as engine:
+                    if list(engine.suite.ids) != suite_order:
+                        out.problems.append("the patched project collects different tests")
+                        return out
+                    for where, order, must_pass in checks:
+                        after = engine.run(order)
+                        out.orders_run += 1
+                        if must_pass and after.outcome_of(target.test).is_failure:
+                            out.problems.append(
+                                f"{target.test} still {after.outcome_of(target.test).value} "
+                                f"in its {where}"
+                            )
+                            return out
+                        _compare(self.before(order), after, target.test, where, out)
+                        if out.problems:
+                            return out
+            except OrderdepError as exc:
+                out.problems.append(f"the patched project does not run: {exc}")
+                return out
+        out.ok = not out.problems
+        return out

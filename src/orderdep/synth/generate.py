@@ -19,7 +19,7 @@ from typing import Any
 
 from orderdep.core.odmodel import GROUP_SEPARATOR, ODSpec, group_key
 from orderdep.errors import UsageError
-from orderdep.synth import appcode, channels
+from orderdep.synth import channels, fillers, scenarios
 from orderdep.synth.channels import CHANNELS, Planting
 from orderdep.synth.render import Placed, render_project
 from orderdep.synth.truth import GroundTruth
@@ -168,21 +168,21 @@ def build_plantings(plan: SuitePlan, rng: random.Random) -> list[Planting]:
             first = plan.original_order_fails and copy == 0 and i == 0
             out.append(channels.CHANNEL_BUILDERS[channel](next(nouns), rng, cleaner, first))
         if plan.many_cleaners:
-            out.append(channels.many_cleaners(next(nouns), rng, plan.many_cleaners))
+            out.append(scenarios.many_cleaners(next(nouns), rng, plan.many_cleaners))
         if plan.two_polluters:
-            out.append(channels.two_polluters(next(nouns), rng))
+            out.append(scenarios.two_polluters(next(nouns), rng))
         if plan.polluter_group:
-            out.append(channels.polluter_group(next(nouns), rng))
+            out.append(scenarios.polluter_group(next(nouns), rng))
         for _ in range(plan.brittles_one_setter):
-            out.append(channels.brittle_setters(next(nouns), rng, 1))
+            out.append(scenarios.brittle_setters(next(nouns), rng, 1))
         if plan.brittle_two_setters:
-            out.append(channels.brittle_setters(next(nouns), rng, 2))
+            out.append(scenarios.brittle_setters(next(nouns), rng, 2))
         if plan.brittle_setter_group:
-            out.append(channels.brittle_setter_group(next(nouns), rng))
-    out.extend(channels.nondeterministic(next(nouns), rng) for _ in range(plan.nd_tests))
-    out.extend(channels.non_idempotent(next(nouns), rng) for _ in range(plan.nio_tests))
+            out.append(scenarios.brittle_setter_group(next(nouns), rng))
+    out.extend(scenarios.nondeterministic(next(nouns), rng) for _ in range(plan.nd_tests))
+    out.extend(scenarios.non_idempotent(next(nouns), rng) for _ in range(plan.nio_tests))
     if plan.always_failing:
-        out.append(channels.always_failing(next(nouns), rng))
+        out.append(scenarios.always_failing(next(nouns), rng))
     return out
 
 
@@ -286,7 +286,7 @@ def generate_suite(
     empty = [m for m in range(n_modules) if m not in occupied]
     for i in range(n_tests - planted):
         module = empty[i] if i < len(empty) else rng.randrange(n_modules)
-        placed.append(Placed(appcode.filler_test(rng), module, rng.random(), None))
+        placed.append(Placed(fillers.filler_test(rng), module, rng.random(), None))
 
     node_ids = render_project(root, plantings, placed, modules, plan, rng)
     tests = [node_ids[i] for i in sorted(range(len(placed)), key=lambda i: placed[i].sort_key)]

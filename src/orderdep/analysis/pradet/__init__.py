@@ -1,0 +1,40 @@
+"""PRADET (paper 001): data dependencies from one probed run, refined into manifest ones.
+
+:mod:`.datadeps` builds the test dependency graph from the state probe's output
+(§III-A); :mod:`.refine` tests each data dependency by running a schedule that violates
+only it (§III-B).
+"""
+
+from __future__ import annotations
+
+from orderdep.analysis.pradet.datadeps import (
+    Explanation,
+    TestAccess,
+    accesses,
+    data_dependencies,
+    explain,
+    graph_from_probe,
+    most_written,
+)
+from orderdep.analysis.pradet.refine import (
+    ManifestDependency,
+    RefineProgress,
+    RefineResult,
+    pradet,
+    refine,
+)
+
+__all__ = [
+    "Explanation",
+    "ManifestDependency",
+    "RefineProgress",
+    "RefineResult",
+    "TestAccess",
+    "accesses",
+    "data_dependencies",
+    "explain",
+    "graph_from_probe",
+    "most_written",
+    "pradet",
+    "refine",
+]

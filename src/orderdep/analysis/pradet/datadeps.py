@@ -1,0 +1,151 @@
+"""Data dependencies between tests from one probed reference run (paper 001 §III-A).
+
+A test ``t2`` *data-depends* on ``t1`` when ``t2`` reads a root whose last writer before
+``t2`` in the reference order is ``t1`` (a read-after-write across tests). The result is
+PRADET's test dependency graph: a ``networkx.DiGraph`` over test ids with an edge
+``t2 -> t1`` (dependent -> dependee) carrying the ``roots`` it flows through. Every edge
+points backwards in the reference order, so the graph is acyclic.
+
+Reads ending in ``*`` are wildcards (``env:*``, ``file:data/*``): they read every root
+with that prefix. A test's reads are matched before its own writes are applied, so a test
+that reads and then rewrites a root depends on the earlier writer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from orderdep.errors import ReportError
+
+
+@dataclass(frozen=True)
+class TestAccess:
+    """What one test (at one position of the reference order) read and wrote."""
+
+    __test__ = False
+
+    index: int
+    test: str
+    reads: frozenset[str] = frozenset()
+    writes: frozenset[str] = frozenset()
+
+
+def accesses(probe: Mapping[str, Any]) -> list[TestAccess]:
+    """The per-test accesses in a state probe's result, in order of position."""
+    tests = probe.get("tests")
+    if not isinstance(tests, list):
+        raise ReportError(
+            f"probe result has no 'tests' list (keys: {sorted(probe)!r}); was the order run "
+            "with ProbeSpec('orderdep.analysis.state.probe')?"
+        )
+    if probe.get("error"):
+        raise ReportError(f"the state probe failed in the child process:\n{probe['error']}")
+    out = []
+    for item in tests:
+        try:
+            out.append(
+                TestAccess(
+                    index=int(item["index"]),
+                    test=str(item["test"]),
+                    reads=frozenset(item.get("reads", ())),
+                    writes=frozenset(item.get("writes", ())),
+                )
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ReportError(f"malformed probe entry {item!r}: {exc}") from None
+    out.sort(key=lambda a: a.index)
+    return out
+
+
+def matching(read: str, written: Iterable[str]) -> list[str]:
+    """The written roots that ``read`` reads (itself, or every prefix match of a wildcard)."""
+    if read.endswith("*"):
+        prefix = read[:-1]
+        return [w for w in written if w.startswith(prefix)]
+    return [read]
+
+
+def data_dependencies(seq: Sequence[TestAccess]) -> nx.DiGraph:
+    """PRADET's test dependency graph for accesses in reference order.
+
+    Nodes are test ids (attribute ``index``: first position); edge ``t2 -> t1`` has
+    ``roots``, the sorted roots ``t2`` read whose last writer before it was ``t1``.
+    """
+    graph = nx.DiGraph()
+    last_writer: dict[str, str] = {}
+    for access in seq:
+        test = access.test
+        if test not in graph:
+            graph.add_node(test, index=access.index)
+        for read in access.reads:
+            for root in matching(read, last_writer) if read.endswith("*") else [read]:
+                writer = last_writer.get(root)
+                if writer is None or writer == test:
+                    continue
+                if graph.has_edge(test, writer):
+                    graph.edges[test, writer]["roots"].add(root)
+                else:
+                    graph.add_edge(test, writer, roots={root})
+        for root in access.writes:
+            last_writer[root] = test
+    for _, _, data in graph.edges(data=True):
+        data["roots"] = sorted(data["roots"])
+    return graph
+
+
+def graph_from_probe(probe: Mapping[str, Any]) -> nx.DiGraph:
+    """:func:`data_dependencies` of a state probe's result."""
+    return data_dependencies(accesses(probe))
+
+
+def most_written(seq: Sequence[TestAccess], n: int = 10) -> list[tuple[str, list[str]]]:
+    """Roots with the most writers, each with its writers in order (ties by name)."""
+    writers: dict[str, list[str]] = {}
+    for access in seq:
+        for root in access.writes:
+            writers.setdefault(root, []).append(access.test)
+    ranked = sorted(writers.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    return ranked[:n]
+
+
+@dataclass
+class Explanation:
+    """What one test read from the tests before it, and what it wrote."""
+
+    test: str
+    index: int
+    reads: dict[str, list[str]] = field(default_factory=dict)  # root -> earlier writers
+    writes: list[str] = field(default_factory=list)
+    unwritten_reads: list[str] = field(default_factory=list)  # read, never written before
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "test": self.test,
+            "index": self.index,
+            "reads": self.reads,
+            "writes": self.writes,
+            "unwritten_reads": self.unwritten_reads,
+        }
+
+
+def explain(seq: Sequence[TestAccess], test: str) -> Explanation:
+    """The roots ``test`` read with every earlier writer of each (in order), and its writes."""
+    writers: dict[str, list[str]] = {}
+    for access in seq:
+        if access.test == test:
+            out = Explanation(test=test, index=access.index, writes=sorted(access.writes))
+            for read in sorted(access.reads):
+                roots = matching(read, writers) if read.endswith("*") else [read]
+                hits = [r for r in roots if writers.get(r)]
+                for root in sorted(hits):
+                    out.reads[root] = list(writers[root])
+                if not hits:
+                    out.unwritten_reads.append(read)
+            return out
+        for root in access.writes:
+            writers.setdefault(root, []).append(access.test)
+    raise KeyError(test)

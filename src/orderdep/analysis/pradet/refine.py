@@ -1,0 +1,325 @@
+"""Refining data dependencies into manifest dependencies (paper 001 §III-B, Figures 3-5).
+
+Each data dependency ``t2 -> t1`` of the graph (``t2`` read what ``t1`` wrote) is tested on
+its own: invert the edge, topologically sort the tests so that every *other* remaining
+dependency still holds (dependees first, ties by reference position), and run that
+schedule. If ``t2``'s outcome differs from the reference run, the dependency is *manifest*
+and stays in the graph (as a constraint for later schedules); otherwise it is removed.
+
+* **Source-first selection** (Figure 5): edges of the test that ran latest in the reference
+  order go first, and among them the edge to the latest dependee, so that a test's
+  other preconditions are tested (and kept or dropped) before the ones they could mask.
+* **Deferred edges** (Figure 4): an edge whose inversion closes a cycle cannot be
+  scheduled; it waits until other edges are removed, and if it never becomes testable it
+  is reported as untestable (no order can run ``t2`` before ``t1`` while keeping the
+  manifest dependencies).
+* **Irrelevant tests are skipped**: only the edge's weakly connected component runs, and
+  only up to ``t2`` (tests after it cannot change its outcome).
+* **Components are independent** (the paper's future work): each round takes the next
+  edge of every component and, with ``jobs > 1``, runs those schedules in one
+  ``executor.run_many`` call so the engine can run them in parallel. Results do not
+  depend on ``jobs``.
+
+Meaning of a manifest dependency (004's vocabulary): if ``t2`` passed in the reference
+order and fails once ``t1`` is moved after it, ``t1`` is a *state-setter* of the
+*brittle* ``t2``; if ``t2`` failed in the reference order and passes without ``t1``
+before it, ``t1`` is a *polluter* of the *victim* ``t2``.
+
+Limitation: edges only point from a reader back to an earlier writer, so a victim that
+runs *before* its polluter in the reference order leaves no edge to test. Collecting a
+second graph from the reversed order catches those (the paper's http-request case, §VI-B):
+:func:`pradet` does that with ``also_reverse=True``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal, Optional
+
+import networkx as nx
+
+from orderdep.analysis.pradet.datadeps import graph_from_probe
+from orderdep.core.odmodel import ODSpec
+from orderdep.core.outcomes import OrderResult, Outcome
+from orderdep.engine.executor import Executor
+from orderdep.engine.probe import ProbeSpec
+from orderdep.errors import UsageError
+
+STATE_PROBE = "orderdep.analysis.state.probe"
+Kind = Literal["brittle", "victim"]
+Edge = tuple[str, str]
+
+
+@dataclass
+class ManifestDependency:
+    """A data dependency whose violation changes the dependent test's outcome."""
+
+    dependent: str
+    dependee: str
+    roots: list[str]
+    kind: Kind  # "brittle": dependee is a state-setter; "victim": dependee is a polluter
+    failing_order: list[str]
+    passing_order: list[str]
+    source: str = "reference"  # which collection found the edge: "reference" or "reversed"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "dependent": self.dependent,
+            "dependee": self.dependee,
+            "roots": list(self.roots),
+            "kind": self.kind,
+            "failing_order": list(self.failing_order),
+            "passing_order": list(self.passing_order),
+            "source": self.source,
+        }
+
+
+@dataclass
+class RefineResult:
+    """Manifest dependencies found, edges removed or left untestable, and the cost."""
+
+    manifest: list[ManifestDependency] = field(default_factory=list)
+    removed: list[Edge] = field(default_factory=list)
+    untestable: list[Edge] = field(default_factory=list)
+    executions: int = 0  # test executions, reference runs included
+    orders: list[list[str]] = field(default_factory=list)
+    data_dependencies: int = 0
+
+    @property
+    def orders_run(self) -> int:
+        return len(self.orders)
+
+    def merge(self, other: RefineResult) -> None:
+        """Add another pass's findings (a manifest pair found twice is kept once)."""
+        seen = {(m.dependent, m.dependee, m.kind) for m in self.manifest}
+        self.manifest += [
+            m for m in other.manifest if (m.dependent, m.dependee, m.kind) not in seen
+        ]
+        self.removed += other.removed
+        self.untestable += other.untestable
+        self.executions += other.executions
+        self.orders += other.orders
+        self.data_dependencies += other.data_dependencies
+
+    def to_specs(self) -> list[ODSpec]:
+        """The manifest dependencies as OD specs, one per dependent test and kind.
+
+        Several state-setters (polluters) of one test become alternatives of one spec; PRADET
+        tested each with the others in place, so this is a summary, not a proof that
+        each alone suffices.
+        """
+        specs: dict[tuple[str, str], ODSpec] = {}
+        for m in self.manifest:
+            spec = specs.setdefault((m.dependent, m.kind), ODSpec(test=m.dependent, kind=m.kind))
+            target = spec.state_setters if m.kind == "brittle" else spec.polluters
+            if m.dependee not in target:
+                target.append(m.dependee)
+        return list(specs.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "manifest": [m.to_json() for m in self.manifest],
+            "removed": [list(e) for e in self.removed],
+            "untestable": [list(e) for e in self.untestable],
+            "data_dependencies": self.data_dependencies,
+            "executions": self.executions,
+            "orders_run": self.orders_run,
+        }
+
+
+@dataclass(frozen=True)
+class RefineProgress:
+    """Where a refinement stands (passed to ``on_progress`` after every schedule)."""
+
+    tested: int
+    total: int
+    manifest: int
+    untestable: int
+    executions: int
+
+
+ProgressCallback = Callable[[RefineProgress], None]
+
+
+def _check_order(order: Sequence[str], graph: nx.DiGraph) -> dict[str, int]:
+    index: dict[str, int] = {}
+    for i, test in enumerate(order):
+        if test in index:
+            raise UsageError(
+                f"the reference order runs {test!r} twice (positions {index[test]} and {i}); "
+                "PRADET needs each test once: pass the suite's order without repeats"
+            )
+        index[test] = i
+    missing = [t for t in graph.nodes if t not in index]
+    if missing:
+        raise UsageError(
+            f"{len(missing)} test(s) of the dependency graph are not in the reference order, "
+            f"e.g. {missing[0]!r}; build the graph from a run of that same order"
+        )
+    return index
+
+
+def _schedule(
+    work: nx.DiGraph, component: set[str], edge: Edge, index: Mapping[str, int]
+) -> list[str]:
+    """Tests of ``component`` with ``edge`` inverted, dependees first, cut after its source."""
+    dependent, dependee = edge
+    sub = nx.DiGraph(work.subgraph(component))
+    sub.remove_edge(dependent, dependee)
+    sub.add_edge(dependee, dependent)
+    out: list[str] = []
+    for test in nx.lexicographical_topological_sort(sub.reverse(copy=False), key=index.__getitem__):
+        out.append(test)
+        if test == dependent:
+            break
+    return out
+
+
+def _inverts_into_cycle(work: nx.DiGraph, edge: Edge) -> bool:
+    """Whether another path leads from the dependent to the dependee (Figure 4)."""
+    dependent, dependee = edge
+    data = work.edges[edge]
+    work.remove_edge(dependent, dependee)
+    try:
+        return bool(nx.has_path(work, dependent, dependee))
+    finally:
+        work.add_edge(dependent, dependee, **data)
+
+
+def refine(
+    executor: Executor,
+    graph: nx.DiGraph,
+    reference_order: Sequence[str],
+    *,
+    reference: Optional[OrderResult] = None,
+    jobs: int = 1,
+    on_progress: Optional[ProgressCallback] = None,
+    source: str = "reference",
+) -> RefineResult:
+    """Test every data dependency of ``graph`` (edges ``dependent -> dependee``).
+
+    ``reference`` is the run of ``reference_order`` whose outcomes schedules are compared
+    with (typically the probed collection run); without it the order is run once first.
+    """
+    if jobs < 1:
+        raise UsageError(f"jobs must be at least 1, got {jobs!r}")
+    order = list(reference_order)
+    index = _check_order(order, graph)
+    result = RefineResult(data_dependencies=graph.number_of_edges())
+    if reference is None:
+        reference = executor.run(order)
+        result.executions += len(order)
+        result.orders.append(order)
+    expected: dict[str, Outcome] = {r.test: r.outcome for r in reference.results}
+    position = {t: i for i, t in enumerate(reference.order)}
+
+    work = nx.DiGraph()
+    work.add_edges_from(graph.edges(data=True))
+    untested: set[Edge] = set(work.edges)
+    total = len(untested)
+
+    def report() -> None:
+        if on_progress is not None:
+            tested = len(result.manifest) + len(result.removed)
+            on_progress(
+                RefineProgress(
+                    tested, total, len(result.manifest), len(result.untestable), result.executions
+                )
+            )
+
+    while untested:
+        batch: list[tuple[Edge, list[str]]] = []
+        components = sorted(
+            nx.weakly_connected_components(work), key=lambda c: min(index[t] for t in c)
+        )
+        component_of = {t: i for i, c in enumerate(components) for t in c}
+        pending: dict[int, list[Edge]] = {}
+        for edge in untested:
+            pending.setdefault(component_of[edge[0]], []).append(edge)
+        for number in sorted(pending):
+            candidates = sorted(pending[number], key=lambda e: (-index[e[0]], -index[e[1]]))
+            chosen = next((e for e in candidates if not _inverts_into_cycle(work, e)), None)
+            if chosen is not None:  # source-first among the testable edges
+                batch.append((chosen, _schedule(work, components[number], chosen, index)))
+            else:  # deferred edges that no removal in this component can free any more
+                for edge in candidates:
+                    untested.discard(edge)
+                    result.untestable.append(edge)
+        if not batch:
+            break
+        runs = _run(executor, [schedule for _, schedule in batch], jobs)
+        for (edge, schedule), run in zip(batch, runs):
+            untested.discard(edge)
+            result.executions += len(schedule)
+            result.orders.append(schedule)
+            dependent, dependee = edge
+            want = expected.get(dependent, Outcome.PASSED)
+            got = run.outcome_of(dependent)
+            if got.is_failure == want.is_failure:
+                work.remove_edge(dependent, dependee)
+                result.removed.append(edge)
+            else:
+                cut = order[: position.get(dependent, index[dependent]) + 1]
+                brittle = not want.is_failure
+                result.manifest.append(
+                    ManifestDependency(
+                        dependent=dependent,
+                        dependee=dependee,
+                        roots=list(graph.edges[edge].get("roots", ())),
+                        kind="brittle" if brittle else "victim",
+                        failing_order=schedule if brittle else cut,
+                        passing_order=cut if brittle else schedule,
+                        source=source,
+                    )
+                )
+            report()
+    result.untestable.sort(key=lambda e: (index[e[0]], index[e[1]]))
+    report()
+    return result
+
+
+def _run(executor: Executor, schedules: list[list[str]], jobs: int) -> list[OrderResult]:
+    if jobs > 1 and len(schedules) > 1:
+        return executor.run_many(schedules)
+    return [executor.run(s) for s in schedules]
+
+
+def pradet(
+    executor: Executor,
+    reference_order: Optional[Sequence[str]] = None,
+    *,
+    probe_options: Optional[dict[str, Any]] = None,
+    also_reverse: bool = False,
+    jobs: int = 1,
+    on_progress: Optional[ProgressCallback] = None,
+) -> RefineResult:
+    """Collect data dependencies with the state probe and refine them (all of paper 001).
+
+    Runs ``reference_order`` (default: the suite's order) once under the probe; that run is
+    also the reference the schedules are compared with. With ``also_reverse`` the reversed
+    order is collected and refined too, which finds polluters that run after their victims
+    in the reference order.
+    """
+    order = list(reference_order) if reference_order is not None else executor.suite.ids
+    spec = ProbeSpec(STATE_PROBE, dict(probe_options or {}))
+    passes = [("reference", order)]
+    if also_reverse:
+        passes.append(("reversed", order[::-1]))
+    total = RefineResult()
+    for source, pass_order in passes:
+        run = executor.run(pass_order, probe=spec)
+        graph = graph_from_probe(run.probe)
+        found = refine(
+            executor,
+            graph,
+            pass_order,
+            reference=run,
+            jobs=jobs,
+            on_progress=on_progress,
+            source=source,
+        )
+        found.executions += len(pass_order)
+        found.orders.insert(0, list(pass_order))
+        total.merge(found)
+    return total

@@ -1,0 +1,104 @@
+from __future__ import annotations
+
+from typing import Any
+
+import networkx as nx
+import pytest
+
+from orderdep.analysis.pradet.datadeps import (
+    accesses,
+    data_dependencies,
+    explain,
+    graph_from_probe,
+    most_written,
+)
+from orderdep.errors import ReportError
+
+
+def probe(*rows: tuple[str, list[str], list[str]]) -> dict[str, Any]:
+    """A state-probe result: one (test, reads, writes) row per position."""
+    return {
+        "tests": [
+            {"index": i, "test": t, "reads": reads, "writes": writes}
+            for i, (t, reads, writes) in enumerate(rows)
+        ]
+    }
+
+
+def test_edges_go_to_the_last_writer_before_the_reader() -> None:
+    graph = graph_from_probe(
+        probe(
+            ("t1", [], ["m.A", "m.B"]),
+            ("t2", ["m.A"], []),
+            ("t3", [], ["m.A"]),
+            ("t4", ["m.A", "m.B", "m.C"], []),
+            ("t5", ["m.A"], ["m.A"]),  # reads before its own write: depends on t3
+            ("t6", ["m.A"], []),
+        )
+    )
+    assert sorted(graph.edges(data="roots")) == [
+        ("t2", "t1", ["m.A"]),
+        ("t4", "t1", ["m.B"]),
+        ("t4", "t3", ["m.A"]),
+        ("t5", "t3", ["m.A"]),
+        ("t6", "t5", ["m.A"]),
+    ]
+    assert nx.is_directed_acyclic_graph(graph)
+    assert graph.nodes["t4"]["index"] == 3
+    assert set(graph.nodes) == {"t1", "t2", "t3", "t4", "t5", "t6"}
+
+
+def test_wildcard_reads_and_no_self_edges() -> None:
+    graph = graph_from_probe(
+        probe(
+            ("a", [], ["env:X", "file:data/1", "file:other"]),
+            ("b", [], ["env:Y"]),
+            ("c", ["env:*", "file:data/*"], ["env:X"]),
+            ("c2", ["env:X"], []),
+            ("a", ["env:Y", "file:other"], ["file:other"]),  # a again: its own write
+            ("d", ["file:other"], []),
+        )
+    )
+    assert graph.edges["c", "a"]["roots"] == ["env:X", "file:data/1"]
+    assert graph.edges["c", "b"]["roots"] == ["env:Y"]
+    assert graph.edges["c2", "c"]["roots"] == ["env:X"]
+    assert graph.edges["a", "b"]["roots"] == ["env:Y"]
+    assert ("a", "a") not in graph.edges
+    assert graph.edges["d", "a"]["roots"] == ["file:other"]
+
+
+def test_malformed_or_failed_probe_results_are_report_errors() -> None:
+    with pytest.raises(ReportError, match="no 'tests' list"):
+        accesses({})
+    with pytest.raises(ReportError, match="failed in the child"):
+        accesses({"tests": [], "error": "Traceback ..."})
+    with pytest.raises(ReportError, match="malformed probe entry"):
+        accesses({"tests": [{"test": "x"}]})
+
+
+def test_accesses_sorted_by_position() -> None:
+    data = probe(("a", [], ["r"]), ("b", ["r"], []))
+    data["tests"].reverse()
+    seq = accesses(data)
+    assert [a.test for a in seq] == ["a", "b"]
+    assert list(data_dependencies(seq).edges) == [("b", "a")]
+
+
+def test_most_written_and_explain() -> None:
+    seq = accesses(
+        probe(
+            ("a", [], ["m.A", "env:E"]),
+            ("b", [], ["m.A"]),
+            ("c", [], ["m.B"]),
+            ("d", ["m.A", "env:*", "m.Z"], ["m.B"]),
+        )
+    )
+    assert most_written(seq, 2) == [("m.A", ["a", "b"]), ("m.B", ["c", "d"])]
+    why = explain(seq, "d")
+    assert why.index == 3
+    assert why.reads == {"m.A": ["a", "b"], "env:E": ["a"]}
+    assert why.unwritten_reads == ["m.Z"]
+    assert why.writes == ["m.B"]
+    assert why.to_json()["reads"]["m.A"] == ["a", "b"]
+    with pytest.raises(KeyError):
+        explain(seq, "nope")

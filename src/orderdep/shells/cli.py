@@ -20,6 +20,7 @@ from orderdep.shells.commands import (
     detect_cmds,  # noqa: F401  (detect, flakerate)
     engine_cmds,  # noqa: F401  (collect, run)
     explain_cmds,  # noqa: F401  (classify, deps)
+    repair_cmds,  # noqa: F401  (debug, fix)
 )
 
 

@@ -117,6 +117,24 @@ FILES = {
         def test_mode_is_prod():
             assert config.get("mode") == "prod"
         """,
+    "tests/test_fixture_reader.py": """
+        import pytest
+
+        from app import jobs
+
+
+        @pytest.fixture
+        def jobs_at_start():
+            return jobs.count()
+
+
+        def test_add_more():
+            jobs.add("job_9")
+
+
+        def test_starts_empty(jobs_at_start):
+            assert jobs_at_start == 0
+        """,
     "tests/test_channels.py": """
         import os
         import pathlib
@@ -220,7 +238,9 @@ def test_cleaner_statements_are_minimised_into_the_victim(engine: Engine, projec
     result = Repairer(engine.config, engine, strategy="cleaner").repair(finding)
     assert result.fix is not None, result.notes
     assert result.fix.strategy == "cleaner"
-    assert result.fix.description.startswith("1 of its 3 statement(s)")
+    assert result.fix.description == (
+        f"1 of the 3 statements of cleaner {J}test_cancel_job (minimised by delta debugging)"
+    )
     hunk = [
         " def test_no_jobs():",
         '     """Starts empty."""',
@@ -280,6 +300,7 @@ def test_polluter_undoes_its_change(engine: Engine) -> None:
         ("test_write_file", "test_no_file", "request.config.rootpath.joinpath('state.txt').unlink(missing_ok=True)"),
         ("test_cache_fill", "test_cache_default", "settings.mode.cache_clear()"),
         ("test_seen_add", "test_seen_empty", "_SEEN[:] = []"),
+        ("test_close", "test_open", "monkeypatch.setattr(CONN, 'closed', False)"),
     ],
 )  # fmt: skip
 def test_restore_each_channel(engine: Engine, polluter: str, victim: str, statement: str) -> None:
@@ -290,13 +311,28 @@ def test_restore_each_channel(engine: Engine, polluter: str, victim: str, statem
 
 
 def test_unverifiable_candidates_are_not_offered(engine: Engine) -> None:
-    # CONN holds an object: no literal to restore, no reset-method, and guarding the
-    # binding in the polluter does not undo an in-place attribute write
-    finding = ODFinding(CH + "test_open", "victim", polluters=[CH + "test_close"])
-    result = Repairer(engine.config, engine, strategy="auto").repair(finding)
-    assert result.debug is not None and result.debug.polluted == ["app.conn.CONN"]
+    # the victim reads the state in a fixture, before any statement inserted into its
+    # body runs: reset() passes the cheap screening (run before setup) but a real patch
+    # cannot work, so verification rejects it
+    fr = "tests/test_fixture_reader.py::"
+    finding = ODFinding(fr + "test_starts_empty", "victim", polluters=[fr + "test_add_more"])
+    result = Repairer(engine.config, engine, strategy="generated").repair(finding)
+    assert result.debug is not None and result.debug.polluted == ["app.jobs._JOBS"]
+    assert result.candidates >= 1 and result.verified >= 1
     assert result.fix is None
     assert any("rejected" in n and "still failed" in n for n in result.notes), result.notes
+    # guarding the polluter does work
+    result = Repairer(engine.config, engine, strategy="auto").repair(finding)
+    assert result.fix is not None and result.fix.strategy == "polluter"
+
+
+def test_polluter_guard_for_an_object_changed_in_place(engine: Engine) -> None:
+    finding = ODFinding(CH + "test_open", "victim", polluters=[CH + "test_close"])
+    result = Repairer(engine.config, engine, strategy="polluter").repair(finding)
+    assert result.fix is not None, result.notes
+    assert result.fix.insertions[0].statements == (
+        "monkeypatch.setattr(CONN, 'closed', CONN.closed)",
+    )
 
 
 def test_apply_fix_writes_through_libcst(tmp_path: Path) -> None:

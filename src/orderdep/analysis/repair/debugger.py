@@ -28,6 +28,7 @@ if that works, :func:`~orderdep.core.ddmin.ddmin` shrinks them to a minimal set.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
@@ -43,7 +44,10 @@ from orderdep.errors import OrderdepError, UsageError
 PROBE_MODULE = "orderdep.analysis.repair.debug_probe"
 MAX_RESTORES = 60
 # Restore experiments try likely culprits first (003 §3.1 looks at static fields).
-KIND_ORDER = ("global", "classattr", "cache", "env", "file", "cwd", "syspath", "other")
+KIND_ORDER = (
+    "global", "classattr", "cache", "env", "file", "cwd", "syspath", "logging", "warnings",
+    "other",
+)  # fmt: skip
 
 Progress = Callable[[str], None]
 
@@ -85,6 +89,7 @@ class RootInfo:
     module_file: Optional[str] = None  # the module's file, relative to the rootdir
     path: Optional[str] = None  # file roots: relative path ("$TMP/..." for the temp dir)
     var: Optional[str] = None  # env roots
+    aliases: tuple[str, ...] = ()  # other roots naming the same object
 
     @classmethod
     def from_captures(
@@ -210,9 +215,12 @@ def _diff(f: Any, p: Any, path: str, out: list[tuple[str, str]]) -> None:
     if f == p:
         return
     same_shape = (
-        isinstance(f, list) and isinstance(p, list) and len(f) == len(p) == 3
-        and f[0] == p[0] and f[1] == p[1]
-    )  # fmt: skip
+        isinstance(f, list)
+        and isinstance(p, list)
+        and len(f) == len(p) == 3
+        and f[0] == p[0]
+        and f[1] == p[1]
+    )
     if not same_shape or f[0] not in ("dict", "seq", "set", "obj"):
         out.append((path, f"is {_render(f)} (passing: {_render(p)})"))
         return
@@ -314,11 +322,45 @@ def _modules(captured: dict[str, Any]) -> set[str]:
     return {str(v["module"]) for v in captured.values() if v.get("module")}
 
 
-def _differs(f: Optional[dict[str, Any]], p: Optional[dict[str, Any]]) -> bool:
+def _differs(f: Optional[dict[str, Any]], p: Optional[dict[str, Any]], same_salt: bool) -> bool:
+    """Whether a root differs between the captures.
+
+    Fingerprints (deep, but salted per process for strings) decide when both captures
+    come from children of one fork server; the bounded descriptions decide otherwise.
+    """
     fv, pv = ValueView.from_capture(f), ValueView.from_capture(p)
     if fv.present != pv.present:
         return True
-    return fv.present and (fv.desc != pv.desc or fv.type != pv.type)
+    if not fv.present:
+        return False
+    if fv.desc != pv.desc or fv.type != pv.type:
+        return True
+    return same_salt and f is not None and p is not None and f.get("fp") != p.get("fp")
+
+
+def _testish(root: RootInfo) -> bool:
+    base = (root.module_file or "").rsplit("/", 1)[-1]
+    return base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"
+
+
+def _merge_aliases(roots: list[RootInfo], captured: dict[str, Any]) -> list[RootInfo]:
+    """One root per object: ``from app.registry import _ENTRIES`` in a test module makes
+    ``test_mod._ENTRIES`` another name of ``app.registry._ENTRIES``; the defining module's
+    name is kept (restoring one restores both), the others become its aliases."""
+    groups: dict[int, list[RootInfo]] = {}
+    for r in roots:
+        ident = (captured.get(r.name) or {}).get("ident")
+        if ident is not None:
+            groups.setdefault(int(ident), []).append(r)
+    drop: set[str] = set()
+    keep: dict[str, RootInfo] = {}
+    for group in groups.values():
+        if len(group) > 1:
+            best = min(group, key=lambda r: (_testish(r), len(r.name), r.name))
+            others = tuple(r.name for r in group if r is not best)
+            keep[best.name] = dataclasses.replace(best, aliases=others)
+            drop.update(others)
+    return [keep.get(r.name, r) for r in roots if r.name not in drop]
 
 
 def debug(
@@ -365,11 +407,13 @@ def debug(
     out.captured = len(f_roots)
     out.test_module = f_res.probe.get("test_module") or p_res.probe.get("test_module")
     names = sorted(set(f_roots) | set(p_roots))
+    same_salt = f_res.probe.get("salt") == p_res.probe.get("salt")
     out.differing = [
         RootInfo.from_captures(n, f_roots.get(n), p_roots.get(n))
         for n in names
-        if _differs(f_roots.get(n), p_roots.get(n))
+        if _differs(f_roots.get(n), p_roots.get(n), same_salt)
     ]
+    out.differing = _merge_aliases(out.differing, f_roots)
     out.differing.sort(key=lambda r: KIND_ORDER.index(r.kind) if r.kind in KIND_ORDER else 99)
     if not out.differing:
         out.notes.append(

@@ -319,9 +319,12 @@ class Repairer:
             self.progress(f"debugging {finding.test}")
             try:
                 result.debug = debug(
-                    self.engine, finding.test, kind=kind, failing_order=failing,
+                    self.engine,
+                    finding.test,
+                    kind=kind,
+                    failing_order=failing,
                     passing_order=passing,
-                )  # fmt: skip
+                )
             except DebugError as exc:
                 result.notes.append(f"debugger: {exc}")
             if result.debug is not None:
@@ -333,9 +336,13 @@ class Repairer:
         return result
 
     def _cleaner_candidates(
-        self, finding: ODFinding, kind: str, target: Target, victim: FunctionSource,
+        self,
+        finding: ODFinding,
+        kind: str,
+        target: Target,
+        victim: FunctionSource,
         result: FixResult,
-    ) -> list[Candidate]:  # fmt: skip
+    ) -> list[Candidate]:
         if kind == "victim":
             donors = list(dict.fromkeys(c for cs in finding.cleaners.values() for c in cs))
             what = "cleaner"
@@ -362,18 +369,27 @@ class Repairer:
 
             try:
                 kept = ddmin(stmts, works)
-                how = f"{len(kept)} of its {len(stmts)} statement(s), minimised by delta debugging"
+                how = (
+                    f"the statement of {what} {donor_id}"
+                    if len(stmts) == 1
+                    else f"{len(kept)} of the {len(stmts)} statements of {what} {donor_id} "
+                    "(minimised by delta debugging)"
+                )
             except DDMinPreconditionError:
                 kept = stmts  # it needs its fixtures or self: only a real run can tell
-                how = f"all {len(stmts)} statement(s)"
+                how = f"the statements of {what} {donor_id}"
             ins = transplant(kept, donor, victim)
-            out.append(Candidate("cleaner", f"{how} of {what} {donor_id}", [ins]))
+            out.append(Candidate("cleaner", how, [ins]))
         return out
 
     def _root_candidates(
-        self, finding: ODFinding, kind: str, target: Target, victim: FunctionSource,
+        self,
+        finding: ODFinding,
+        kind: str,
+        target: Target,
+        victim: FunctionSource,
         result: FixResult,
-    ) -> list[Candidate]:  # fmt: skip
+    ) -> list[Candidate]:
         dbg = result.debug
         assert dbg is not None
         roots = dbg.culprits
@@ -389,17 +405,25 @@ class Repairer:
             out += self._generated(finding, target, victim, roots if single else [], result)
         if "restore" in self.strategies:
             out += _combine(
-                "restore", finding.test, roots, single,
-                lambda r: restore_statements(r, names, victim.module), "restores",
-            )  # fmt: skip
+                "restore",
+                finding.test,
+                roots,
+                single,
+                lambda r: restore_statements(r, names, victim.module),
+                "restores",
+            )
         if "polluter" in self.strategies and kind == "victim":
             out += self._polluter_candidates(finding, roots, single, dbg)
         return out
 
     def _generated(
-        self, finding: ODFinding, target: Target, victim: FunctionSource, roots: list[RootInfo],
+        self,
+        finding: ODFinding,
+        target: Target,
+        victim: FunctionSource,
+        roots: list[RootInfo],
         result: FixResult,
-    ) -> list[Candidate]:  # fmt: skip
+    ) -> list[Candidate]:
         out: list[Candidate] = []
         context = [victim.source]
         for p in finding.polluters + [m for g in finding.polluter_groups for m in g]:
@@ -514,12 +538,13 @@ class Repairer:
         if not built:
             result.notes.append("no candidate patch to verify")
         for size, _, _, cand, changes in built[: self.max_verify]:
-            self.progress(f"verifying a {cand.strategy} patch ({size} changed lines)")
+            self.progress(f"verifying a {cand.strategy} patch ({size} changed line(s))")
             result.verified += 1
             check = self.verifier.verify(changes, target)
             if check.ok:
-                result.fix = Fix(target.test, cand.strategy, cand.description,
-                                 cand.insertions, changes, check)  # fmt: skip
+                result.fix = Fix(
+                    target.test, cand.strategy, cand.description, cand.insertions, changes, check
+                )
                 return
             result.notes.append(
                 f"{cand.strategy}: rejected ({cand.description}): {check.summary()}"

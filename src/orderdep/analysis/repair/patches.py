@@ -22,7 +22,7 @@ import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import libcst as cst
 
@@ -311,13 +311,54 @@ def _owner(root: RootInfo, names: ModuleNames, test_module: Optional[str]) -> tu
     return attribute_reference(root.module, root.attrs[:-1], names)
 
 
+def _ref(root: RootInfo, names: ModuleNames, test_module: Optional[str]) -> tuple[str, list[str]]:
+    """Expression for the root's value itself (for in-place changes), and imports."""
+    assert root.module is not None
+    if root.module == test_module:
+        return ".".join(root.attrs), []
+    return attribute_reference(root.module, root.attrs, names)
+
+
 def _file_expr(path: str) -> tuple[str, list[str]]:
+    if path.startswith("~/"):
+        return f"pathlib.Path.home().joinpath({path[2:]!r})", ["import pathlib"]
     if path.startswith("$TMP/"):
         return f"pathlib.Path(tempfile.gettempdir(), {path[5:]!r})", [
             "import pathlib",
             "import tempfile",
         ]
     return f"request.config.rootpath.joinpath({path!r})", []
+
+
+def _atom_literal(desc: Any) -> Optional[str]:
+    """The literal of a described atom (``['atom', 'int', '0']``), if it is one."""
+    if not (isinstance(desc, list) and len(desc) == 3 and desc[0] == "atom"):
+        return None
+    try:
+        ast.literal_eval(desc[2])
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return str(desc[2])
+
+
+def changed_attributes(root: RootInfo) -> dict[str, str]:
+    """Attribute -> passing literal for an object changed in place ({} if not expressible).
+
+    Only when every attribute that differs had a literal value in the passing order.
+    """
+    f, p = root.failing.desc, root.passing.desc
+    if not (isinstance(f, list) and isinstance(p, list) and f[:2] == p[:2] and f[0] == "obj"):
+        return {}
+    fa, pa = dict((k, v) for k, v in f[2]), dict((k, v) for k, v in p[2])
+    out: dict[str, str] = {}
+    for key in sorted(set(fa) | set(pa)):
+        if fa.get(key) == pa.get(key):
+            continue
+        value = _atom_literal(pa.get(key))
+        if value is None or not str(key).isidentifier():
+            return {}
+        out[str(key)] = value
+    return out
 
 
 def restore_statements(
@@ -332,14 +373,14 @@ def restore_statements(
     if root.kind in ("global", "classattr") and root.module:
         owner, imports = _owner(root, names, test_module)
         attr = root.attrs[-1]
-        ref = f"{owner}.{attr}" if owner else attr
+        ref, ref_imports = _ref(root, names, test_module)
         if p.present and p.literal is not None:
             # in place: code holding a reference to the object sees the reset too
             if p.type == "dict" or p.type == "set":
                 fill = [] if p.literal in ("{}", "set()") else [f"{ref}.update({p.literal})"]
-                out.append(([*imports, f"{ref}.clear()", *fill], []))
+                out.append(([*ref_imports, f"{ref}.clear()", *fill], []))
             elif p.type == "list":
-                out.append(([*imports, f"{ref}[:] = {p.literal}"], []))
+                out.append(([*ref_imports, f"{ref}[:] = {p.literal}"], []))
             if owner:
                 out.append(
                     (
@@ -358,9 +399,14 @@ def restore_statements(
                     ["monkeypatch"],
                 )
             )
+        elif p.present:
+            # an object changed in place: put back the attributes that differ
+            fields = changed_attributes(root)
+            if fields:
+                sets = [f"monkeypatch.setattr({ref}, {a!r}, {v})" for a, v in fields.items()]
+                out.append(([*ref_imports, *sets], ["monkeypatch"]))
     elif root.kind == "cache" and root.module:
-        owner, imports = _owner(root, names, test_module)
-        ref = f"{owner}.{root.attrs[-1]}" if owner else root.attrs[-1]
+        ref, imports = _ref(root, names, test_module)
         out.append(([*imports, f"{ref}.cache_clear()"], []))
     elif root.kind == "env" and root.var:
         if p.present and p.literal is not None:
@@ -376,7 +422,7 @@ def restore_statements(
         out.append(([f"monkeypatch.chdir({where})"], ["monkeypatch", "request"]))
     elif root.kind == "file" and root.path:
         expr, imports = _file_expr(root.path)
-        fixtures = [] if root.path.startswith("$TMP/") else ["request"]
+        fixtures = [] if root.path.startswith(("$TMP/", "~/")) else ["request"]
         if not p.present and root.name.endswith("/"):
             out.append(
                 (
@@ -413,9 +459,27 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
             out.append(
                 ([*imports, f"monkeypatch.setitem(globals(), {attr!r}, {value})"], ["monkeypatch"])
             )
+        obj, obj_imports = _ref(root, names, test_module)
+        if p.type in ("dict", "set", "list"):
+            # in place when the polluter writes through another name of the same object
+            refill = "extend" if p.type == "list" else "update"
+            out.append(
+                (
+                    [
+                        *obj_imports,
+                        "import copy",
+                        f"saved = copy.deepcopy({obj})",
+                        f"request.addfinalizer(lambda: ({obj}.clear(), {obj}.{refill}(saved)))",
+                    ],
+                    ["request"],
+                )
+            )
+        fields = changed_attributes(root)
+        if fields:  # an object changed in place: monkeypatch puts its attributes back
+            sets = [f"monkeypatch.setattr({obj}, {a!r}, {obj}.{a})" for a in fields]
+            out.insert(0, ([*obj_imports, *sets], ["monkeypatch"]))
     elif root.kind == "cache" and root.module:
-        owner, imports = _owner(root, names, test_module)
-        ref = f"{owner}.{root.attrs[-1]}" if owner else root.attrs[-1]
+        ref, imports = _ref(root, names, test_module)
         out.append(([*imports, f"request.addfinalizer({ref}.cache_clear)"], ["request"]))
     elif root.kind == "env" and root.var:
         if p.present and p.literal is not None:

@@ -1,0 +1,343 @@
+"""``orderdep debug`` and ``orderdep fix``: name the polluted state, offer verified patches."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Optional
+
+import click
+
+from orderdep.analysis.repair.debugger import DebugResult, RootInfo
+from orderdep.analysis.repair.fix import STRATEGY_CHOICES, FixResult
+from orderdep.core.report import ODFinding, Report, load_report
+from orderdep.errors import UsageError
+from orderdep.shells.app import cli
+from orderdep.shells.commands.engine_cmds import open_engine
+from orderdep.shells.options import engine_options
+
+DEFAULT_REPORT = Path(".orderdep") / "report.json"
+PATCH_DIR = Path(".orderdep") / "patches"
+MAX_SHOWN_ROOTS = 20
+
+REPORT_OPTION = click.option(
+    "--report",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Classified report (default PROJECT/.orderdep/report.json).",
+)
+
+
+def _notice(message: str) -> None:
+    click.echo(f"  .. {message}", err=True)
+
+
+def _report_file(project: Path, report: Optional[Path]) -> Path:
+    return report if report is not None else project / DEFAULT_REPORT
+
+
+def _load(project: Path, report: Optional[Path], required: bool) -> Optional[Report]:
+    path = _report_file(project, report)
+    if report is None and not path.exists() and not required:
+        return None
+    return load_report(path, project=str(project))
+
+
+def _engine_flags(params: dict[str, Any]) -> list[str]:
+    """The engine options the user gave, to repeat them in printed commands."""
+    out: list[str] = []
+    if params.get("runner") and params["runner"] != "fork":
+        out += ["--runner", params["runner"]]
+    if params.get("timeout"):
+        out += ["--timeout", str(params["timeout"])]
+    if params.get("python"):
+        out += ["--python", params["python"]]
+    if params.get("rootdir"):
+        out += ["--rootdir", params["rootdir"]]
+    for p in params.get("pythonpath") or ():
+        out += ["--pythonpath", p]
+    for a in params.get("pytest_args") or ():
+        out.append(f"--pytest-arg={a}")
+    return out
+
+
+# -- debug ---------------------------------------------------------------------------------
+def root_lines(root: RootInfo) -> list[str]:
+    """``name: change`` lines for one root (sub-path changes attach to the name)."""
+    out = []
+    for change in root.changes or ("differs",):
+        sep = "" if change.startswith(("[", ".")) else ": "
+        out.append(f"{root.name}{sep}{change}")
+    if root.aliases:
+        out[-1] += f" (also named {', '.join(root.aliases)})"
+    return out
+
+
+def debug_lines(result: DebugResult, project: Path, params: dict[str, Any]) -> list[str]:
+    test = result.test
+    lines = [f"debugging {test} ({result.kind})"]
+    f_word, p_word = "fails", "passes"
+    lines.append(f"failing order ({f_word}): {' -> '.join(result.failing_order)}")
+    lines.append(f"passing order ({p_word}): {' -> '.join(result.passing_order)}")
+    lines.append(
+        f"captured {result.captured} roots right before the test; "
+        f"{len(result.differing)} differ between the two orders:"
+    )
+    culprits = set(result.polluted or result.together)
+    label = "polluted" if result.kind == "victim" else "needed"
+    shown = sorted(result.differing, key=lambda r: r.name not in culprits)[:MAX_SHOWN_ROOTS]
+    for root in shown:
+        mark = f"{label:<9}" if root.name in culprits else " " * 9
+        for i, line in enumerate(root_lines(root)):
+            lines.append(f"  {mark if i == 0 else ' ' * 9} {line}")
+    if len(result.differing) > len(shown):
+        lines.append(f"  ... and {len(result.differing) - len(shown)} more")
+    if result.polluted:
+        effect = (
+            "makes it pass in the failing order"
+            if result.kind == "victim"
+            else "back to its value before the state-setter makes it fail in the passing order"
+        )
+        what = "putting its passing value back" if result.kind == "victim" else "putting it"
+        lines.append(f"{label}: {', '.join(result.polluted)} ({what} {effect})")
+    elif result.together:
+        lines.append(f"{label} together: {', '.join(result.together)} (no one of them alone)")
+    else:
+        lines.append(f"no {label} root found")
+    lines += [f"note: {n}" for n in result.notes]
+    for name, why in sorted(result.unrestorable.items()):
+        lines.append(f"note: could not restore {name}: {why}")
+    run = ["orderdep", "run", str(project), *_engine_flags(params)]
+    if any(t.startswith("-") for t in result.failing_order):
+        run.append("--")
+    lines.append(f"reproduce: {shlex.join([*run, *result.failing_order])}")
+    return lines
+
+
+@cli.command()
+@engine_options
+@click.option("--test", "test", required=True, help="The OD test to debug.")
+@click.option(
+    "--polluter",
+    "polluters",
+    multiple=True,
+    help="Its polluter (a state-setter, for a brittle); repeat for a group, in order. "
+    "Default: from the report, else what runs before it in the original order.",
+)
+@REPORT_OPTION
+def debug(test: str, polluters: tuple[str, ...], report: Optional[Path], **params: Any) -> int:
+    """Name the shared state (roots) that makes an OD test fail (ODRepair's Debugger).
+
+    Captures every root right before the test in its failing and passing orders, diffs
+    them, and restores the differing roots one at a time. Exit code 0 when a polluted
+    root was found, 1 when none was.
+    """
+    from orderdep.analysis.repair.debugger import debug as run_debug
+    from orderdep.analysis.repair.debugger import finding_for, orders_for
+
+    project: Path = params["project"].resolve()
+    data = _load(project, report, required=report is not None)
+    with open_engine(params, store=False) as engine:
+        engine.check([test, *polluters])
+        finding = finding_for(
+            engine, test, polluters, data.finding(test) if data is not None else None
+        )
+        kind, failing, passing = orders_for(finding)
+        result = run_debug(
+            engine,
+            test,
+            kind=kind,
+            failing_order=failing,
+            passing_order=passing,
+            progress=_notice,
+        )
+    lines = debug_lines(result, params["project"], params)
+    if result.found:
+        again = ["orderdep", "fix", str(params["project"]), "--test", test]
+        again += [a for p in polluters for a in ("--polluter", p)]
+        if report is not None:
+            again += ["--report", str(report)]
+        lines.append(f"repair: {shlex.join([*again, *_engine_flags(params)])}")
+    click.echo("\n".join(lines))
+    return 0 if result.found else 1
+
+
+# -- fix -----------------------------------------------------------------------------------
+def patch_name(test: str) -> str:
+    """A file name for ``test``'s patch: ``tests/test_a.py::T::t[1]`` -> ``tests_test_a.py__T__t_1_.patch``."""
+    name = test.replace("::", "__").replace("/", "_")
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name) + ".patch"
+
+
+def _git_prefix(project: Path) -> Optional[str]:
+    """The project's path inside its git work tree ("" at the top), None outside git."""
+    if shutil.which("git") is None:
+        return None
+    proc = subprocess.run(
+        ["git", "-C", str(project), "rev-parse", "--show-toplevel"],
+        capture_output=True,
+        text=True,
+    )
+    if proc.returncode != 0:
+        return ""  # not a repository: git apply works like patch, relative to -C
+    top = Path(proc.stdout.strip()).resolve()
+    rel = project.resolve().relative_to(top).as_posix()
+    return "" if rel == "." else rel
+
+
+def apply_commands(project: Path, patch: Path) -> list[str]:
+    """Commands that apply ``patch`` (relative to the project) to the project."""
+    out = []
+    prefix = _git_prefix(project)
+    if prefix is not None:
+        cmd = ["git", "-C", str(project), "apply"]
+        if prefix:
+            cmd.append(f"--directory={prefix}")
+        out.append(shlex.join([*cmd, patch.as_posix()]))
+    out.append(shlex.join(["patch", "-p1", "-d", str(project), "-i", patch.as_posix()]))
+    return out
+
+
+def _select(
+    report: Optional[Report], tests: Sequence[str], polluters: Sequence[str]
+) -> list[tuple[str, Optional[ODFinding]]]:
+    """(test, its finding in the report) for each OD test to fix."""
+    if not tests:
+        return [(f.test, f) for f in report.od_tests] if report is not None else []
+    out: list[tuple[str, Optional[ODFinding]]] = []
+    for t in tests:
+        finding = report.finding(t) if report is not None else None
+        if report is not None and finding is None and not polluters:
+            known = ", ".join(repr(f.test) for f in report.od_tests) or "none"
+            raise UsageError(
+                f"{t!r} is not an OD test of the report (OD tests: {known}); "
+                "pass --polluter ID to fix it anyway."
+            )
+        out.append((t, finding))
+    return out
+
+
+def fix_lines(
+    result: FixResult,
+    project: Path,
+    patch: Optional[Path],
+    params: dict[str, Any],
+    report: Optional[Path],
+    applied: Sequence[str],
+    polluters: Sequence[str] = (),
+) -> list[str]:
+    fix = result.fix
+    if fix is None:
+        lines = [f"no verified fix for {result.test} ({result.kind}):"]
+        lines += [f"  {n}" for n in result.notes] or ["  no candidate patch"]
+        return lines
+    lines = [
+        f"fix for {result.test} ({result.kind}): {fix.strategy}, {fix.size} changed "
+        f"line(s): {fix.description}; {fix.verification.summary()}",
+        fix.diff.rstrip("\n"),
+    ]
+    if applied:
+        lines.append(f"applied to {', '.join(applied)}")
+        return lines
+    assert patch is not None
+    lines.append(f"patch: {patch}")
+    cmds = apply_commands(project, patch.relative_to(project))
+    lines.append(f"apply it: {cmds[0]}")
+    lines += [f"      or: {c}" for c in cmds[1:]]
+    again = ["orderdep", "fix", str(project), "--test", result.test, "--strategy", fix.strategy]
+    again += [a for p in polluters for a in ("--polluter", p)]
+    if report is not None:
+        again += ["--report", str(report)]
+    lines.append(f"      or: {shlex.join([*again, *_engine_flags(params), '--apply'])}")
+    return lines
+
+
+@cli.command()
+@engine_options
+@click.option("--test", "tests", multiple=True, help="Only this OD test (repeatable).")
+@click.option(
+    "--polluter",
+    "polluters",
+    multiple=True,
+    help="With one --test: its polluter (state-setter, for a brittle); repeat for a group. "
+    "Needed without a report unless the test fails in the original order.",
+)
+@click.option(
+    "--strategy",
+    type=click.Choice(STRATEGY_CHOICES),
+    default="auto",
+    show_default=True,
+    help="cleaner: a cleaner's (state-setter's) statements, minimised; generated: calls "
+    "of reset-methods found in the code; restore: put the polluted state back "
+    "(monkeypatch); polluter: make the polluter undo its change; auto: all, smallest "
+    "verified patch wins.",
+)
+@click.option("--apply", "apply_", is_flag=True, help="Change the files (default: only print).")
+@click.option(
+    "--no-suite-check",
+    is_flag=True,
+    help="Verify patches on the OD test's orders only, not on the whole suite too.",
+)
+@REPORT_OPTION
+def fix(
+    tests: tuple[str, ...],
+    polluters: tuple[str, ...],
+    strategy: str,
+    apply_: bool,
+    no_suite_check: bool,
+    report: Optional[Path],
+    **params: Any,
+) -> int:
+    """Verified patches for OD tests (iFixFlakies' patcher, ODRepair's generator).
+
+    For each OD test of the report: prints a unified diff, writes it to
+    PROJECT/.orderdep/patches/ and prints the commands that apply it. A patch is shown only
+    if it made the test pass in its failing and passing orders without changing the
+    outcomes of the suite. Files change only with --apply. Exit code 0 when every OD test
+    got a fix, 1 otherwise.
+    """
+    from orderdep.analysis.repair.debugger import finding_for
+    from orderdep.analysis.repair.fix import Repairer, apply_fix
+
+    project: Path = params["project"].resolve()
+    if polluters and len(tests) != 1:
+        raise UsageError("--polluter needs exactly one --test (the OD test it pollutes)")
+    data = _load(project, report, required=report is not None or not tests)
+    selected = _select(data, tests, polluters)
+    if not selected:
+        click.echo("the report has no OD tests: nothing to fix")
+        return 0
+    missing = 0
+    with open_engine(params, store=False) as engine:
+        engine.check([*(t for t, _ in selected), *polluters])
+        repairer = Repairer(
+            engine.config,
+            engine,
+            strategy=strategy,
+            progress=_notice,
+            full_suite=not no_suite_check,
+        )
+        for test, found in selected:
+            if data is not None and found is not None and found.kind is None and not polluters:
+                click.echo(f"skipping {test}: not classified; run `orderdep classify` first")
+                missing += 1
+                continue
+            finding = finding_for(engine, test, polluters, found)
+            result = repairer.repair(finding)
+            patch: Optional[Path] = None
+            applied: list[str] = []
+            if result.fix is None:
+                missing += 1
+            else:
+                patch = project / PATCH_DIR / patch_name(finding.test)
+                patch.parent.mkdir(parents=True, exist_ok=True)
+                patch.write_text(result.fix.diff, encoding="utf-8")
+                if apply_:
+                    applied = apply_fix(project, result.fix)
+            lines = fix_lines(result, project, patch, params, report, applied, polluters)
+            click.echo("\n".join(lines))
+    return 1 if missing else 0

@@ -1,0 +1,262 @@
+"""``orderdep debug`` and ``orderdep fix`` through ``main(argv)``; printed commands are run back."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import shlex
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from orderdep.core.report import ODFinding, Report, save_report
+from orderdep.engine.config import EngineConfig
+from orderdep.engine.runner import Engine
+from orderdep.shells.cli import main
+
+MOD = "tests/test_shop.py"
+ADD, EMPTY, CANCEL = f"{MOD}::test_add_job", f"{MOD}::test_no_jobs", f"{MOD}::test_cancel_job"
+SETTER, BRITTLE, MATH = f"{MOD}::test_load_prod", f"{MOD}::test_mode_is_prod", f"{MOD}::test_math"
+IDS = [ADD, EMPTY, CANCEL, SETTER, BRITTLE, MATH]  # collection order
+
+FILES = {
+    "pytest.ini": "[pytest]\n",
+    "app/__init__.py": "",
+    "app/jobs.py": """
+        _JOBS = {}
+
+
+        def add(name):
+            _JOBS[name] = "new"
+
+
+        def cancel(name):
+            _JOBS.pop(name, None)
+
+
+        def count():
+            return len(_JOBS)
+        """,
+    "app/config.py": """
+        _CONFIG = {}
+
+
+        def load(values):
+            _CONFIG.update(values)
+
+
+        def get(key):
+            return _CONFIG.get(key)
+        """,
+    MOD: '''
+        from app import config, jobs
+
+
+        def test_add_job():
+            jobs.add("job_7")
+
+
+        def test_no_jobs():
+            """Nothing scheduled."""
+            assert jobs.count() == 0  # keep this comment
+
+
+        def test_cancel_job():
+            jobs.cancel("job_7")
+
+
+        def test_load_prod():
+            config.load({"mode": "prod"})
+
+
+        def test_mode_is_prod():
+            assert config.get("mode") == "prod"
+
+
+        def test_math():
+            assert 1 + 1 == 2
+        ''',
+}
+
+
+@pytest.fixture(autouse=True)
+def _no_hypothesis_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
+    # its shutdown costs ~1 s per pytest process; these projects do not use it
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+
+
+def make_project(root: Path, *, with_report: bool = True) -> Path:
+    for rel, text in FILES.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    if with_report:
+        report = Report(
+            project=str(root.resolve()),
+            tests=IDS,
+            od_tests=[
+                ODFinding(
+                    EMPTY, "victim", failing_order=[ADD, EMPTY], passing_order=[EMPTY],
+                    polluters=[ADD], cleaners={ADD: [CANCEL]},
+                ),
+                ODFinding(
+                    BRITTLE, "brittle", failing_order=[BRITTLE], passing_order=[SETTER, BRITTLE],
+                    state_setters=[SETTER],
+                ),
+            ],
+        )  # fmt: skip
+        save_report(root / ".orderdep" / "report.json", report)
+    return root
+
+
+def tree_hash(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if path.is_file() and rel.parts[0] != ".orderdep" and "__pycache__" not in rel.parts:
+            digest.update(str(rel).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def labelled(output: str, label: str) -> list[str]:
+    return [
+        line.split(": ", 1)[1]
+        for line in output.splitlines()
+        if line.strip().startswith(f"{label}:") or line.strip().startswith(f"{label} ")
+    ]
+
+
+def suite_passes_in(root: Path, orders: list[list[str]]) -> list[list[str]]:
+    with Engine(EngineConfig(root)) as engine:
+        return [engine.run(order).failed_tests() for order in orders]
+
+
+def random_orders(seed: int, n: int) -> list[list[str]]:
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        order = list(IDS)
+        rng.shuffle(order)
+        out.append(order)
+    return out
+
+
+def test_debug_names_the_polluted_root_and_its_commands_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path / "shop")
+    assert main(["debug", str(root), "--test", EMPTY]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == f"debugging {EMPTY} (victim)"
+    assert f"failing order (fails): {ADD} -> {EMPTY}" in lines
+    assert "  polluted  app.jobs._JOBS: has extra key 'job_7'" in lines
+    assert (
+        "polluted: app.jobs._JOBS (putting its passing value back makes it pass "
+        "in the failing order)" in lines
+    )
+    (reproduce,) = labelled(out, "reproduce")
+    assert reproduce == shlex.join(["orderdep", "run", str(root), ADD, EMPTY])
+    assert main(shlex.split(reproduce)[1:]) == 1  # it reproduces the failure
+    assert "1 failed" in capsys.readouterr().out
+    (repair,) = labelled(out, "repair")
+    assert main([*shlex.split(repair)[1:], "--no-suite-check"]) == 0
+    assert "fix for" in capsys.readouterr().out
+
+
+def test_debug_without_report_infers_orders_or_takes_a_polluter(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path / "shop", with_report=False)
+    assert main(["debug", str(root), "--test", BRITTLE, "--polluter", SETTER]) == 0
+    out = capsys.readouterr().out
+    assert f"debugging {BRITTLE} (brittle)" in out
+    assert "  needed    app.config._CONFIG: lacks key 'mode'" in out.splitlines()
+    assert main(["debug", str(root), "--test", MATH]) == 2
+    assert "does not look order-dependent" in capsys.readouterr().err
+
+
+def test_fix_prints_verified_patches_and_leaves_the_tree_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path / "shop")
+    before = tree_hash(root)
+    assert main(["fix", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert tree_hash(root) == before
+    assert f"fix for {EMPTY} (victim): cleaner, 1 changed line(s)" in out
+    assert f"fix for {BRITTLE} (brittle): cleaner, 1 changed line(s)" in out
+    assert '+    jobs.cancel("job_7")' in out.splitlines()
+    assert '+    config.load({"mode": "prod"})' in out.splitlines()
+    patches = sorted((root / ".orderdep" / "patches").iterdir())
+    assert [p.name for p in patches] == [
+        "tests_test_shop.py__test_mode_is_prod.patch",
+        "tests_test_shop.py__test_no_jobs.patch",
+    ]
+    applies = labelled(out, "apply it")
+    assert len(applies) == 2 and all(a.startswith("git -C ") for a in applies)
+    for command in applies:  # fed back exactly as printed
+        subprocess.run(shlex.split(command), check=True)
+    text = (root / MOD).read_text()
+    assert '    """Nothing scheduled."""\n    jobs.cancel("job_7")\n' in text
+    assert "assert jobs.count() == 0  # keep this comment" in text
+    orders = [[ADD, EMPTY], [BRITTLE], *random_orders(7, 3)]
+    assert suite_passes_in(root, orders) == [[]] * len(orders)
+
+
+@pytest.mark.skipif(shutil.which("patch") is None, reason="needs GNU patch")
+def test_printed_patch_command_applies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_project(tmp_path / "shop")
+    assert main(["fix", str(root), "--test", EMPTY, "--strategy", "restore"]) == 0
+    out = capsys.readouterr().out
+    assert "+    jobs._JOBS.clear()" in out.splitlines()
+    (command,) = [c for c in labelled(out, "or") if c.startswith("patch ")]
+    subprocess.run(shlex.split(command), check=True, capture_output=True)
+    assert suite_passes_in(root, [[ADD, EMPTY]]) == [[]]
+
+
+def test_printed_apply_command_changes_the_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path / "shop")
+    assert main(["fix", str(root), "--test", EMPTY, "--strategy", "polluter"]) == 0
+    out = capsys.readouterr().out
+    (command,) = [c for c in labelled(out, "or") if c.startswith("orderdep fix")]
+    assert command.endswith("--strategy polluter --apply")
+    before = tree_hash(root)
+    assert main(shlex.split(command)[1:]) == 0
+    assert "applied to tests/test_shop.py" in capsys.readouterr().out
+    assert tree_hash(root) != before
+    text = (root / MOD).read_text()
+    assert "def test_add_job(monkeypatch):\n    import copy\n" in text
+    orders = [[ADD, EMPTY], *random_orders(11, 3)]
+    failed = suite_passes_in(root, orders)
+    assert all(EMPTY not in f for f in failed), failed
+
+
+def test_fix_without_a_verified_patch_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path / "shop")
+    # pretend test_math sets the brittle's state: its statements cannot fix it
+    argv = ["fix", str(root), "--test", BRITTLE, "--polluter", MATH, "--strategy", "cleaner"]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == f"no verified fix for {BRITTLE} (brittle):"
+    assert "still failed in its failing order" in out
+    assert not any(line.startswith(("+", "diff --git")) for line in out.splitlines())
+    assert not (root / ".orderdep" / "patches").exists()
+
+
+def test_fix_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_project(tmp_path / "shop")
+    assert main(["fix", str(root), "--test", MATH]) == 2
+    assert "is not an OD test of the report" in capsys.readouterr().err
+    assert main(["fix", str(root), "--polluter", ADD]) == 2
+    assert "--polluter needs exactly one --test" in capsys.readouterr().err
+    empty = make_project(tmp_path / "bare", with_report=False)
+    assert main(["fix", str(empty)]) == 2
+    assert "no report at" in capsys.readouterr().err

@@ -218,6 +218,10 @@ PLANTED_FILES = {
 
         def test_p_tmp():
             (Path(tempfile.gettempdir()) / "od_planted.tmp").write_text("x")
+
+
+        def test_p_basetemp(tmp_path_factory):
+            (tmp_path_factory.getbasetemp() / "od_planted").write_text("x")
     """,
     "tests/test_victims.py": """
         import os
@@ -275,6 +279,10 @@ PLANTED_FILES = {
 
         def test_v_tmp():
             assert not (Path(tempfile.gettempdir()) / "od_planted.tmp").exists()
+
+
+        def test_v_basetemp(tmp_path_factory):
+            assert not (tmp_path_factory.getbasetemp() / "od_planted").exists()
     """,
     "tests/test_scoped.py": """
         import pytest
@@ -346,6 +354,7 @@ PLANTED_CHANNELS = (
     "session",
     "home",
     "tmp",
+    "basetemp",
 )
 
 

@@ -177,7 +177,7 @@ LOCK_FILES = {
         from pathlib import Path
 
         ROOT = Path(__file__).resolve().parent.parent
-        PAUSE = 0.15
+        PAUSE = 0.2
 
 
         def trace(test, phase):
@@ -309,3 +309,27 @@ def test_a_test_that_retargets_a_symlink_does_not_break_the_engine(
     switched = engine.run(["test_link.py::test_switch", "test_link.py::test_reads_a"])
     assert outcomes(switched) == [Outcome.PASSED, Outcome.FAILED]
     assert outcomes(engine.run(["test_link.py::test_reads_a"])) == [Outcome.PASSED]
+
+
+def test_every_order_gets_fresh_random_state(
+    make_project: ProjectWriter, make_engine: EngineFactory, tmp_path: Path
+) -> None:
+    # Forked children must not all replay the server's random sequence.
+    trace = tmp_path / "trace.log"
+    project = make_project(
+        {
+            "test_rand.py": """
+                import os
+                import random
+
+
+                def test_draw():
+                    with open(os.environ["OD_TRACE"], "a") as fh:
+                        fh.write(f"{random.random()!r}\\n")
+            """
+        }
+    )
+    engine = make_engine(project, runner="fork", extra_env={"OD_TRACE": str(trace)})
+    engine.run_many([["test_rand.py::test_draw"]] * 3)
+    draws = trace.read_text().split()
+    assert len(draws) == 3 and len(set(draws)) == 3

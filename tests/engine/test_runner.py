@@ -6,6 +6,7 @@ Every behaviour is checked on both backends (``fork`` and ``subprocess``).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -20,7 +21,7 @@ import pytest
 from orderdep.core.outcomes import OrderResult, Outcome
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
-from orderdep.errors import CollectionError, UnknownTestsError
+from orderdep.errors import CollectionError, UnknownTestsError, UsageError
 
 if TYPE_CHECKING:
     from conftest import EngineFactory, ProjectWriter
@@ -303,6 +304,17 @@ ZOO_FILES = {
             sys.exit(1)
 
 
+        def test_capture(capfd, caplog):
+            import logging
+            import os
+
+            print("hello")
+            os.write(1, b"raw\\n")
+            logging.getLogger("od").warning("logged")
+            assert capfd.readouterr().out == "hello\\nraw\\n"
+            assert "logged" in caplog.text
+
+
         def test_long():
             raise ValueError("x" * 5000)
     """,
@@ -442,6 +454,7 @@ EXPECTED_OUTCOMES = {
     "test_xpass": ("xpassed", ""),
     "test_xpass_strict": ("failed", "[XPASS(strict)] must fail"),
     "test_sys_exit": ("failed", "SystemExit: 1"),
+    "test_capture": ("passed", ""),  # capture and logging work in every backend
 }
 
 
@@ -802,3 +815,71 @@ def test_last_failed_in_addopts_does_not_shrink_later_orders(
     assert outcomes(engine.run(["test_lf.py::test_fail"])) == ["failed"]
     second = engine.run(["test_lf.py::test_pass", "test_lf.py::test_fail"])
     assert outcomes(second) == ["passed", "failed"]
+
+
+# -- the configuration every backend starts pytest with -------------------------------
+
+
+def test_config_validation(tmp_path: Path) -> None:
+    EngineConfig(tmp_path, runner="subprocess", jobs=3, timeout=0.5)
+    with pytest.raises(UsageError, match="does not exist"):
+        EngineConfig(tmp_path / "missing")
+    with pytest.raises(UsageError, match="unknown runner 'thread'"):
+        EngineConfig(tmp_path, runner="thread")
+    with pytest.raises(UsageError, match="--jobs must be at least 1, got 0"):
+        EngineConfig(tmp_path, jobs=0)
+    with pytest.raises(UsageError, match="--timeout must be positive, got -1"):
+        EngineConfig(tmp_path, timeout=-1)
+    with pytest.raises(UsageError, match="cannot run --python"):
+        EngineConfig(tmp_path, python=str(tmp_path / "no-python"))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="EngineConfig accepts a NaN or infinite timeout: NaN kills every order before it"
+    " starts, inf makes select() raise OverflowError in the fork backend",
+)
+@pytest.mark.parametrize("timeout", [float("nan"), float("inf")])
+def test_config_refuses_a_timeout_that_is_not_a_number_of_seconds(
+    tmp_path: Path, timeout: float
+) -> None:
+    with pytest.raises(UsageError, match="--timeout"):
+        EngineConfig(tmp_path, timeout=timeout)
+
+
+def test_pytest_command(tmp_path: Path) -> None:
+    config = EngineConfig(
+        tmp_path,
+        pytest_args=("-x", "--maxfail=3", "-m", "fast"),
+        pythonpath=("src", "lib"),
+        rootdir="here",
+    )
+    cmd = config.pytest_command(tmp_path / "cache")
+    assert cmd[:3] == [sys.executable, "-m", "pytest"]
+    assert cmd[3:7] == ["-x", "--maxfail=3", "-m", "fast"]
+    rest = cmd[7:]
+    # Our options come after the user's, so the last word on maxfail is ours.
+    assert rest.index("--maxfail=0") > 0
+    assert "orderdep.engine.childplugin" in rest and "no:orderdep" in rest
+    assert "no:stepwise" in rest
+    assert f"cache_dir={tmp_path / 'cache'}" in rest
+    assert rest[rest.index("--rootdir") + 1] == "here"
+    assert "pythonpath=src lib" in rest
+    # The reordering and distributing plugins installed here are switched off.
+    if importlib.util.find_spec("pytest_randomly"):
+        assert "no:randomly" in rest
+    if importlib.util.find_spec("random_order"):
+        assert "no:random_order" in rest
+    if importlib.util.find_spec("xdist"):
+        assert rest[rest.index("-n") + 1] == "0"
+
+
+def test_child_env_overrides_and_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw3")
+    monkeypatch.setenv("OD_FROM_OUTSIDE", "1")
+    config = EngineConfig(tmp_path, extra_env={"OD_EXTRA": "x", "HOME": "/nowhere"})
+    env = config.child_env({"HOME": "/sandbox/home"})
+    assert env["OD_FROM_OUTSIDE"] == "1" and env["OD_EXTRA"] == "x"
+    assert env["HOME"] == "/sandbox/home"
+    assert "PYTEST_XDIST_WORKER" not in env
+    assert env["PY_COLORS"] == "0"

@@ -1,12 +1,33 @@
 """The ``orderdep`` pytest plugin (entry point ``pytest11``).
 
-Idle and cheap unless one of its ``--orderdep-*`` options is given: it only registers
-options here; the work lives in :mod:`orderdep.shells.plugin_deps` and is imported lazily.
+Idle and cheap unless one of its ``--orderdep-*`` options (or the ``orderdep_deps`` ini
+setting) is given: this module only registers options and imports nothing of orderdep.
+The work lives in :mod:`orderdep.shells.plugin_deps`, imported when an option is set:
+
+* ``--orderdep-deps FILE``: every run's final order satisfies the dependencies file
+  (002 §3.2 ``enhanceOrder``), after any reordering or deselection by other plugins;
+  missing state-setters are added back. The header says what changed.
+* ``--orderdep-shards K --orderdep-shard I``: run machine I's share (1..K) of a
+  dependency-aware split, each dependency group whole on one machine.
+* under pytest-xdist, a scheduler that keeps each dependency group on one worker.
 """
 
 from __future__ import annotations
 
+import argparse
+
 import pytest
+
+
+def _positive_int(text: str) -> int:
+    """argparse ``type=`` for counts and indices: names the bad value."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return value
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -16,6 +37,53 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest="orderdep_deps",
         default=None,
         metavar="FILE",
-        help="orderdep.deps/1 file: make every test order satisfy these dependencies.",
+        help="orderdep.deps/1 file: make every test order satisfy these dependencies "
+        "(adds missing state-setters, moves victims before their polluters).",
+    )
+    group.addoption(
+        "--orderdep-shards",
+        dest="orderdep_shards",
+        type=_positive_int,
+        default=None,
+        metavar="K",
+        help="Split the (enhanced) tests over K machines, dependency groups kept whole; "
+        "use with --orderdep-shard.",
+    )
+    group.addoption(
+        "--orderdep-shard",
+        dest="orderdep_shard",
+        type=_positive_int,
+        default=None,
+        metavar="I",
+        help="Run only machine I's share (1..K) of --orderdep-shards K.",
+    )
+    group.addoption(
+        "--orderdep-durations",
+        dest="orderdep_durations",
+        default=None,
+        metavar="FILE",
+        help="JSON {test id: seconds} to balance shards (default: the durations in "
+        ".orderdep/coverage.json, else every test counts the same).",
     )
     parser.addini("orderdep_deps", "orderdep.deps/1 file applied to every run", default="")
+
+
+def _active(config: pytest.Config) -> bool:
+    return bool(
+        config.getoption("orderdep_deps")
+        or config.getini("orderdep_deps")
+        or config.getoption("orderdep_shards")
+        or config.getoption("orderdep_shard")
+        or config.getoption("orderdep_durations")
+    )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    # trylast: registering our collection hooks after every other plugin's configure
+    # makes them the outermost wrapper, so they see the final order (see plugin_deps).
+    if not _active(config):
+        return
+    from orderdep.shells.plugin_deps import install
+
+    install(config)

@@ -1,0 +1,349 @@
+"""The work behind the pytest plugin's ``--orderdep-*`` options (see :mod:`.plugin`).
+
+**Enhancing the final order** (002 §3.2, Figure 2). The order pytest is about to run is
+the unenhanced order T_u; the tests collected before any plugin reordered or deselected
+them are the original order T_orig. :func:`orderdep.core.enhance.enhance_order` moves
+victims before their polluters and adds back missing positive dependees (a state-setter
+that ``-k``, ``-m``, ``--lf``, ``--deselect`` or a selection plugin left out).
+
+This has to be the last change to the order. Reordering and deselection plugins use
+``pytest_collection_modifyitems`` in three ways: plain implementations (``-k``/``-m``,
+``--deselect``, pytest-random-order), wrappers that work *before* their ``yield``
+(pytest-randomly) and wrappers that work *after* it (``--lf``/``--ff``, ``--nf``). A plain
+``trylast`` implementation would still run before the last kind, so the hook here is a
+``tryfirst`` wrapper registered from a ``trylast`` ``pytest_configure``: registered after
+every other plugin, it is the outermost wrapper, so its code before ``yield`` sees the
+untouched collection (T_orig) and its code after ``yield`` runs after everything else.
+
+Items re-added after a deselection are taken back out of the terminal reporter's
+"deselected" count, so "collected N items / M deselected" stays true.
+
+**Shards.** ``--orderdep-shards K --orderdep-shard I`` keeps machine I's share of
+:func:`orderdep.core.parallelization.parallelize_groups` (dependency groups whole,
+balanced longest first by durations), in enhanced order; the rest are deselected.
+
+**xdist.** Each worker enhances its own collection (identically, so xdist's collection
+check passes); the controller gets a scheduler
+(:mod:`orderdep.shells.xdist_scheduler`) that keeps each dependency group on one worker.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional
+
+import pytest
+
+from orderdep.core.depsfile import Dependency, load_deps
+from orderdep.core.enhance import enhance_order, enhance_stats
+from orderdep.core.suite import split_node_id
+from orderdep.errors import OrderdepError
+
+#: Durations fall back to the per-test data of ``orderdep coverage``.
+COVERAGE_FILE = Path(".orderdep") / "coverage.json"
+PLUGIN_NAME = "orderdep-deps"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The plugin's options, validated."""
+
+    deps_path: Optional[Path]
+    shards: Optional[int]
+    shard: Optional[int]
+    durations_path: Optional[Path]
+
+
+def read_settings(config: pytest.Config) -> Settings:
+    """The ``--orderdep-*`` options and ini setting; raises :class:`pytest.UsageError`."""
+    deps_opt = config.getoption("orderdep_deps")
+    deps_ini = str(config.getini("orderdep_deps") or "")
+    deps_path: Optional[Path] = None
+    if deps_opt:
+        deps_path = config.invocation_params.dir / deps_opt
+    elif deps_ini:
+        # An ini value is relative to the ini file, like pytest's own path settings.
+        base = config.inipath.parent if config.inipath else config.rootpath
+        deps_path = base / deps_ini
+    shards = config.getoption("orderdep_shards")
+    shard = config.getoption("orderdep_shard")
+    if (shards is None) != (shard is None):
+        given = "--orderdep-shards" if shard is None else "--orderdep-shard"
+        missing = "--orderdep-shard I" if shard is None else "--orderdep-shards K"
+        raise pytest.UsageError(f"{given} needs {missing} too (run machine I of K, 1 <= I <= K)")
+    if shards is not None and shard is not None and shard > shards:
+        raise pytest.UsageError(
+            f"--orderdep-shard {shard!r} is out of range for --orderdep-shards {shards!r}; "
+            f"use a value from 1 to {shards}"
+        )
+    durations_opt = config.getoption("orderdep_durations")
+    durations_path = config.invocation_params.dir / durations_opt if durations_opt else None
+    if durations_path is not None and shards is None:
+        raise pytest.UsageError(
+            f"--orderdep-durations {durations_opt!r} only balances shards; "
+            "add --orderdep-shards K --orderdep-shard I"
+        )
+    return Settings(deps_path, shards, shard, durations_path)
+
+
+def install(config: pytest.Config) -> None:
+    """Validate the options, load the files and register the collection hooks."""
+    settings = read_settings(config)
+    deps: list[Dependency] = []
+    if settings.deps_path is not None:
+        try:
+            deps = load_deps(settings.deps_path)
+        except OrderdepError as exc:
+            raise pytest.UsageError(f"orderdep: {exc}") from None
+    durations = _durations(config, settings)
+    config.pluginmanager.register(DepsPlugin(config, settings, deps, durations), PLUGIN_NAME)
+    if deps and _xdist_controller(config):
+        from orderdep.shells.xdist_scheduler import SchedulerHooks
+
+        config.pluginmanager.register(SchedulerHooks(deps), PLUGIN_NAME + "-xdist")
+
+
+def _xdist_controller(config: pytest.Config) -> bool:
+    """pytest-xdist is present, will distribute tests, and this is not a worker."""
+    if hasattr(config, "workerinput") or not config.pluginmanager.hasplugin("xdist"):
+        return False
+    return str(config.getoption("dist", "no")) != "no"
+
+
+def _durations(config: pytest.Config, settings: Settings) -> dict[str, float]:
+    if settings.shards is None:
+        return {}
+    from orderdep.analysis.regression.coverage import load_durations
+
+    path = settings.durations_path
+    if path is None:
+        path = config.rootpath / COVERAGE_FILE
+        if not path.is_file():
+            return {}
+    try:
+        return load_durations(path)
+    except OrderdepError as exc:
+        raise pytest.UsageError(f"orderdep: {exc}") from None
+
+
+# --- checking the file against the collection -------------------------------------------------
+
+
+def unknown_ids(
+    deps: Sequence[Dependency],
+    collected: Sequence[str],
+    rootpath: Path,
+    modules: Mapping[str, object],
+) -> list[str]:
+    """Ids of ``deps`` that cannot be tests of this project.
+
+    An id is unknown when its file does not exist under the rootdir, or when its module
+    was imported this session (``modules``: module path -> module object) and has no
+    such function or class. Ids in modules this run did not import are not judged
+    (``--lf`` or path arguments may leave modules out); their tests cannot be added.
+    """
+    known = set(collected)
+    out: dict[str, None] = {}
+    for d in deps:
+        for test in (d.test, d.dependee, *(d.group or ())):
+            if test in known or test in out:
+                continue
+            module, classes, name = split_node_id(test)
+            if not (rootpath / module).exists():
+                out[test] = None
+                continue
+            obj = modules.get(module)
+            if obj is None:
+                continue
+            for attr in (*classes, name.partition("[")[0]):
+                obj = getattr(obj, attr, None)
+                if obj is None:
+                    out[test] = None
+                    break
+    return list(out)
+
+
+def _python_modules(items: Sequence[pytest.Item]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for item in items:
+        module = getattr(item, "module", None)
+        if module is not None:
+            out.setdefault(split_node_id(item.nodeid)[0], module)
+    return out
+
+
+def _items_of(collector: pytest.Collector) -> list[pytest.Item]:
+    """Every item under ``collector``, collected directly (no reporting hooks)."""
+    out: list[pytest.Item] = []
+    for node in collector.collect():
+        if isinstance(node, pytest.Item):
+            out.append(node)
+        elif isinstance(node, pytest.Collector):
+            out.extend(_items_of(node))
+    return out
+
+
+def _unknown_message(source: Path, unknown: Sequence[str], collected: Sequence[str]) -> str:
+    lines = [f"orderdep: dependencies file {str(source)!r} names tests this suite does not have:"]
+    for test in unknown[:10]:
+        close = difflib.get_close_matches(test, collected, n=2, cutoff=0.6)
+        hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+        lines.append(f"  {test!r}{hint}")
+    if len(unknown) > 10:
+        lines.append(f"  ... and {len(unknown) - 10} more")
+    lines.append(
+        "Fix or remove these entries (tests may have been renamed or deleted), or "
+        "re-create the file with `orderdep deps`."
+    )
+    return "\n".join(lines)
+
+
+# --- the hooks --------------------------------------------------------------------------------
+
+
+class DepsPlugin:
+    """Enhances (and optionally shards) the final order; reports what it changed."""
+
+    def __init__(
+        self,
+        config: pytest.Config,
+        settings: Settings,
+        deps: list[Dependency],
+        durations: dict[str, float],
+    ) -> None:
+        self.config = config
+        self.settings = settings
+        self.deps = deps
+        self.durations = durations
+        self.lines: list[str] = []
+        self._deselected: dict[int, pytest.Item] = {}
+        # --lf drops passed tests while collecting, before any modifyitems hook; keep them.
+        self._lf = bool(deps) and bool(config.getoption("lf", False))
+        self._dependee_files = {
+            split_node_id(t)[0]
+            for d in deps
+            if d.kind == "positive"
+            for t in d.group or (d.dependee,)
+        }
+        self._unfiltered: list[pytest.Item] = []
+
+    @pytest.hookimpl(wrapper=True, trylast=True)
+    def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
+        # trylast: inside --lf's collection wrapper, so this sees a file's tests before
+        # --lf filters them, and files --lf skipped (empty result) can be collected here.
+        report = yield
+        if not self._lf or not isinstance(collector, pytest.File):
+            return report
+        kept = list(report.result)
+        if kept:
+            self._unfiltered.extend(n for n in kept if isinstance(n, pytest.Item))
+        elif collector.nodeid in self._dependee_files:
+            self._unfiltered.extend(_items_of(collector))
+        return report
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> Any:
+        collected = list(items)  # before anyone reorders or deselects: T_orig
+        if self._unfiltered:
+            present = {i.nodeid for i in collected}
+            collected += [i for i in self._unfiltered if i.nodeid not in present]
+        result = yield
+        self.apply(collected, items)
+        return result
+
+    def pytest_deselected(self, items: Sequence[pytest.Item]) -> None:
+        for item in items:
+            self._deselected[id(item)] = item
+
+    def pytest_report_collectionfinish(self) -> list[str]:
+        return self.lines
+
+    # -- the work ----------------------------------------------------------------------------
+    def apply(self, collected: list[pytest.Item], items: list[pytest.Item]) -> None:
+        by_id: dict[str, pytest.Item] = {}
+        for item in [*collected, *items]:
+            by_id.setdefault(item.nodeid, item)
+        everything = list(by_id)
+        current = [i.nodeid for i in items]
+        if len(set(current)) != len(current):
+            raise pytest.UsageError(
+                "orderdep: the same test id is collected twice (e.g. --keep-duplicates); "
+                "--orderdep-* options need each test once"
+            )
+        if self.deps:
+            self._check_ids(everything, _python_modules([*collected, *items]))
+        try:
+            final = self._order(current, everything)
+        except OrderdepError as exc:
+            raise pytest.UsageError(f"orderdep: {exc}") from None
+        keep = set(final)
+        dropped = [i for i in items if i.nodeid not in keep]
+        added = [by_id[t] for t in final if t not in set(current)]
+        items[:] = [by_id[t] for t in final]
+        self._undeselect(added)
+        if dropped:
+            self.config.hook.pytest_deselected(items=dropped)
+
+    def _check_ids(self, everything: list[str], modules: Mapping[str, object]) -> None:
+        assert self.settings.deps_path is not None
+        unknown = unknown_ids(self.deps, everything, self.config.rootpath, modules)
+        if unknown:
+            raise pytest.UsageError(_unknown_message(self.settings.deps_path, unknown, everything))
+
+    def _order(self, current: list[str], everything: list[str]) -> list[str]:
+        enhanced = current
+        if self.deps:
+            enhanced = enhance_order(current, self.deps, all_tests=everything)
+            stats = enhance_stats(current, enhanced, self.deps)
+            self.lines.append(f"orderdep: {stats.summary()}")
+            if self.config.option.verbose > 0:
+                if stats.added:
+                    self.lines.append(f"orderdep: added {', '.join(stats.added)}")
+                if stats.moved:
+                    self.lines.append(f"orderdep: moved {', '.join(stats.moved)}")
+        if self.settings.shards is None or self.settings.shard is None:
+            return enhanced
+        # networkx (behind the groups) costs a noticeable start-up: only when sharding.
+        from orderdep.core.parallelization import dependency_groups, makespan, parallelize_groups
+
+        k, i = self.settings.shards, self.settings.shard
+        # No durations known: every test counts the same (1 s), so LPT balances counts.
+        default = None if self.durations else 1.0
+        machines = parallelize_groups(
+            current, self.deps, self.durations, k, all_tests=everything, default_duration=default
+        )
+        mine = machines[i - 1]
+        groups = [g for g in dependency_groups(mine, self.deps, all_tests=everything) if len(g) > 1]
+        span = makespan(machines, self.durations, default_duration=default)
+        own = makespan([mine], self.durations, default_duration=default)
+        balance = (
+            f"estimated {own:.2f}s of a {span:.2f}s makespan"
+            if self.durations
+            else "balanced by test count (no durations known)"
+        )
+        self.lines.append(
+            f"orderdep: shard {i}/{k}: {len(mine)} of {len(enhanced)} tests, "
+            f"{len(groups)} dependency group(s) kept whole; {balance}"
+        )
+        return mine
+
+    def _undeselect(self, added: list[pytest.Item]) -> None:
+        # pytest has no hook to take back a deselection; fix the reporter's count.
+        back = [i for i in added if id(i) in self._deselected]
+        if not back:
+            return
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        stats = getattr(reporter, "stats", None)
+        if not isinstance(stats, dict) or "deselected" not in stats:
+            return
+        again = {id(i) for i in back}
+        stats["deselected"] = [i for i in stats["deselected"] if id(i) not in again]
+        if not stats["deselected"]:
+            del stats["deselected"]
+        for item in back:
+            self._deselected.pop(id(item), None)

@@ -260,3 +260,24 @@ def test_fix_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     empty = make_project(tmp_path / "bare", with_report=False)
     assert main(["fix", str(empty)]) == 2
     assert "no report at" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_apply_command_for_a_project_inside_a_repository(tmp_path: Path) -> None:
+    from orderdep.shells.commands.repair_cmds import apply_commands
+
+    repo = tmp_path / "repo"
+    project = repo / "services" / "shop"
+    project.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (project / "a.py").write_text("x = 1\n")
+    patch = project / ".orderdep" / "patches" / "a.patch"
+    patch.parent.mkdir(parents=True)
+    patch.write_text(
+        "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1 +1,2 @@\n x = 1\n+y = 2\n"
+    )
+    git, plain = apply_commands(project, patch.relative_to(project))
+    assert "--directory=services/shop" in git
+    subprocess.run(shlex.split(git), check=True)
+    assert (project / "a.py").read_text() == "x = 1\ny = 2\n"
+    assert plain.startswith("patch -p1 -d ")

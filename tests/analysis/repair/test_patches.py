@@ -1,0 +1,216 @@
+"""Patches: libcst insertion keeps formatting, diffs apply, statements per root kind."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+from typing import Any, Optional
+
+import pytest
+
+from orderdep.analysis.repair.debugger import RootInfo, ValueView
+from orderdep.analysis.repair.patches import (
+    Insertion,
+    ModuleNames,
+    apply_insertion,
+    apply_insertions,
+    attribute_reference,
+    changed_lines,
+    guard_statements,
+    insertion,
+    module_name_for,
+    module_reference,
+    restore_statements,
+    unified_diff,
+)
+from orderdep.errors import UsageError
+
+SOURCE = textwrap.dedent(
+    '''
+    """Module doc."""
+    from app import registry  # the registry
+    import app.meter
+
+
+    class TestThing:
+        def test_method(self, value=1):
+            """Doc."""
+            # a comment that must stay
+            assert registry.count() == 0
+
+
+    def test_one_line(): assert True
+
+
+    @pytest.mark.parametrize("x", [1, 2])
+    def test_param(x):
+        assert x
+    '''
+).lstrip()
+
+
+def test_insertion_after_the_docstring_keeps_comments_and_layout() -> None:
+    ins = Insertion("t.py::TestThing::test_method", ("registry.reset()",), ("monkeypatch",))
+    new = apply_insertion(SOURCE, ins)
+    assert new.splitlines()[6:11] == [
+        "    def test_method(self, value=1, *, monkeypatch):",
+        '        """Doc."""',
+        "        registry.reset()",
+        "        # a comment that must stay",
+        "        assert registry.count() == 0",
+    ]
+    assert new.replace("        registry.reset()\n", "").replace(", *, monkeypatch", "") == SOURCE
+    assert apply_insertion(new, ins) == new  # idempotent
+
+
+def test_one_line_functions_and_parametrized_ids() -> None:
+    new = apply_insertion(SOURCE, Insertion("t.py::test_one_line", ("x = 1",), ("request",)))
+    assert "def test_one_line(request):\n    x = 1\n    assert True\n" in new
+    new = apply_insertion(SOURCE, Insertion("t.py::test_param[2]", ("y = 2",)))
+    assert "def test_param(x):\n    y = 2\n    assert x\n" in new
+
+
+def test_missing_functions_and_bad_sources_are_usage_errors() -> None:
+    with pytest.raises(UsageError, match=r"cannot find the function of 't\.py::nope'"):
+        apply_insertion(SOURCE, Insertion("t.py::nope", ("x = 1",)))
+    with pytest.raises(UsageError, match=r"cannot parse 't\.py'"):
+        apply_insertion("def (:\n", Insertion("t.py::f", ("x = 1",)))
+
+
+def test_insertion_orders_imports_first_and_dedupes() -> None:
+    ins = insertion("t.py::f", ["a()", "import copy", "a()", "import copy"], ["request", "x"])
+    assert ins.statements == ("import copy", "a()")
+    assert ins.fixtures == ("request", "x")
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_diff_applies_with_git_even_without_a_final_newline(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    (root / "tests").mkdir(parents=True)
+    text = "def test_a():\n    assert True"  # no newline at the end
+    (root / "tests" / "test_a.py").write_text(text)
+    changes = apply_insertions(root, [Insertion("tests/test_a.py::test_a", ("x = 1",))])
+    diff = unified_diff(changes)
+    assert diff.startswith("diff --git a/tests/test_a.py b/tests/test_a.py\n")
+    assert "\\ No newline at end of file\n" in diff
+    assert changed_lines(changes) == 1
+    (tmp_path / "fix.patch").write_text(diff)
+    subprocess.run(["git", "-C", str(root), "apply", str(tmp_path / "fix.patch")], check=True)
+    assert (root / "tests" / "test_a.py").read_text() == changes["tests/test_a.py"][1]
+
+
+def test_module_names_and_references() -> None:
+    names = ModuleNames.parse(SOURCE, "test_mod")
+    assert names.imports["app.registry"] == "registry"
+    assert names.imports["app.meter"] == "app.meter"
+    assert module_reference("app.registry", names) == ("registry", [])
+    assert module_reference("app.other", names) == ("other", ["from app import other"])
+    assert module_reference("json", names) == ("json", ["import json"])
+    # 'registry' is taken, so another module called registry gets another name
+    assert module_reference("lib.registry", names) == (
+        "registry_module",
+        ["from lib import registry as registry_module"],
+    )
+    meter = ModuleNames.parse("from app.meter import Meter\n")
+    assert attribute_reference("app.meter", ["Meter", "hits"], meter) == ("Meter.hits", [])
+    rel = ModuleNames.parse("from . import helpers\n", "pkg.tests.test_x")
+    assert rel.imports["pkg.tests.helpers"] == "helpers"
+
+
+def test_module_name_for_follows_packages(tmp_path: Path) -> None:
+    (tmp_path / "tests" / "unit").mkdir(parents=True)
+    (tmp_path / "tests" / "unit" / "__init__.py").write_text("")
+    assert module_name_for(tmp_path, "tests/unit/test_a.py") == "unit.test_a"
+    assert module_name_for(tmp_path, "tests/test_b.py") == "test_b"
+
+
+def root(
+    name: str,
+    kind: str,
+    passing: ValueView,
+    failing: Optional[ValueView] = None,
+    **meta: Any,
+) -> RootInfo:
+    return RootInfo(name, kind, failing or ValueView(True, None, None, ""), passing, **meta)
+
+
+NAMES = ModuleNames.parse("from app import registry\n")
+
+
+def test_restore_statements_by_kind() -> None:
+    entries = root(
+        "app.registry._E", "global", ValueView(True, None, "{}", "dict"),
+        module="app.registry", attrs=("_E",),
+    )  # fmt: skip
+    assert restore_statements(entries, NAMES, "test_x") == [
+        (["registry._E.clear()"], []),
+        (["monkeypatch.setattr(registry, '_E', {})"], ["monkeypatch"]),
+    ]
+    own = root(
+        "test_x._SEEN", "global", ValueView(True, None, "[1]", "list"),
+        module="test_x", attrs=("_SEEN",),
+    )  # fmt: skip
+    assert restore_statements(own, NAMES, "test_x") == [
+        (["_SEEN[:] = [1]"], []),
+        (["monkeypatch.setitem(globals(), '_SEEN', [1])"], ["monkeypatch"]),
+    ]
+    env = root("env:A", "env", ValueView(False), var="A")
+    assert restore_statements(env, NAMES, None) == [
+        (["monkeypatch.delenv('A', raising=False)"], ["monkeypatch"])
+    ]
+    cwd = root("cwd", "cwd", ValueView(True, None, "'.'", "str"))
+    assert restore_statements(cwd, NAMES, None) == [
+        (["monkeypatch.chdir(request.config.rootpath)"], ["monkeypatch", "request"])
+    ]
+    leaked = root("file:out/", "file", ValueView(False), path="out")
+    assert restore_statements(leaked, NAMES, None) == [
+        (
+            ["import shutil", "shutil.rmtree(request.config.rootpath.joinpath('out'), ignore_errors=True)"],
+            ["request"],
+        )
+    ]  # fmt: skip
+    obj = root(
+        "app.registry.CONN", "global",
+        ValueView(True, ["obj", "Conn", [["closed", ["atom", "bool", "False"]]]], None, "Conn"),
+        ValueView(True, ["obj", "Conn", [["closed", ["atom", "bool", "True"]]]], None, "Conn"),
+        module="app.registry", attrs=("CONN",),
+    )  # fmt: skip
+    assert restore_statements(obj, NAMES, None) == [
+        (["monkeypatch.setattr(registry.CONN, 'closed', False)"], ["monkeypatch"])
+    ]
+    opaque = root(
+        "app.registry.LOCK", "global", ValueView(True, ["atom", "lock", "<lock>"], None, "lock"),
+        module="app.registry", attrs=("LOCK",),
+    )  # fmt: skip
+    assert restore_statements(opaque, NAMES, None) == []
+
+
+def test_guard_statements_by_kind() -> None:
+    entries = root(
+        "app.registry._E", "global", ValueView(True, None, "{}", "dict"),
+        module="app.registry", attrs=("_E",),
+    )  # fmt: skip
+    guards = guard_statements(entries, NAMES, None)
+    assert guards[0] == (
+        ["import copy", "monkeypatch.setattr(registry, '_E', copy.deepcopy(registry._E))"],
+        ["monkeypatch"],
+    )
+    assert guards[1][0][-1] == (
+        "request.addfinalizer(lambda: (registry._E.clear(), registry._E.update(saved)))"
+    )
+    env = root("env:A", "env", ValueView(False), var="A")
+    assert guard_statements(env, NAMES, None) == [
+        (["monkeypatch.setenv('A', '')", "monkeypatch.delenv('A')"], ["monkeypatch"])
+    ]
+    cache = root(
+        "cache:app.registry.f", "cache", ValueView(True), module="app.registry", attrs=("f",)
+    )
+    assert guard_statements(cache, NAMES, None) == [
+        (["request.addfinalizer(registry.f.cache_clear)"], ["request"])
+    ]
+    syspath = root("sys.path", "syspath", ValueView(True))
+    assert guard_statements(syspath, NAMES, None)[0][0][-1] == (
+        "monkeypatch.setattr(sys, 'path', list(sys.path))"
+    )

@@ -1,0 +1,106 @@
+"""Verification of candidate changes on a patched copy of the project."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from orderdep.analysis.repair.verify import Target, Verifier, copy_config
+from orderdep.engine.config import EngineConfig
+from orderdep.engine.runner import Engine
+
+MOD = "tests/test_v.py"
+SOURCE = textwrap.dedent(
+    """
+    STATE = []
+
+
+    def test_pollute():
+        STATE.append(1)
+
+
+    def test_victim():
+        assert STATE == []
+
+
+    def test_other():
+        assert True
+    """
+).lstrip()
+P, V, OTHER = f"{MOD}::test_pollute", f"{MOD}::test_victim", f"{MOD}::test_other"
+TARGET = Target(V, failing_orders=[[P, V]], passing_orders=[[V]])
+
+
+@pytest.fixture(autouse=True)
+def _no_hypothesis_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
+    # its shutdown costs ~1 s per pytest process; these projects do not use it
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("verify") / "proj"
+    (root / "tests").mkdir(parents=True)
+    (root / "pytest.ini").write_text("[pytest]\n")
+    (root / MOD).write_text(SOURCE)
+    return root
+
+
+@pytest.fixture(scope="module")
+def verifier(project: Path) -> Iterator[Verifier]:
+    mp = pytest.MonkeyPatch()
+    mp.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+    config = EngineConfig(project)
+    with Engine(config) as engine:
+        yield Verifier(config, engine)
+    mp.undo()
+
+
+def change(old: str, new: str) -> dict[str, tuple[str, str]]:
+    return {MOD: (SOURCE, SOURCE.replace(old, new))}
+
+
+def test_a_real_fix_verifies_and_the_tree_is_untouched(verifier: Verifier, project: Path) -> None:
+    result = verifier.verify(
+        change("    assert STATE == []", "    STATE.clear()\n    assert STATE == []"), TARGET
+    )
+    assert result.ok, result.problems
+    assert result.orders_run == 3  # failing order, passing order, the suite
+    assert result.summary() == "verified in 3 orders"
+    assert (project / MOD).read_text() == SOURCE
+
+
+def test_a_change_that_does_not_fix_is_rejected(verifier: Verifier) -> None:
+    result = verifier.verify(change("# nothing", "# nothing"), TARGET)
+    assert not result.ok
+    assert result.problems == [f"{V} still failed in its failing order"]
+
+
+def test_a_change_that_breaks_another_test_is_rejected(verifier: Verifier) -> None:
+    broken = change("    assert STATE == []", "    STATE.clear()\n    assert STATE == []")
+    broken[MOD] = (SOURCE, broken[MOD][1].replace("assert True", "assert False"))
+    result = verifier.verify(broken, TARGET)
+    assert result.problems == [f"{OTHER} now failed in the original order"]
+
+
+def test_a_change_that_breaks_collection_is_rejected(verifier: Verifier) -> None:
+    result = verifier.verify(change("def test_other():", "def test_other(:"), TARGET)
+    assert not result.ok
+    assert result.problems[0].startswith("the patched project does not run")
+
+
+def test_copy_config_moves_paths_into_the_copy(tmp_path: Path) -> None:
+    (tmp_path / "a" / "src").mkdir(parents=True)
+    (tmp_path / "b").mkdir()
+    config = EngineConfig(
+        tmp_path / "a", rootdir=str(tmp_path / "a"), pythonpath=(str(tmp_path / "a" / "src"), "lib"),
+        jobs=3,
+    )  # fmt: skip
+    moved = copy_config(config, tmp_path / "b")
+    assert moved.project == (tmp_path / "b").resolve()
+    assert moved.rootdir == str(tmp_path / "b")
+    assert moved.pythonpath == (str(tmp_path / "b" / "src"), "lib")
+    assert moved.jobs == 1

@@ -1,0 +1,1 @@
+"""Dependent-test-aware regression testing (paper 002): coverage and evaluation."""

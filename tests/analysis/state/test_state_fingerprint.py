@@ -4,7 +4,7 @@ import collections
 import random
 from typing import Any
 
-from orderdep.analysis.state.fingerprint import Fingerprinter, fingerprint
+from orderdep.analysis.state.fingerprint import Fingerprinter, fingerprint, identity
 
 
 class Box:
@@ -92,12 +92,15 @@ def test_budget_truncates_big_values() -> None:
 
 
 def test_owners_record_mutable_objects_reached() -> None:
-    owners: dict[int, list[str]] = {}
+    owners: dict[int, set[str]] = {}
+    partners: dict[str, set[str]] = {}
     inner = [1]
-    walker = Fingerprinter(owners=owners)
+    walker = Fingerprinter(owners=owners, partners=partners)
     walker.fingerprint({"k": inner}, "mod.A")
     walker.fingerprint(Box(inner), "mod.B")
-    assert owners[id(inner)] == ["mod.A", "mod.B"]
+    walker.fingerprint([2], "mod.D")
+    assert owners[identity(inner)] == {"mod.A", "mod.B"}
+    assert partners == {"mod.A": {"mod.B"}, "mod.B": {"mod.A"}}
     assert walker.mutable
     walker.fingerprint((1, "x", (2.0,)), "mod.C")
     assert not walker.mutable

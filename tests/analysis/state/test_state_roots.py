@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from state_helpers import Project
 
+from orderdep.analysis.state.fingerprint import identity
 from orderdep.analysis.state.roots import StateTracker, diff, python_roots, snapshot
 
 
@@ -124,7 +125,7 @@ def test_aliases_belong_to_every_root_that_reaches_them(project: Project) -> Non
         f"{n}.alias._ENTRIES",
         f"{n}.state._ENTRIES",
     ]
-    assert sorted(tracker.owners[id(state._ENTRIES)]) == [
+    assert sorted(tracker.owners[identity(state._ENTRIES)]) == [
         f"{n}.alias.HOLDER",
         f"{n}.alias._ENTRIES",
         f"{n}.state._ENTRIES",
@@ -203,3 +204,22 @@ def test_fingerprints_of_immutable_values_are_reused(project: Project, tmp_path:
     assert tracker._entries[f"{project.name}.state"]["_ENTRIES"][3] is None  # re-walked
     state._ENTRIES.append(1)
     assert tracker.snapshot()[f"{project.name}.state.LIMIT"] == entry[3]
+
+
+def test_touched_limits_rewalks_to_read_roots_and_their_partners(project: Project) -> None:
+    state = project.module("state")
+    n = project.name
+    project.write(f"{n}/alias.py", f"from {n}.state import _ENTRIES as ALIASED\n")
+    project.module("alias")
+    tracker = StateTracker(project.config(files=False))
+    before = tracker.snapshot()
+    state._ENTRIES.append(1)
+    state.SETTINGS["debug"] = True
+    assert diff(before, tracker.snapshot(touched=set())) == []  # nothing read: not re-walked
+    assert tracker.walked == 0
+    changed = diff(before, tracker.snapshot(touched={f"{n}.alias.ALIASED"}))
+    # the alias shares its list with state._ENTRIES, so both are re-walked
+    assert changed == [f"{n}.alias.ALIASED", f"{n}.state._ENTRIES"]
+    assert diff(before, tracker.snapshot()) == sorted([*changed, f"{n}.state.SETTINGS"])
+    state.LIMIT = 10  # a rebinding shows whatever was read
+    assert f"{n}.state.LIMIT" in diff(before, tracker.snapshot(touched=set()))

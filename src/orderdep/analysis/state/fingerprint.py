@@ -97,6 +97,11 @@ _FLAT_TYPES = frozenset(
     {tuple, list, dict, set, frozenset, collections.deque, collections.OrderedDict}
 )
 
+# Identity of an object without ``identity()``: ``id`` raises an audit event, and once the read
+# tracer's audit hook is installed every such event costs a Python call.
+# ``object.__hash__`` is a bijection of the address, so it is unique among live objects.
+identity = object.__hash__
+
 # Objects of these modules are the test runner's or ours: never walked.
 INTERNAL_MODULE_PREFIXES = ("_pytest", "pytest", "pluggy", "orderdep.")
 
@@ -109,9 +114,10 @@ def is_code_like(value: object) -> bool:
 class Fingerprinter:
     """Walks values into fingerprints; optionally records which root owns which object.
 
-    ``owners`` (if given) maps ``id(obj)`` to the names of the roots whose walk reached
+    ``owners`` (if given) maps ``identity(obj)`` to the names of the roots whose walk reached
     that mutable object; the read tracer uses it to see that an argument passed to test
-    code is (part of) a root. ``mutable`` tells, after :meth:`fingerprint`, whether the
+    code is (part of) a root. ``partners`` (if given) links roots that share an object.
+    ``mutable`` tells, after :meth:`fingerprint`, whether the
     walk saw anything whose content can change in place (if not, a cached fingerprint stays
     valid while the root is bound to the same object).
     """
@@ -121,11 +127,13 @@ class Fingerprinter:
         *,
         max_nodes: int = 2000,
         max_depth: int = 8,
-        owners: Optional[dict[int, list[str]]] = None,
+        owners: Optional[dict[int, set[str]]] = None,
+        partners: Optional[dict[str, set[str]]] = None,
     ) -> None:
         self.max_nodes = max_nodes
         self.max_depth = max_depth
         self.owners = owners
+        self.partners = partners
         self.mutable = False
         self.truncated = False
         self._budget = 0
@@ -144,11 +152,17 @@ class Fingerprinter:
     # -- the walk ----------------------------------------------------------------------
     def _own(self, obj: object) -> None:
         if self.owners is not None:
-            names = self.owners.get(id(obj))
+            root = self._root
+            names = self.owners.get(identity(obj))
             if names is None:
-                self.owners[id(obj)] = [self._root]
-            elif names[-1] != self._root:
-                names.append(self._root)
+                self.owners[identity(obj)] = {root}
+            elif root not in names:
+                if self.partners is not None:
+                    mine = self.partners.setdefault(root, set())
+                    for other in names:
+                        mine.add(other)
+                        self.partners.setdefault(other, set()).add(root)
+                names.add(root)
 
     def _fp(self, obj: Any, depth: int) -> int:
         t = type(obj)
@@ -157,8 +171,8 @@ class Fingerprinter:
                 return hash("nan")
             return hash((t, obj))
         if isinstance(obj, IDENTITY_TYPES):
-            return hash((t, id(obj)))
-        key = id(obj)
+            return hash((t, identity(obj)))
+        key = identity(obj)
         seen = self._memo.get(key)
         if seen is not None:  # aliasing within this root, or a cycle
             return seen
@@ -190,14 +204,14 @@ class Fingerprinter:
             return hash((t, _atom_value(obj), extra))
         module = getattr(t, "__module__", "") or ""
         if module.startswith(INTERNAL_MODULE_PREFIXES):
-            return hash((t, id(obj)))
+            return hash((t, identity(obj)))
         # Everything below can change in place.
         self.mutable = True
         self._own(obj)
         if isinstance(obj, dict):
             extra = 0
             if isinstance(obj, collections.defaultdict):
-                extra = hash(("factory", id(obj.default_factory)))
+                extra = hash(("factory", identity(obj.default_factory)))
             if flat and _flat(obj.values()):
                 return hash((t, len(obj), hash(frozenset(obj.items())), extra))
             items = _unordered(hash((fp(k, depth), fp(v, depth))) for k, v in list(obj.items()))
@@ -232,7 +246,7 @@ class Fingerprinter:
             except AttributeError:
                 parts.append(hash((name, "unset")))
         if not parts:  # a C object with no visible state: identity only
-            return hash((t, id(obj)))
+            return hash((t, identity(obj)))
         return hash((t, tuple(parts)))
 
 
@@ -256,7 +270,7 @@ def _atom_value(obj: Any) -> Any:
     for base in (bool, int, float, complex, str, bytes):
         if isinstance(obj, base):
             return base(obj)
-    return id(obj)
+    return identity(obj)
 
 
 _SLOTS: dict[type, tuple[str, ...]] = {}

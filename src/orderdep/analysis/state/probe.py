@@ -14,7 +14,9 @@ HOME, default true), ``broad_reads`` (every test reads logging, random, cwd, imp
 ``max_nodes``/``max_depth`` (fingerprint budget per root), ``max_files``, ``describe``,
 ``narrow`` (default true: trace calls only inside fixture functions, the call phase and
 teardown, through a pytest plugin registered with the session found on the stack; the whole
-window between ``before_test`` and ``after_test`` when no session is found).
+window between ``before_test`` and ``after_test`` when no session is found), ``lazy``
+(default true: after a test, re-walk only the mutable values of roots it may have read and
+of roots sharing objects with those; false re-walks every root after every test).
 
 The snapshot after one test is the one before the next: one snapshot per test.
 """
@@ -58,9 +60,11 @@ class StateProbe:
         broad_reads: bool = False,
         describe: bool = True,
         narrow: bool = True,
+        lazy: bool = True,
     ) -> None:
         self.config = config
         self.narrow = narrow
+        self.lazy = lazy
         self.tracker = StateTracker(config)
         self.reads = ReadTracer(self.tracker, broad=broad_reads)
         self.describe = describe
@@ -68,12 +72,13 @@ class StateProbe:
         self._last: Optional[dict[str, int]] = None
         self._written: set[str] = set()
         self._snapshot_seconds = 0.0
+        self._read_seconds = 0.0
         self._snapshots = 0
         self._truncated: set[str] = set()
 
-    def _snapshot(self) -> dict[str, int]:
+    def _snapshot(self, touched: Optional[set[str]] = None) -> dict[str, int]:
         start = time.perf_counter()
-        snap = self.tracker.snapshot()
+        snap = self.tracker.snapshot(touched if self.lazy else None)
         self._snapshot_seconds += time.perf_counter() - start
         self._snapshots += 1
         self._truncated |= self.tracker.truncated
@@ -89,13 +94,15 @@ class StateProbe:
         self.reads.start()
 
     def after_test(self, index: int, test_id: str) -> None:
+        start = time.perf_counter()
         reads = self.reads.stop()
+        self._read_seconds += time.perf_counter() - start
         before = dict(self._last or {})
         if self.tracker.files is not None:
             for name, fp in self.tracker.files.take_pre_images().items():
                 if name not in before and fp is not None:
                     before[name] = fp  # a file outside the scan, seen just before its write
-        now = self._snapshot()
+        now = self._snapshot(reads)
         writes = diff(before, now)
         self._last = now
         self._written.update(writes)
@@ -120,6 +127,8 @@ class StateProbe:
                 "roots": len(self._last or {}),
                 "snapshots": self._snapshots,
                 "snapshot_seconds": round(self._snapshot_seconds, 6),
+                "snapshot_parts": {k: round(v, 6) for k, v in self.tracker.timings.items()},
+                "read_seconds": round(self._read_seconds, 6),
                 "truncated": truncated,
                 "narrow": self.reads.narrow,
             },
@@ -133,4 +142,5 @@ def make_probe(options: dict[str, Any], rootdir: str) -> StateProbe:
         broad_reads=bool(options.get("broad_reads", False)),
         describe=bool(options.get("describe", True)),
         narrow=bool(options.get("narrow", True)),
+        lazy=bool(options.get("lazy", True)),
     )

@@ -39,7 +39,7 @@ from collections.abc import Iterable, Iterator
 from types import CodeType, FrameType
 from typing import Any, Callable, Optional
 
-from orderdep.analysis.state.fingerprint import ATOM_TYPES
+from orderdep.analysis.state.fingerprint import ATOM_TYPES, identity
 from orderdep.analysis.state.roots import StateTracker
 
 TraceFn = Callable[[FrameType, str, Any], Any]
@@ -160,7 +160,7 @@ class ReadTracer:
         first = self._first_call
         if prev is None:
 
-            def tracer(frame: FrameType, event: str, arg: Any, _id: Any = id) -> Any:
+            def tracer(frame: FrameType, event: str, arg: Any, _id: Any = identity) -> Any:
                 code = frame.f_code
                 if _id(code) not in seen:
                     seen[_id(code)] = code
@@ -170,8 +170,8 @@ class ReadTracer:
 
         def chained(frame: FrameType, event: str, arg: Any) -> Any:
             code = frame.f_code
-            if id(code) not in seen:
-                seen[id(code)] = code
+            if identity(code) not in seen:
+                seen[identity(code)] = code
                 first(frame, code)
             return prev(frame, event, arg)  # e.g. coverage measuring the same run
 
@@ -303,7 +303,7 @@ class ReadTracer:
 
     # -- resolution -----------------------------------------------------------------------------
     def code_names(self, code: CodeType) -> frozenset[str]:
-        cached = self._names_cache.get(id(code))
+        cached = self._names_cache.get(identity(code))
         if cached is not None and cached[0] is code:
             return cached[1]
         names = set(code.co_names)
@@ -311,7 +311,7 @@ class ReadTracer:
             if isinstance(const, str) and 0 < len(const) <= 200:
                 names.update(p for p in const.split(".") if p.isidentifier())
         out = frozenset(names)
-        self._names_cache[id(code)] = (code, out)
+        self._names_cache[identity(code)] = (code, out)
         return out
 
     def resolve(self) -> set[str]:
@@ -332,7 +332,7 @@ class ReadTracer:
                 roots |= hit
         owners = self.tracker.owners
         for value in self._args:
-            hit_owners = owners.get(id(value))
+            hit_owners = owners.get(identity(value))
             if hit_owners:
                 roots.update(hit_owners)
         if names & LOGGING_NAMES:
@@ -362,9 +362,13 @@ def _thread_trace() -> Any:
 
 
 # -- narrowing the tracer to the code that matters (pytest hooks) ----------------------------
-def _window() -> Iterator[None]:
+def _window(func: Any = None) -> Iterator[None]:
     rec = _ACTIVE[0]
     if rec is None or not rec.narrow:
+        yield
+        return
+    module = getattr(func, "__module__", None) or ""
+    if module.startswith(("_pytest.", "pytest")):  # builtin fixtures never touch the project
         yield
         return
     rec.trace_on()
@@ -379,16 +383,17 @@ def _make_plugin() -> object:
     phase and teardown (old-style hookwrappers, which every supported pytest accepts)."""
     import pytest  # only ever called inside a pytest process
 
+    # trylast: the innermost wrappers, inside capture's and logging's
     class PytestWindows:
-        @pytest.hookimpl(hookwrapper=True)
+        @pytest.hookimpl(hookwrapper=True, trylast=True)
         def pytest_fixture_setup(self, fixturedef: Any, request: Any) -> Iterator[None]:
-            yield from _window()
+            yield from _window(getattr(fixturedef, "func", None))
 
-        @pytest.hookimpl(hookwrapper=True)
+        @pytest.hookimpl(hookwrapper=True, trylast=True)
         def pytest_runtest_call(self, item: Any) -> Iterator[None]:
             yield from _window()
 
-        @pytest.hookimpl(hookwrapper=True)
+        @pytest.hookimpl(hookwrapper=True, trylast=True)
         def pytest_runtest_teardown(self, item: Any, nextitem: Any) -> Iterator[None]:
             yield from _window()
 

@@ -29,20 +29,23 @@ API: :func:`snapshot` ``-> {root: fingerprint}``, :func:`diff`, :func:`describe`
 from __future__ import annotations
 
 import logging
+import operator
 import os
 import random
 import sys
 import tempfile
+import time
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from orderdep.analysis.state.files import FileWatcher, normalise
 from orderdep.analysis.state.fingerprint import (
     INTERNAL_MODULE_PREFIXES,
     Fingerprinter,
+    identity,
     is_code_like,
 )
 
@@ -82,7 +85,7 @@ class ProjectModules:
         self.exclude = exclude
         self._known: dict[str, tuple[int, Optional[str]]] = {}  # name -> (id, file or None)
         self._venv_dirs: dict[str, bool] = {}
-        self._last_ids: tuple[int, ...] = ()
+        self._last_key: tuple[int, Optional[str]] = (-1, None)
         self._last: list[tuple[str, ModuleType, str]] = []
 
     def _project_file(self, name: str, module: ModuleType) -> Optional[str]:
@@ -116,8 +119,11 @@ class ProjectModules:
 
     def current(self) -> list[tuple[str, ModuleType, str]]:
         """``(name, module, file)`` of every project module now imported, sorted by name."""
-        ids = tuple(map(id, sys.modules.values()))
-        if ids == self._last_ids:
+        # imports and removals change the size or the newest entry; comparing every
+        # module's identity would cost more than the rest of a snapshot
+        modules = sys.modules
+        key = (len(modules), next(reversed(modules.keys()), None) if modules else None)
+        if key == self._last_key:
             return self._last
         out = []
         known = self._known
@@ -125,12 +131,12 @@ class ProjectModules:
             if not isinstance(module, ModuleType):
                 continue
             hit = known.get(name)
-            if hit is None or hit[0] != id(module):
-                hit = known[name] = (id(module), self._project_file(name, module))
+            if hit is None or hit[0] != identity(module):
+                hit = known[name] = (identity(module), self._project_file(name, module))
             if hit[1] is not None:
                 out.append((name, module, hit[1]))
         out.sort(key=lambda x: x[0])
-        self._last_ids, self._last = ids, out
+        self._last_key, self._last = key, out
         return out
 
 
@@ -199,8 +205,8 @@ def _logging_roots() -> Iterator[tuple[str, Any]]:
 
 
 def _logger_fp(logger: logging.Logger) -> int:
-    handlers = tuple((type(h), id(h), h.level) for h in list(logger.handlers))
-    filters = tuple(id(f) for f in list(logger.filters))
+    handlers = tuple((type(h), identity(h), h.level) for h in list(logger.handlers))
+    filters = tuple(identity(f) for f in list(logger.filters))
     extra = logging.Logger.manager.disable if logger is logging.root else 0
     return hash((logger.level, logger.disabled, logger.propagate, handlers, filters, extra))
 
@@ -209,22 +215,33 @@ def _cache_fp(value: Any) -> int:
     try:
         info = value.cache_info()
     except Exception:
-        return hash(("cache", id(value)))
+        return hash(("cache", identity(value)))
     # currsize alone misses replacements in a full cache; misses count every insertion
     return hash((info.currsize, info.misses))
 
 
-# (keys, value ids, fixed fingerprints, entries to revisit as (kind, name, value))
-_Namespace = tuple[tuple[Any, ...], tuple[int, ...], dict[str, int], list[tuple[int, str, Any]]]
+# A namespace entry: [value, root name, kind, fingerprint if immutable else None].
+Entry = list[Any]
+# (size, getter of the entries that count, their value ids, fixed fingerprints, entries to
+# revisit). Entries that do not count (methods, dunders) cannot become roots by rebinding.
+_Namespace = tuple[int, Callable[[Any], Any], tuple[int, ...], dict[str, int], list[Entry]]
+OWNERS_LIMIT = 200_000  # objects remembered for alias reads before a fresh full walk
 
 
 class StateTracker:
-    """Takes snapshots of every root, reusing fingerprints of unchanged immutable values.
+    """Takes snapshots of every root, reusing what cannot have changed.
 
-    After :meth:`snapshot`, :attr:`owners` maps ``id(obj)`` of every mutable object reached
-    to the roots that reach it, :attr:`modules` lists the project modules and
-    :attr:`by_attr` indexes python roots by their last name component (the read tracer
-    matches a code object's names against it).
+    * Immutable values keep their fingerprint while bound to the same object.
+    * A namespace (module or class dict) whose keys and value identities are unchanged is
+      not re-classified; only its mutable values are walked again.
+    * With ``touched`` (the roots the read tracer says a test may have read), mutable values
+      of other roots keep their fingerprint too: to change a value in place, code needs a
+      reference to it, and the tracer counts every named access and every argument that is
+      part of a root, plus every root sharing objects with those (:attr:`partners`).
+
+    After :meth:`snapshot`, :attr:`owners` maps ``identity(obj)`` of mutable objects reached to
+    the roots that reach them, :attr:`modules` lists the project modules and
+    :attr:`by_attr` indexes python roots by their last name component.
     """
 
     def __init__(self, config: RootsConfig) -> None:
@@ -239,32 +256,58 @@ class StateTracker:
                 hash_limit=config.hash_limit,
                 max_files=config.max_files,
             )
-        self.owners: dict[int, list[str]] = {}
+        self.owners: dict[int, set[str]] = {}
+        self.partners: dict[str, set[str]] = {}
         self.modules: list[tuple[str, ModuleType, str]] = []
         self.by_attr: dict[str, set[str]] = {}
         self.module_names: frozenset[str] = frozenset()
-        self._entries: dict[str, dict[str, list[Any]]] = {}
-        self._ns: dict[str, _Namespace] = {}
-        self._walker = Fingerprinter()
         self.truncated: set[str] = set()
+        self.walked = 0  # mutable values walked by the last snapshot
+        self.timings = {"python": 0.0, "process": 0.0, "files": 0.0}  # seconds, cumulated
+        self._entries: dict[str, dict[str, Entry]] = {}
+        self._ns: dict[str, _Namespace] = {}
+        self._last: dict[str, int] = {}
+        self._touched: Optional[set[str]] = None
+        self._walker = Fingerprinter()
 
-    def snapshot(self) -> dict[str, int]:
+    def snapshot(self, touched: Optional[Iterable[str]] = None) -> dict[str, int]:
+        """``{root: fingerprint}`` now; ``touched`` limits which mutable values are re-walked."""
         out: dict[str, int] = {}
-        self._python(out)
+        t0 = time.perf_counter()
+        self._python(out, touched)
+        t1 = time.perf_counter()
         self._process(out)
+        t2 = time.perf_counter()
         if self.files is not None:
             out.update(self.files.scan())
+        t3 = time.perf_counter()
+        timings = self.timings
+        timings["python"] += t1 - t0
+        timings["process"] += t2 - t1
+        timings["files"] += t3 - t2
         return out
 
-    def _python(self, out: dict[str, int]) -> None:
+    def _python(self, out: dict[str, int], touched: Optional[Iterable[str]]) -> None:
+        if len(self.owners) > OWNERS_LIMIT:
+            self.owners, self.partners, touched = {}, {}, None
+        if touched is None:
+            self._touched = None
+        else:
+            closure = set(touched)
+            for name in list(closure):
+                closure |= self.partners.get(name, set())
+            self._touched = closure
         self._walker = Fingerprinter(
-            max_nodes=self.config.max_nodes, max_depth=self.config.max_depth, owners={}
+            max_nodes=self.config.max_nodes,
+            max_depth=self.config.max_depth,
+            owners=self.owners,
+            partners=self.partners,
         )
         self.truncated = set()
+        self.walked = 0
         self.modules = self.project.current()
         for module_name, module, _ in self.modules:
             self._scan(module_name, module_name, vars(module), None, 0, out)
-        self.owners = self._walker.owners or {}
         self.module_names = frozenset(name for name, _, _ in self.modules)
 
     def _scan(
@@ -276,34 +319,50 @@ class StateTracker:
         depth: int,
         out: dict[str, int],
     ) -> None:
-        """:func:`python_roots`, fingerprinted, reusing what cannot have changed.
-
-        A namespace whose keys and value identities are those of the last snapshot only
-        needs its mutable values re-walked (and its caches and classes visited); the
-        fingerprints of its immutable values are reused.
-        """
-        keys = tuple(namespace)
-        ids = tuple(map(id, namespace.values()))
+        """:func:`python_roots`, fingerprinted, reusing what cannot have changed."""
         state = self._ns.get(prefix)
-        if state is None or state[0] != keys or state[1] != ids:
-            state = self._ns[prefix] = self._rebuild(prefix, module, namespace, owner)
-            state = self._ns[prefix] = (keys, ids, state[2], state[3])
-        out.update(state[2])
-        walker = self._walker
-        for kind, name, value in state[3]:
+        if state is None or state[0] != len(namespace) or _ids(state[1], namespace) != state[2]:
+            fixed, dynamic = self._rebuild(prefix, module, namespace, owner)
+            counted = [k for k, e in self._entries[prefix].items() if e[2] != SKIP]
+            getter = _getter(counted)
+            state = (len(namespace), getter, _ids(getter, namespace), fixed, dynamic)
+            self._ns[prefix] = state
+        out.update(state[3])
+        touched, last = self._touched, self._last
+        for entry in state[4]:
+            value, name, kind, fp = entry
             if kind == CACHE:
                 out["cache:" + name] = _cache_fp(value)
+                if owner is not None:
+                    continue
             elif kind == CLASS:
                 if depth < _CLASS_DEPTH:
                     self._scan(name, module, vars(value), value, depth + 1, out)
-            else:
-                out[name] = walker.fingerprint(value, name)
-                if walker.truncated:
-                    self.truncated.add(name)
+                if owner is not None:
+                    continue
+            if fp is None:
+                if touched is not None and name not in touched and name in last:
+                    fp = last[name]  # not reachable by anything the test touched
+                else:
+                    fp = self._walk(entry)
+            out[name] = fp
+
+    def _walk(self, entry: Entry) -> int:
+        walker = self._walker
+        value, name = entry[0], entry[1]
+        fp = walker.fingerprint(value, name)
+        self.walked += 1
+        if walker.truncated:
+            self.truncated.add(name)
+        if walker.mutable:
+            self._last[name] = fp
+        else:
+            entry[3] = fp  # immutable: valid while the entry holds this very value
+        return fp
 
     def _rebuild(
         self, prefix: str, module: str, namespace: Mapping[str, Any], owner: Optional[type]
-    ) -> _Namespace:
+    ) -> tuple[dict[str, int], list[Entry]]:
         """Classify a changed namespace: fixed fingerprints and entries to revisit."""
         entries = self._entries.get(prefix)
         if entries is None:
@@ -311,33 +370,28 @@ class StateTracker:
         for gone in [k for k in entries if k not in namespace]:
             del entries[gone]
         fixed: dict[str, int] = {}
-        dynamic: list[tuple[int, str, Any]] = []
-        walker = self._walker
+        dynamic: list[Entry] = []
         for key, value in list(namespace.items()):
             entry = entries.get(key)
             if entry is None or entry[0] is not value:
                 kind = classify(key, value, module, owner)
-                # holding the value keeps its id unique while the fingerprint is reused
+                # holding the value keeps its id unique while its fingerprint is reused
                 entry = entries[key] = [value, f"{prefix}.{key}", kind, None]
+                self._last.pop(entry[1], None)  # a new value: walk it whatever was read
                 if kind != SKIP:
                     self.by_attr.setdefault(str(key), set()).add(entry[1])
                     if kind == CACHE:
                         self.by_attr[str(key)].add("cache:" + entry[1])
-            kind, name = entry[2], entry[1]
+            kind = entry[2]
             if kind == SKIP:
                 continue
-            if kind in (CACHE, CLASS):
-                dynamic.append((kind, name, value))
-                if owner is not None:
-                    continue
-            if entry[3] is None:
-                fp = walker.fingerprint(value, name)
-                if walker.mutable:
-                    dynamic.append((PLAIN, name, value))
-                    continue
-                entry[3] = fp
-            fixed[name] = entry[3]
-        return ((), (), fixed, dynamic)
+            if kind == PLAIN and entry[3] is None and entry[1] not in self._last:
+                self._walk(entry)  # first sight: learn whether it is immutable
+            if kind in (CACHE, CLASS) or entry[3] is None:
+                dynamic.append(entry)
+            elif owner is None or kind == PLAIN:
+                fixed[entry[1]] = entry[3]
+        return fixed, dynamic
 
     def _process(self, out: dict[str, int]) -> None:
         exclude = self.config.env_exclude
@@ -354,6 +408,22 @@ class StateTracker:
         out["random"] = hash(random.getstate())
         for name, logger in _logging_roots():
             out[name] = _logger_fp(logger)
+
+
+def _getter(keys: list[str]) -> Callable[[Any], Any]:
+    if not keys:
+        return lambda ns: ()
+    if len(keys) == 1:
+        key = keys[0]
+        return lambda ns: (ns[key],)
+    return operator.itemgetter(*keys)
+
+
+def _ids(getter: Callable[[Any], Any], namespace: Mapping[str, Any]) -> tuple[int, ...]:
+    try:
+        return tuple(map(identity, getter(namespace)))
+    except KeyError:  # an entry that counted is gone
+        return ()
 
 
 def _filter_key(f: Any) -> Any:

@@ -1,0 +1,491 @@
+"""``orderdep coverage|prioritize|select|parallelize|evaluate``: regression testing (002).
+
+``coverage`` measures per-test coverage and durations once; the three technique commands
+print dependent-test-aware orders computed from it (no tests run), and ``evaluate``
+runs unenhanced and enhanced orders of every algorithm to compare them (Tables 8-9).
+"""
+
+from __future__ import annotations
+
+import random
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Callable, Optional, TypeVar
+
+import click
+
+from orderdep.analysis.regression.coverage import (
+    DEFAULT_PATH,
+    CoverageData,
+    collect_coverage,
+    load_coverage,
+    save_coverage,
+)
+from orderdep.core import parallelization, prioritization, selection
+from orderdep.core.depsfile import Dependency, load_deps
+from orderdep.core.enhance import (
+    enhance_order,
+    enhance_parallel,
+    enhance_selection,
+    enhance_stats,
+)
+from orderdep.errors import UsageError
+from orderdep.shells.app import cli
+from orderdep.shells.commands.engine_cmds import open_engine
+from orderdep.shells.commands.explain_cmds import DEFAULT_DEPS
+from orderdep.shells.options import PROJECT_ARG, engine_options
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _notice(message: str) -> None:
+    click.echo(message, err=True)
+
+
+# --- shared inputs ------------------------------------------------------------------------------
+
+
+def coverage_path(project: Path, given: Optional[Path]) -> Path:
+    return given if given is not None else project / DEFAULT_PATH
+
+
+def load_dependencies(
+    project: Path, given: Optional[Path], known: list[str], *, required: bool = False
+) -> tuple[list[Dependency], Optional[Path]]:
+    """``--deps`` or PROJECT/orderdep-deps.json if present; ids must be known tests."""
+    path = given
+    if path is None and (project / DEFAULT_DEPS).is_file():
+        path = project / DEFAULT_DEPS
+    if path is None:
+        if required:
+            raise UsageError(
+                f"no dependencies file: give --deps FILE or write {DEFAULT_DEPS!r} in the "
+                "project with `orderdep deps`"
+            )
+        _notice(
+            f"orderdep: no dependencies file ({DEFAULT_DEPS} or --deps); the order is not "
+            "dependent-test-aware"
+        )
+        return [], None
+    return load_deps(path, known_ids=known), path
+
+
+def git_changed_lines(project: Path, base: str) -> dict[str, set[int]]:
+    """Changed lines of ``base``'s version, per project-relative file: ``git diff -U0 BASE``."""
+    cmd = [
+        "git", "-C", str(project), "diff", "-U0", "--no-color", "--no-ext-diff", "--relative",
+        "--src-prefix=a/", "--dst-prefix=b/", base, "--",
+    ]  # fmt: skip
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(
+            "git is not installed; give the change as a diff with --diff FILE"
+        ) from None
+    if proc.returncode != 0:
+        raise UsageError(
+            f"`git diff -U0 {base}` failed in {str(project)!r}: {proc.stderr.strip()}; give a "
+            "revision that exists there (e.g. HEAD~1) or a diff file with --diff FILE"
+        )
+    return selection.changed_lines(proc.stdout)
+
+
+def read_diff(path: Path) -> dict[str, set[int]]:
+    if str(path) == "-":
+        return selection.changed_lines(sys.stdin.read())
+    try:
+        return selection.changed_lines(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"cannot read --diff {str(path)!r}: {exc.strerror}") from None
+
+
+def _report_enhancement(
+    label: str, unenhanced: list[str], enhanced: list[str], deps: list[Dependency]
+) -> None:
+    if deps:
+        _notice(f"orderdep: {label}: {enhance_stats(unenhanced, enhanced, deps).summary()}")
+
+
+def _tests(n: int) -> str:
+    return f"{n} test" if n == 1 else f"{n} tests"
+
+
+def _label(algorithm: str) -> str:
+    return "groups" if algorithm.lower() == "groups" else algorithm.upper()
+
+
+def _technique_options(labels: list[str]) -> Callable[[F], F]:
+    def wrap(func: F) -> F:
+        options = [
+            PROJECT_ARG,
+            click.option(
+                "--algorithm",
+                "-a",
+                type=click.Choice(labels, case_sensitive=False),
+                required=True,
+                help="Which algorithm of paper 002 (Tables 1-3).",
+            ),
+            click.option(
+                "--deps",
+                type=click.Path(dir_okay=False, path_type=Path),
+                default=None,
+                help=f"Dependencies file (default PROJECT/{DEFAULT_DEPS} if present).",
+            ),
+            click.option(
+                "--no-enhance",
+                is_flag=True,
+                help="Print the traditional (dependent-test-unaware) order instead.",
+            ),
+            click.option(
+                "--coverage",
+                "coverage_file",
+                type=click.Path(dir_okay=False, path_type=Path),
+                default=None,
+                help=f"Per-test coverage (default PROJECT/{DEFAULT_PATH.as_posix()}).",
+            ),
+        ]
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return wrap
+
+
+def _inputs(
+    project: Path, coverage_file: Optional[Path], deps_file: Optional[Path], no_enhance: bool
+) -> tuple[CoverageData, list[Dependency]]:
+    data = load_coverage(coverage_path(project, coverage_file))
+    if no_enhance:
+        return data, []
+    deps, _ = load_dependencies(project, deps_file, data.tests)
+    return data, deps
+
+
+# --- coverage -----------------------------------------------------------------------------------
+
+
+@cli.command("coverage")
+@engine_options
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help=f"Where to write (default PROJECT/{DEFAULT_PATH.as_posix()}).",
+)
+@click.option(
+    "--source",
+    multiple=True,
+    help="Directory or file to measure, relative to PROJECT (repeatable; default: all).",
+)
+def coverage_cmd(output: Optional[Path], source: tuple[str, ...], **params: Any) -> int:
+    """Measure per-test coverage (statements and functions) and durations.
+
+    Runs the suite once, in original order, with coverage.py switching context at each
+    test's setup; fixture setup and teardown count for the test. The prioritize, select,
+    parallelize and evaluate commands read the result.
+    """
+    project: Path = params["project"].resolve()
+    with open_engine(params) as engine:
+        data = collect_coverage(engine, project, source=source)
+    path = coverage_path(project, output)
+    save_coverage(path, data)
+    statements = {e for cov in data.statement_coverage().values() for e in cov}
+    functions = {e for cov in data.function_coverage().values() for e in cov}
+    files = {f for f, _ in statements}
+    total = sum(data.durations.values())
+    click.echo(
+        f"{len(data.tests)} tests cover {len(statements)} statements and {len(functions)} "
+        f"functions in {len(files)} files; {total:.2f}s of tests"
+    )
+    failed = [t for t, o in data.outcomes.items() if o not in ("passed", "skipped", "xfailed")]
+    if failed:
+        click.echo(
+            f"note: {len(failed)} test(s) did not pass in the original order: "
+            + ", ".join(failed[:5])
+            + (" ..." if len(failed) > 5 else "")
+        )
+    click.echo(f"wrote {path}")
+    return 0
+
+
+# --- the three techniques -------------------------------------------------------------------------
+
+
+@cli.command()
+@_technique_options(sorted(prioritization.ALGORITHMS))
+def prioritize(
+    project: Path,
+    algorithm: str,
+    deps: Optional[Path],
+    no_enhance: bool,
+    coverage_file: Optional[Path],
+) -> int:
+    """Print the tests in prioritised order (T1-T4), one id per line.
+
+    T1/T3 order by total statement/function coverage, T2/T4 by additional coverage; the
+    order is then made to satisfy the dependencies (002 Figure 2) unless --no-enhance.
+    """
+    data, dependencies = _inputs(project, coverage_file, deps, no_enhance)
+    label = algorithm.upper()
+    order = prioritization.run_algorithm(
+        label, data.tests, data.statement_coverage(), data.function_coverage()
+    )
+    enhanced = enhance_order(order, dependencies, all_tests=data.tests)
+    _report_enhancement(label, order, enhanced, dependencies)
+    for test in enhanced:
+        click.echo(test)
+    return 0
+
+
+@cli.command()
+@_technique_options(sorted(selection.ALGORITHMS))
+@click.option(
+    "--base",
+    default="HEAD",
+    show_default=True,
+    help="Revision the coverage was measured on; the change is `git diff -U0 BASE` "
+    "against the working tree.",
+)
+@click.option(
+    "--diff",
+    "diff_file",
+    type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+    default=None,
+    help="Read the change from this unified diff (`-` for stdin) instead of git.",
+)
+def select(
+    project: Path,
+    algorithm: str,
+    deps: Optional[Path],
+    no_enhance: bool,
+    coverage_file: Optional[Path],
+    base: str,
+    diff_file: Optional[Path],
+) -> int:
+    """Print the tests affected by the change (S1-S6), one id per line.
+
+    A test is selected when it covered a changed statement (S1-S3) or function (S4-S6)
+    of the base version; S1/S4 keep the original order, the others reorder by total or
+    additional coverage. Missing state-setters are added unless --no-enhance.
+    """
+    data, dependencies = _inputs(project, coverage_file, deps, no_enhance)
+    changed = read_diff(diff_file) if diff_file is not None else git_changed_lines(project, base)
+    label = algorithm.upper()
+    order = selection.run_algorithm(
+        label, data.tests, data.statement_coverage(), changed, functions=data.function_ranges
+    )
+    enhanced = enhance_selection(order, dependencies, data.tests)
+    where = f"--diff {diff_file}" if diff_file is not None else f"since {base}"
+    n_lines = sum(len(v) for v in changed.values())
+    _notice(
+        f"orderdep: {n_lines} changed line(s) in {len(changed)} file(s) {where}; "
+        f"{label} selected {len(order)} of {len(data.tests)} tests"
+    )
+    _report_enhancement(label, order, enhanced, dependencies)
+    for test in enhanced:
+        click.echo(test)
+    return 0
+
+
+@cli.command()
+@_technique_options(["P1", "P2", "groups"])
+@click.option(
+    "--machines",
+    "-k",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Number of machines to split the tests over.",
+)
+@click.option(
+    "--output-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Write machine-1.txt .. machine-K.txt here (for `orderdep run --order-file`).",
+)
+def parallelize(
+    project: Path,
+    algorithm: str,
+    deps: Optional[Path],
+    no_enhance: bool,
+    coverage_file: Optional[Path],
+    machines: int,
+    output_dir: Optional[Path],
+) -> int:
+    """Split the tests over K machines (P1, P2, groups); print each machine's order.
+
+    P1 deals tests round-robin by position, P2 longest first onto the machine that
+    finishes earliest; enhancing adds to each machine the dependees its tests need.
+    `groups` keeps each dependency group whole on one machine (no test runs twice).
+    """
+    label = _label(algorithm)
+    if label == "groups" and no_enhance:
+        raise UsageError(
+            "--algorithm groups is dependency-aware by construction; for the unaware "
+            "split use --algorithm P2 --no-enhance"
+        )
+    data, dependencies = _inputs(project, coverage_file, deps, no_enhance)
+    durations = {t: data.durations.get(t, 0.0) for t in data.tests}
+    if label == "groups":
+        split = parallelization.parallelize_groups(
+            data.tests, dependencies, durations, machines, all_tests=data.tests
+        )
+    else:
+        unaware = parallelization.run_algorithm(label, data.tests, machines, durations)
+        split = enhance_parallel(unaware, dependencies, data.tests)
+        for i, (u, e) in enumerate(zip(unaware, split), start=1):
+            _report_enhancement(f"{label} machine {i}", u, e, dependencies)
+    span = parallelization.makespan(split, durations)
+    _notice(f"orderdep: {label} on {machines} machine(s): estimated makespan {span:.2f}s")
+    if output_dir is not None:
+        output_dir.mkdir(parents=True, exist_ok=True)
+        for i, order in enumerate(split, start=1):
+            path = output_dir / f"machine-{i}.txt"
+            path.write_text("".join(f"{t}\n" for t in order), encoding="utf-8")
+            seconds = sum(durations.get(t, 0.0) for t in order)
+            click.echo(f"wrote {path} ({_tests(len(order))}, estimated {seconds:.2f}s)")
+        return 0
+    for i, order in enumerate(split, start=1):
+        seconds = sum(durations.get(t, 0.0) for t in order)
+        click.echo(f"# machine {i}: {_tests(len(order))}, estimated {seconds:.2f}s")
+        for test in order:
+            click.echo(test)
+    return 0
+
+
+# --- evaluate -----------------------------------------------------------------------------------
+
+
+@cli.command()
+@engine_options
+@click.option(
+    "--deps",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help=f"Dependencies file (default PROJECT/{DEFAULT_DEPS}).",
+)
+@click.option(
+    "--coverage",
+    "coverage_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help=f"Per-test coverage (default PROJECT/{DEFAULT_PATH.as_posix()}; measured if missing).",
+)
+@click.option(
+    "--machines",
+    "-k",
+    "machines",
+    type=click.IntRange(min=1),
+    multiple=True,
+    help="Machines for P1, P2 and groups (repeatable; default 2, 4 and 8).",
+)
+@click.option("--base", default=None, help="Select tests by `git diff -U0 BASE` (one change).")
+@click.option(
+    "--changes",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="Without --base: simulated changes (one covered function each) for S1-S6.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for simulated changes.")
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Runs of every order; a test counts as failing only if it fails in all of them.",
+)
+@click.option(
+    "--algorithm",
+    "-a",
+    "algorithms",
+    multiple=True,
+    type=click.Choice(
+        ["T1", "T2", "T3", "T4", "S1", "S2", "S3", "S4", "S5", "S6", "P1", "P2", "groups"],
+        case_sensitive=False,
+    ),
+    help="Only these algorithms (repeatable; default all).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the evaluation as JSON.")
+def evaluate(
+    deps: Optional[Path],
+    coverage_file: Optional[Path],
+    machines: tuple[int, ...],
+    base: Optional[str],
+    changes: int,
+    seed: int,
+    repeat: int,
+    algorithms: tuple[str, ...],
+    as_json: bool,
+    **params: Any,
+) -> int:
+    """Run unenhanced and enhanced orders of every algorithm; compare OD-test failures and time.
+
+    The project's version of paper 002's Tables 8 and 9. Exit code 1 when an enhanced
+    order still has OD-test failures (the dependencies file is incomplete).
+    """
+    import json
+
+    from orderdep.analysis.regression.evaluate import (
+        ALGORITHMS,
+        Change,
+        format_evaluation,
+        sample_changes,
+    )
+    from orderdep.analysis.regression.evaluate import evaluate as run_evaluation
+
+    project: Path = params["project"].resolve()
+    path = coverage_path(project, coverage_file)
+    with open_engine(params) as engine:
+        if path.is_file():
+            data = load_coverage(path)
+        else:
+            _notice(f"orderdep: no coverage data at {path}; measuring it first")
+            data = collect_coverage(engine, project)
+            save_coverage(path, data)
+        dependencies, deps_path = load_dependencies(project, deps, data.tests, required=True)
+        if base is not None:
+            change_list = [Change(f"git diff {base}", git_changed_lines(project, base))]
+        else:
+            change_list = sample_changes(data, changes, random.Random(seed))
+        labels = [_label(a) for a in algorithms]
+        result = run_evaluation(
+            engine,
+            data,
+            dependencies,
+            algorithms=labels or ALGORITHMS,
+            machines=machines or (2, 4, 8),
+            changes=change_list,
+            repeat=repeat,
+            progress=_notice,
+        )
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=2))
+    else:
+        click.echo(format_evaluation(result))
+        if result.original_failures:
+            click.echo(
+                f"note: {len(result.original_failures)} test(s) fail in the original order "
+                "and are not counted: " + ", ".join(result.original_failures[:5])
+            )
+        if base is None:
+            click.echo(f"selection: {len(change_list)} simulated change(s), seed {seed}")
+        command = ["orderdep", "evaluate", str(params["project"])]
+        command += ["--deps", str(deps_path)]
+        if coverage_file is not None:
+            command += ["--coverage", str(coverage_file)]
+        for k in machines:
+            command += ["--machines", str(k)]
+        command += (
+            ["--base", base]
+            if base is not None
+            else ["--changes", str(changes), "--seed", str(seed)]
+        )
+        if repeat != 1:
+            command += ["--repeat", str(repeat)]
+        for a in algorithms:
+            command += ["--algorithm", a]
+        click.echo(f"reproduce: {shlex.join(command)}")
+    return 1 if any(r.enhanced_failures for r in result.rows) else 0

@@ -464,7 +464,7 @@ def _on_open(rec: ReadTracer, args: tuple[Any, ...]) -> None:
         return
     if mode is None:  # os.open: decide from the flags
         flags = flags or 0
-        access = flags & os.O_ACCMODE
+        access = flags & getattr(os, "O_ACCMODE", 3)  # not defined on Windows
         write = bool(flags & _WRITE_FLAGS)
         read = access != os.O_WRONLY or not flags & os.O_TRUNC
         wildcard = True

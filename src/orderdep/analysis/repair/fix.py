@@ -21,8 +21,8 @@ Candidate statements are first screened cheaply: the debug probe executes them r
 before the OD test in its failing order(s) on the unpatched project. Every candidate is
 then turned into a real patch and verified on a patched copy
 (:mod:`~orderdep.analysis.repair.verify`); the smallest verified change wins (fewest
-changed lines; ties go to the strategy listed first). Unverified candidates are never
-offered.
+changed lines; at equal size the strategy listed first, then fewest changed characters).
+Unverified candidates are never offered.
 """
 
 from __future__ import annotations
@@ -519,7 +519,7 @@ class Repairer:
     def _rank_and_verify(
         self, candidates: list[Candidate], target: Target, result: FixResult
     ) -> None:
-        built: list[tuple[int, int, int, Candidate, Changes]] = []
+        built: list[tuple[int, int, int, int, Candidate, Changes]] = []
         seen: set[str] = set()
         for i, cand in enumerate(candidates):
             try:
@@ -531,13 +531,20 @@ class Repairer:
             if not changes or key in seen:
                 continue
             seen.add(key)
-            built.append(
-                (changed_lines(changes), STRATEGIES.index(cand.strategy), i, cand, changes)
+            # changed lines first; at equal size iFixFlakies' cleaners, then ODRepair's
+            # generated calls (003 §5.2 recommends that order), then the rest; then characters
+            chars = sum(
+                len(line)
+                for line in key.splitlines()
+                if line[:1] in "+-" and not line.startswith(("+++", "---"))
             )
-        built.sort(key=lambda b: (b[0], b[1], b[2]))
+            built.append(
+                (changed_lines(changes), STRATEGIES.index(cand.strategy), chars, i, cand, changes)
+            )
+        built.sort(key=lambda b: b[:4])
         if not built:
             result.notes.append("no candidate patch to verify")
-        for size, _, _, cand, changes in built[: self.max_verify]:
+        for size, _, _, _, cand, changes in built[: self.max_verify]:
             self.progress(f"verifying a {cand.strategy} patch ({size} changed line(s))")
             result.verified += 1
             check = self.verifier.verify(changes, target)

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import ast
 import difflib
+import io
+import tokenize
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,10 +64,45 @@ def _is_docstring(stmt: cst.BaseStatement) -> bool:
     )
 
 
-def _parse_statements(code: Iterable[str]) -> list[cst.BaseStatement]:
+TRIPLE_QUOTES = ("'" * 3, '"' * 3)
+
+
+def prefers_double_quotes(source: str) -> bool:
+    """Whether ``source`` writes its one-line strings with double quotes mostly."""
+    counts = {"'": 0, '"': 0}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.STRING:
+                body = tok.string.lstrip("rRbBuUfF")
+                if body[:1] in counts and not body.startswith(TRIPLE_QUOTES):
+                    counts[body[0]] += 1
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    return counts['"'] > counts["'"]
+
+
+class _DoubleQuotes(cst.CSTTransformer):
+    """``'text'`` -> ``"text"`` where that needs no escaping (generated code uses repr)."""
+
+    def leave_SimpleString(
+        self, original: cst.SimpleString, updated: cst.SimpleString
+    ) -> cst.SimpleString:
+        value = updated.value
+        prefix = value[: len(value) - len(value.lstrip("rRbBuU"))]
+        body = value[len(prefix) :]
+        plain = body.startswith("'") and not body.startswith(TRIPLE_QUOTES)
+        if plain and not set(body[1:-1]) & {'"', "\\"}:
+            return updated.with_changes(value=f'{prefix}"{body[1:-1]}"')
+        return updated
+
+
+def _parse_statements(code: Iterable[str], double: bool = False) -> list[cst.BaseStatement]:
     out: list[cst.BaseStatement] = []
     for text in code:
-        out.extend(cst.parse_module(text.strip() + "\n").body)
+        module = cst.parse_module(text.strip() + "\n")
+        if double:
+            module = module.visit(_DoubleQuotes())
+        out.extend(module.body)
     return out
 
 
@@ -88,8 +125,11 @@ def _with_params(params: cst.Parameters, fixtures: Sequence[str]) -> cst.Paramet
 
 
 class _Inserter(cst.CSTTransformer):
-    def __init__(self, classes: Sequence[str], name: str, insertion: Insertion) -> None:
+    def __init__(
+        self, classes: Sequence[str], name: str, insertion: Insertion, double: bool = False
+    ) -> None:
         self.classes, self.name, self.insertion = list(classes), name, insertion
+        self.double = double
         self.scope: list[str] = []  # enclosing classes; "()" marks a function
         self.found = 0
 
@@ -117,7 +157,7 @@ class _Inserter(cst.CSTTransformer):
         assert isinstance(body, cst.IndentedBlock)
         stmts = list(body.body)
         at = 1 if stmts and _is_docstring(stmts[0]) else 0
-        new = _parse_statements(self.insertion.statements)
+        new = _parse_statements(self.insertion.statements, self.double)
         existing = [cst.Module([]).code_for_node(s).strip() for s in stmts[at : at + len(new)]]
         if existing != [cst.Module([]).code_for_node(s).strip() for s in new]:
             stmts[at:at] = new  # not already there: inserting twice would repeat the fix
@@ -134,7 +174,8 @@ def apply_insertion(source: str, insertion: Insertion) -> str:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
         raise UsageError(f"cannot parse {insertion.file!r}: {exc}") from None
-    inserter = _Inserter(classes, name, insertion)
+    # inserted code quotes strings the way the file does
+    inserter = _Inserter(classes, name, insertion, prefers_double_quotes(source))
     new = module.visit(inserter)
     if inserter.found == 0:
         raise UsageError(

@@ -169,11 +169,6 @@ def test_a_dead_fork_server_is_an_engine_error_not_a_hang(
     engine.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a timeout before the first test started leaves every position not-run: nothing"
-    " in the result says the order timed out (assemble_results only marks started tests)",
-)
 def test_a_timeout_before_the_first_test_still_shows(
     make_project: ProjectWriter, make_engine: EngineFactory, tmp_path: Path
 ) -> None:

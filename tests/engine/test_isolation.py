@@ -144,20 +144,7 @@ GENERATED_FILES = {
 }
 
 
-@pytest.mark.parametrize(
-    "runner",
-    [
-        pytest.param(
-            "fork",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="Sandbox.restore copies deleted files back from the project, but "
-                "generated.txt only exists in the tree the fork server collected in",
-            ),
-        ),
-        "subprocess",
-    ],
-)
+@pytest.mark.parametrize("runner", ["fork", "subprocess"])
 def test_files_made_during_collection_are_back_for_the_next_order(
     make_project: ProjectWriter, make_engine: EngineFactory, runner: str
 ) -> None:
@@ -275,12 +262,6 @@ def test_two_workers_run_orders_at_once_in_private_copies(
     assert sorted(os.listdir(project)) == ["tests"]  # the project itself stayed clean
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=FileExistsError,
-    reason="Sandbox.restore cannot put back a retargeted symlink (see test_sandbox.py); "
-    "the raw FileExistsError escapes from Engine.run",
-)
 def test_a_test_that_retargets_a_symlink_does_not_break_the_engine(
     make_project: ProjectWriter, make_engine: EngineFactory
 ) -> None:

@@ -104,8 +104,14 @@ def test_assemble_marks_the_running_test_and_the_rest_not_run(
 
 
 def test_assemble_without_events_is_all_not_run() -> None:
-    results, _ = assemble_results(["a", "b"], [], died=Outcome.CRASHED)
+    results, _ = assemble_results(["a", "b"], [], died=None)
     assert [r.outcome for r in results] == [Outcome.NOT_RUN, Outcome.NOT_RUN]
+
+
+def test_assemble_blames_the_first_position_when_the_process_died_before_it() -> None:
+    results, _ = assemble_results(["a", "b"], [], died=Outcome.CRASHED)
+    assert [r.outcome for r in results] == [Outcome.CRASHED, Outcome.NOT_RUN]
+    assert results[0].message
 
 
 def test_assemble_returns_the_probe_data() -> None:

@@ -481,10 +481,6 @@ def test_long_messages_are_cut(outcome_run: OrderResult) -> None:
     assert len(long.message) <= 500
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="childrun._short_message keeps the whole (multi-line) assertion explanation",
-)
 def test_messages_are_one_line(outcome_run: OrderResult) -> None:
     for r in outcome_run.results:
         assert "\n" not in r.message, (r.test, r.message)
@@ -554,10 +550,6 @@ UNUSUAL_FILES = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="childrun._clone builds a plain pytest.Function for a unittest TestCaseFunction",
-)
 def test_duplicate_unittest_test_runs_setup_and_teardown_twice(
     make_project: ProjectWriter, make_engine: EngineFactory, runner: str
 ) -> None:
@@ -566,10 +558,6 @@ def test_duplicate_unittest_test_runs_setup_and_teardown_twice(
     assert outcomes(engine.run(order)) == ["passed"] * 3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="childrun._clone reuses a DoctestItem whose globals the first run cleared",
-)
 def test_duplicate_doctest_passes_twice(
     make_project: ProjectWriter, make_engine: EngineFactory, runner: str
 ) -> None:
@@ -760,10 +748,6 @@ def test_fork_falls_back_to_subprocess_when_collection_leaves_threads(
     assert "od-idle" in notices[0] and "subprocess" in notices[0]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the per-worker pytest cache_dir outlives an order: config.cache leaks",
-)
 def test_pytest_cache_does_not_leak_between_orders(
     make_project: ProjectWriter, make_engine: EngineFactory, runner: str
 ) -> None:
@@ -787,11 +771,6 @@ def test_pytest_cache_does_not_leak_between_orders(
     assert outcomes(engine.run(["test_c.py::test_get"])) == ["passed"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="with --lf in addopts the subprocess backend re-collects from the leaked cache"
-    " and cannot find the tests of the next order",
-)
 def test_last_failed_in_addopts_does_not_shrink_later_orders(
     make_project: ProjectWriter, make_engine: EngineFactory
 ) -> None:
@@ -828,17 +807,12 @@ def test_config_validation(tmp_path: Path) -> None:
         EngineConfig(tmp_path, runner="thread")
     with pytest.raises(UsageError, match="--jobs must be at least 1, got 0"):
         EngineConfig(tmp_path, jobs=0)
-    with pytest.raises(UsageError, match="--timeout must be positive, got -1"):
+    with pytest.raises(UsageError, match="--timeout must be a positive number of seconds, got -1"):
         EngineConfig(tmp_path, timeout=-1)
     with pytest.raises(UsageError, match="cannot run --python"):
         EngineConfig(tmp_path, python=str(tmp_path / "no-python"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="EngineConfig accepts a NaN or infinite timeout: NaN kills every order before it"
-    " starts, inf makes select() raise OverflowError in the fork backend",
-)
 @pytest.mark.parametrize("timeout", [float("nan"), float("inf")])
 def test_config_refuses_a_timeout_that_is_not_a_number_of_seconds(
     tmp_path: Path, timeout: float

@@ -133,12 +133,6 @@ def test_restore_undoes_every_kind_of_change(project: Path, tmp_path: Path) -> N
     assert tree_state(project) == before_project
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=FileExistsError,
-    reason="Sandbox.restore calls target.mkdir(exist_ok=True) before removing the file "
-    "that now stands where the directory was",
-)
 def test_restore_puts_a_deleted_directory_back_where_a_file_now_is(
     project: Path, tmp_path: Path
 ) -> None:
@@ -151,12 +145,6 @@ def test_restore_puts_a_deleted_directory_back_where_a_file_now_is(
     assert tree_state(sandbox.tree) == pristine
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=FileExistsError,
-    reason="Sandbox.restore copies a symlink with shutil.copy2(follow_symlinks=False) onto "
-    "the existing link: os.symlink fails (and a link to a directory is followed)",
-)
 def test_restore_puts_back_a_retargeted_symlink(project: Path, tmp_path: Path) -> None:
     sandbox = make_sandbox(project, tmp_path)
     pristine = tree_state(sandbox.tree)
@@ -167,11 +155,6 @@ def test_restore_puts_back_a_retargeted_symlink(project: Path, tmp_path: Path) -
     assert tree_state(sandbox.tree) == pristine
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Sandbox.restore copies onto a symlink that points to a directory: the copy "
-    "lands inside that directory and the link keeps its wrong target",
-)
 def test_restore_puts_back_a_symlink_retargeted_to_a_directory(
     project: Path, tmp_path: Path
 ) -> None:
@@ -193,11 +176,6 @@ def test_restore_returns_to_the_latest_baseline(project: Path, tmp_path: Path) -
     assert (sandbox.tree / "kept.txt").exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Sandbox.restore copies changed or deleted files from the project, not from "
-    "the baseline, so files that exist only since mark_baseline() cannot come back",
-)
 def test_restore_brings_back_files_of_the_baseline_that_the_project_lacks(
     project: Path, tmp_path: Path
 ) -> None:

@@ -273,11 +273,6 @@ def test_no_tests_says_where_it_looked(tmp_path: Path, capsys: pytest.CaptureFix
     assert "looked in: " in err and "checks" in err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="NoTestsError names pytest's args, which are paths in the engine's private "
-    "working copy (deleted by then), not in the user's project",
-)
 def test_no_tests_names_paths_in_the_project(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -348,11 +343,6 @@ def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and "--order-file" in out and "--timeout" in out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="read_order_file catches OSError only; a file that is not UTF-8 raises"
-    " UnicodeDecodeError through main()",
-)
 def test_order_file_that_is_not_text(
     project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -362,11 +352,6 @@ def test_order_file_that_is_not_text(
     assert code == 2 and "--order-file" in err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="--timeout accepts nan (every order is killed before it starts, exit 0) and inf"
-    " (OverflowError from select() in the fork backend)",
-)
 @pytest.mark.parametrize("value", ["nan", "inf"])
 def test_timeout_must_be_a_number_of_seconds(
     project: Path, capsys: pytest.CaptureFixture[str], value: str
@@ -375,11 +360,6 @@ def test_timeout_must_be_a_number_of_seconds(
     assert code == 2 and "--timeout" in err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an order killed by --timeout before its first test started reports every"
-    " position not-run and `orderdep run` exits 0",
-)
 def test_a_run_where_nothing_ran_is_not_a_success(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

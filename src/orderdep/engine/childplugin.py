@@ -26,7 +26,8 @@ _control: Optional[dict[str, Any]] = None
 def _load_control() -> Optional[dict[str, Any]]:
     global _control
     if _control is None:
-        path = os.environ.get(CONTROL_ENV)
+        # Taken out of the environment so the tests (and their subprocesses) never see it.
+        path = os.environ.pop(CONTROL_ENV, None)
         if not path:
             return None
         _control = json.loads(Path(path).read_text(encoding="utf-8"))

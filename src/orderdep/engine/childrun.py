@@ -8,6 +8,7 @@ a normal run of that sequence and other plugins (capture, logging, timeouts) sti
 
 from __future__ import annotations
 
+import copy
 import importlib
 import time
 import traceback
@@ -32,7 +33,8 @@ def _short_message(report: pytest.TestReport) -> str:
     else:
         lines = [line for line in report.longreprtext.splitlines() if line.strip()]
         text = lines[-1] if lines else ""
-    return text.strip()[:MESSAGE_LIMIT]
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    return first.strip()[:MESSAGE_LIMIT]
 
 
 class Recorder:
@@ -93,9 +95,10 @@ def _clone(item: pytest.Item) -> pytest.Item:
 
     pytest keeps an item set up while ``nextitem`` is the same item, so running one
     object twice in a row would skip the second setup; a separate node avoids that.
+    Clones are made before anything runs: a doctest clears its globals when it ends.
     """
     if isinstance(item, pytest.Function):
-        return pytest.Function.from_parent(
+        return type(item).from_parent(
             item.parent,
             name=item.name,
             callspec=getattr(item, "callspec", None),
@@ -103,6 +106,14 @@ def _clone(item: pytest.Item) -> pytest.Item:
             keywords=dict(item.keywords),
             originalname=item.originalname,
         )
+    dtest = getattr(item, "dtest", None)
+    runner = getattr(item, "runner", None)
+    if dtest is not None and runner is not None:
+        fresh = copy.copy(dtest)
+        fresh.globs = dict(dtest.globs)
+        parent = item.parent
+        assert parent is not None
+        return type(item).from_parent(parent, name=item.name, runner=runner, dtest=fresh)
     return item
 
 
@@ -121,6 +132,20 @@ def run_order(
 ) -> None:
     """Run ``order`` (node ids, all collected) in this process, recording each outcome."""
     by_id = {item.nodeid: item for item in session.items}
+    missing = [t for t in order if t not in by_id]
+    if missing:
+        # Collection in this process differs from the suite (e.g. --lf in addopts).
+        for i, test in enumerate(order):
+            recorder.writer.emit(
+                "result",
+                index=i,
+                test=test,
+                outcome=Outcome.NOT_RUN.value,
+                duration=0.0,
+                message=f"not collected in the test process: {missing[0]!r}"
+                " (does addopts deselect tests, e.g. --lf or -m?)",
+            )
+        return
     items: list[pytest.Item] = []
     used: set[int] = set()
     for test in order:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 import subprocess
 import sys
@@ -43,8 +44,14 @@ class EngineConfig:
             raise UsageError(f"unknown runner {self.runner!r}; choose one of {', '.join(RUNNERS)}")
         if self.jobs < 1:
             raise UsageError(f"--jobs must be at least 1, got {self.jobs!r}")
-        if self.timeout is not None and self.timeout <= 0:
-            raise UsageError(f"--timeout must be positive, got {self.timeout!r}")
+        if self.timeout is not None and not (math.isfinite(self.timeout) and self.timeout > 0):
+            raise UsageError(
+                f"--timeout must be a positive number of seconds, got {self.timeout!r}"
+            )
+        if not self.copy and self.jobs > 1:
+            raise UsageError(
+                f"--jobs {self.jobs} needs a working copy per worker; do not disable copying"
+            )
         if self.python != sys.executable:
             self._check_python()
 

@@ -77,6 +77,8 @@ def assemble_results(
             results[int(ev["index"])] = TestResult.from_json(ev)
         elif kind == "probe":
             probe = dict(ev.get("data") or {})
+    if died is not None and not started and not results and order:
+        started.add(0)  # the process ended before its first test: blame the order's start
     out: list[TestResult] = []
     for i, test in enumerate(order):
         if i in results:

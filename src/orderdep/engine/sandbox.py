@@ -106,6 +106,7 @@ class Sandbox:
         self.home = workdir / "home"
         self.tmp = workdir / "tmp"
         self.basetemp = workdir / "basetemp"
+        self.saved = workdir / "baseline-files"
         self._baseline: dict[str, Fingerprint] = {}
 
     def create(self) -> None:
@@ -119,9 +120,25 @@ class Sandbox:
         self.mark_baseline()
 
     def mark_baseline(self) -> None:
-        """Remember the tree as it is now; :meth:`restore` returns to this state."""
-        if self.copy:
-            self._baseline = scan(self.tree)
+        """Remember the tree as it is now; :meth:`restore` returns to this state.
+
+        Files that differ from the project (written while the suite was collected, say)
+        are saved aside, so a test that deletes or changes them is undone faithfully.
+        """
+        if not self.copy:
+            return
+        self._baseline = scan(self.tree)
+        project = scan(self.project)
+        if self.saved.exists():
+            shutil.rmtree(self.saved)
+        for rel, fp in self._baseline.items():
+            if stat.S_ISDIR(fp[0]):
+                continue
+            original = project.get(rel)
+            if original is None or original[0] != fp[0] or original[1:] != fp[1:]:
+                target = self.saved / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(self.tree / rel, target, follow_symlinks=False)
 
     def env(self) -> dict[str, str]:
         """Environment overrides for processes that run tests in this sandbox."""
@@ -147,17 +164,20 @@ class Sandbox:
             after = now.get(rel)
             if after == before:
                 continue
-            target, source = self.tree / rel, self.project / rel
+            target = self.tree / rel
             if stat.S_ISDIR(before[0]):
+                if after is not None and not stat.S_ISDIR(after[0]):
+                    _remove(target)
                 target.mkdir(parents=True, exist_ok=True)
-                if after is not None and after[0] != before[0]:
+            else:
+                source = self.saved / rel
+                if not (source.exists() or source.is_symlink()):
+                    source = self.project / rel
+                if after is not None or target.is_symlink():
                     _remove(target)
-                    target.mkdir(parents=True)
-            elif source.exists() or source.is_symlink():
-                if after is not None and stat.S_ISDIR(after[0]):
-                    _remove(target)
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, target, follow_symlinks=False)
+                if source.exists() or source.is_symlink():
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(source, target, follow_symlinks=False)
             changed.append(rel)
         if changed:
             self._baseline = scan(self.tree)

@@ -21,7 +21,7 @@ from orderdep.core.suite import Suite, TestInfo
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.probe import ProbeSpec
 from orderdep.engine.protocol import CONTROL_ENV, assemble_results, read_events, write_json
-from orderdep.engine.sandbox import Sandbox
+from orderdep.engine.sandbox import Sandbox, empty_dir
 from orderdep.errors import CollectionError, EngineError, NoTestsError
 
 IMPORT_HINT = (
@@ -31,25 +31,35 @@ IMPORT_HINT = (
 )
 
 
-def suite_from_events(events: list[dict[str, Any]], config: EngineConfig, log: str) -> Suite:
-    """The collected suite, or the error that explains why there is none."""
+def suite_from_events(
+    events: list[dict[str, Any]], config: EngineConfig, log: str, tree: Optional[Path] = None
+) -> Suite:
+    """The collected suite, or the error that explains why there is none.
+
+    ``tree`` is the working copy pytest ran in: paths in messages are shown as the
+    project's own paths.
+    """
+
+    def own(text: str) -> str:
+        return text.replace(str(tree), str(config.project)) if tree is not None else text
+
     suites = [e for e in events if e.get("event") == "suite"]
     if not suites:
         raise CollectionError(
             "pytest did not get as far as collecting tests in "
-            f"{str(config.project)!r}. Its output ends with:\n{log[-3000:]}"
+            f"{str(config.project)!r}. Its output ends with:\n{own(log[-3000:])}"
         )
     data = suites[-1]
     errors = data.get("errors") or []
     if errors:
-        text = "\n".join(f"ERROR collecting {e['nodeid']}\n{e['text']}" for e in errors)
+        text = own("\n".join(f"ERROR collecting {e['nodeid']}\n{e['text']}" for e in errors))
         hint = ""
         if "ImportError" in text or "ModuleNotFoundError" in text:
             hint = "\n" + IMPORT_HINT
         raise CollectionError(f"pytest could not collect the tests:\n{text}{hint}")
     tests = [TestInfo.from_json(t) for t in data["tests"]]
     if not tests:
-        where = " ".join(data.get("args") or []) or str(config.project)
+        where = own(" ".join(data.get("args") or [])) or str(config.project)
         raise NoTestsError(
             f"pytest collected no tests in {str(config.project)!r} (looked in: {where}). "
             "Point orderdep at the project root (the directory with pytest.ini, "
@@ -97,6 +107,7 @@ class _WorkerBase:
         results, probe = assemble_results(order, events, died=died)
         events_path.unlink(missing_ok=True)
         self.sandbox.restore()
+        empty_dir(self.cache_dir)  # pytest's cache (config.cache, --lf) must not leak either
         result = OrderResult(
             list(order),
             results,
@@ -135,7 +146,9 @@ class SubprocessWorker(_WorkerBase):
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
             )
-        suite = suite_from_events(list(read_events(events)), self.config, self._log_tail())
+        suite = suite_from_events(
+            list(read_events(events)), self.config, self._log_tail(), self.sandbox.tree
+        )
         events.unlink(missing_ok=True)
         control.unlink(missing_ok=True)
         self.sandbox.restore()
@@ -243,11 +256,20 @@ class ForkWorker(_WorkerBase):
         first = self._read(None)
         if first is None:  # the server ended: collection failed or pytest refused to start
             self._proc.wait()
-            suite_from_events(list(read_events(events)), self.config, self._log_tail())
-            raise EngineError(
-                f"the fork server ended before it was ready; pytest output:\n{self._log_tail()[-3000:]}"
+            suite_from_events(
+                list(read_events(events)), self.config, self._log_tail(), self.sandbox.tree
             )
-        suite = suite_from_events(list(read_events(events)), self.config, self._log_tail())
+            raise EngineError(
+                "the fork server ended before it was ready; pytest output:\n"
+                + self._log_tail()[-3000:]
+            )
+        try:
+            suite = suite_from_events(
+                list(read_events(events)), self.config, self._log_tail(), self.sandbox.tree
+            )
+        except BaseException:
+            self.close()
+            raise
         events.unlink(missing_ok=True)
         control.unlink(missing_ok=True)
         if not first.get("ready"):

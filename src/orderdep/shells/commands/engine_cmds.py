@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import click
 
-from orderdep.core.outcomes import OrderResult
+from orderdep.core.outcomes import OrderResult, Outcome
 from orderdep.engine.runner import Engine
 from orderdep.engine.store import Store
 from orderdep.errors import UsageError
@@ -69,6 +69,10 @@ def read_order_file(path: Path) -> list[str]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot read --order-file {str(path)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(
+            f"--order-file {str(path)!r} is not UTF-8 text; write one test id per line"
+        ) from None
     stripped = text.strip()
     if stripped.startswith("["):
         try:
@@ -127,4 +131,5 @@ def run(tests: tuple[str, ...], order_file: Optional[Path], as_json: bool, **par
         click.echo(json.dumps(result.to_json()))
     else:
         print_result(result)
-    return 1 if any(r.outcome.is_failure for r in result.results) else 0
+    bad = any(r.outcome.is_failure or r.outcome is Outcome.NOT_RUN for r in result.results)
+    return 1 if bad else 0

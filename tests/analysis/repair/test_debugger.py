@@ -107,6 +107,13 @@ FILES = {
         def test_configure():
             registry.configure("prod")
 
+        def test_fill_both():
+            _SEEN.append("y")
+            registry._ENTRIES["job_8"] = True
+
+        def test_both_empty():
+            assert _SEEN == [] and registry._ENTRIES == {}
+
         def test_mode_prod():
             assert registry.MODE == "prod"
         """,
@@ -181,6 +188,17 @@ def test_brittle_needs_the_state_its_setter_made(engine: Engine) -> None:
     )  # fmt: skip
     assert result.polluted == ["app.registry.MODE"]
     assert result.root("app.registry.MODE").changes == ("is None (passing: 'prod')",)
+
+
+def test_roots_needed_together_are_found_by_ddmin(engine: Engine) -> None:
+    result = debug(
+        engine, M + "test_both_empty", kind="victim",
+        failing_order=[M + "test_fill_both", M + "test_both_empty"],
+        passing_order=[M + "test_both_empty"],
+    )  # fmt: skip
+    assert result.polluted == []
+    assert result.together == ["app.registry._ENTRIES", "test_channels._SEEN"]
+    assert [r.name for r in result.culprits] == result.together
 
 
 def test_a_pair_that_is_not_order_dependent_is_refused(engine: Engine) -> None:

@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from orderdep.analysis.repair.fix import Repairer, apply_fix, target_for
+from orderdep.analysis.repair.fix import (
+    Repairer,
+    apply_fix,
+    read_function,
+    target_for,
+    transplant,
+)
 from orderdep.analysis.repair.patches import apply_insertions
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
@@ -139,7 +145,7 @@ FILES = {
         import os
         import pathlib
 
-        from app import settings
+        from app import jobs, settings
         from app.conn import CONN
 
         _SEEN = []
@@ -184,6 +190,15 @@ FILES = {
 
         def test_open():
             assert not CONN.closed
+
+
+        def test_fill_both():
+            _SEEN.append("y")
+            jobs.add("job_8")
+
+
+        def test_both_empty():
+            assert _SEEN == [] and jobs.count() == 0
         """,
 }
 J, MT, C, CH = (f"tests/test_{m}.py::" for m in ("jobs", "meter", "config", "channels"))
@@ -301,13 +316,15 @@ def test_polluter_undoes_its_change(engine: Engine) -> None:
         ("test_cache_fill", "test_cache_default", "settings.mode.cache_clear()"),
         ("test_seen_add", "test_seen_empty", "_SEEN[:] = []"),
         ("test_close", "test_open", "monkeypatch.setattr(CONN, 'closed', False)"),
+        ("test_fill_both", "test_both_empty", "jobs._JOBS.clear() ; _SEEN[:] = []"),
     ],
 )  # fmt: skip
 def test_restore_each_channel(engine: Engine, polluter: str, victim: str, statement: str) -> None:
     finding = ODFinding(CH + victim, "victim", polluters=[CH + polluter])
     result = Repairer(engine.config, engine, strategy="restore", full_suite=False).repair(finding)
     assert result.fix is not None, result.notes
-    assert statement in result.fix.insertions[0].statements
+    for stmt in statement.split(" ; "):  # roots needed together: one statement each
+        assert stmt in result.fix.insertions[0].statements
 
 
 def test_unverifiable_candidates_are_not_offered(engine: Engine) -> None:
@@ -357,6 +374,37 @@ def test_targets_cover_every_known_order() -> None:
     target = target_for(f, "victim", ["p", "t"], ["t"])
     assert target.failing_orders == [["p", "t"], ["q", "t"], ["a", "b", "t"], ["x", "p", "t"]]
     assert target.passing_orders == [["t"]]
+
+
+def test_cleaner_from_another_module_brings_its_imports(tmp_path: Path) -> None:
+    root = write_project(
+        tmp_path / "p",
+        {
+            **FILES,
+            "tests/test_admin.py": """
+                from app import jobs as j
+                from app.meter import Meter as M
+
+                def test_purge(tmp_path):
+                    j.cancel("job_7")
+                    M.hits = 0
+                    (tmp_path / "x").write_text("")
+                """,
+        },
+    )
+    donor = read_function(root, "tests/test_admin.py::test_purge")
+    victim = read_function(root, J + "test_no_jobs")
+    assert donor.params == ["tmp_path"]
+    ins = transplant(donor.statements, donor, victim)
+    assert ins.test == J + "test_no_jobs"
+    assert ins.statements == (
+        "from app import jobs as j",
+        "from app.meter import Meter as M",
+        'j.cancel("job_7")',
+        "M.hits = 0",
+        '(tmp_path / "x").write_text("")',
+    )
+    assert ins.fixtures == ("tmp_path",)
 
 
 def test_unknown_strategy_is_refused(engine: Engine) -> None:

@@ -20,6 +20,7 @@ from orderdep.shells.commands import (
     detect_cmds,  # noqa: F401  (detect, flakerate)
     engine_cmds,  # noqa: F401  (collect, run)
     explain_cmds,  # noqa: F401  (classify, deps)
+    pradet_cmds,  # noqa: F401  (pradet run|collect|refine|explain)
     regression_cmds,  # noqa: F401  (coverage, prioritize, select, parallelize, evaluate)
     repair_cmds,  # noqa: F401  (debug, fix)
 )

@@ -1,0 +1,375 @@
+"""``orderdep pradet``: data-flow-guided detection (paper 001), whole or step by step.
+
+``orderdep pradet [PROJECT]`` is ``orderdep pradet run [PROJECT]``: a group whose first
+argument, when it is not one of its subcommands (run, collect, refine, explain), is
+handed to ``run``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import shlex
+from pathlib import Path
+from typing import Any, Optional
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+
+from orderdep.analysis.pradet.datadeps import explain as explain_access
+from orderdep.analysis.pradet.pipeline import (
+    Collected,
+    PradetResult,
+    load_collected,
+    merge_report,
+    refine_collected,
+    run_pradet,
+    save_collected,
+)
+from orderdep.analysis.pradet.pipeline import collect as run_collect
+from orderdep.analysis.pradet.refine import RefineProgress
+from orderdep.core.report import Report, load_report, save_report
+from orderdep.errors import UsageError
+from orderdep.shells.app import cli
+from orderdep.shells.commands.detect_cmds import reproduce_command
+from orderdep.shells.commands.engine_cmds import open_engine, read_order_file
+from orderdep.shells.options import engine_options
+
+DEFAULT_REPORT = Path(".orderdep") / "report.json"
+DEFAULT_GRAPH = Path(".orderdep") / "pradet.json"
+SHOWN_ROOTS = 5
+SHOWN_DEPS = 20
+
+
+class _RunByDefault(click.Group):
+    """A group that runs ``run`` when its first argument is not a subcommand."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ctx.help_option_names):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+@cli.group(cls=_RunByDefault)
+def pradet() -> None:
+    """Data-flow-guided detection (PRADET): collect data dependencies, refine them.
+
+    \b
+    orderdep pradet [PROJECT]           collect and refine (same as `pradet run`)
+    orderdep pradet collect [PROJECT]   only collect: save .orderdep/pradet.json
+    orderdep pradet refine [PROJECT]    refine a saved collection
+    orderdep pradet explain [PROJECT] TEST
+                                        what TEST read and which earlier tests wrote it
+
+    One instrumented run of the reference order records which shared state (module
+    globals, class attributes, caches, environment, files...) every test writes and
+    reads; a test that reads what an earlier one wrote data-depends on it. Only those
+    dependencies are then tested, each by one schedule that violates it alone. Manifest
+    dependencies go into the report as OD tests; `orderdep deps` turns them into the
+    dependencies file.
+    """
+
+
+REPORT_OPTION = click.option(
+    "--report",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Report to write or merge into (default PROJECT/.orderdep/report.json).",
+)
+GRAPH_OPTION = click.option(
+    "--graph",
+    "graph_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Collection file (default PROJECT/.orderdep/pradet.json).",
+)
+ORDER_OPTION = click.option(
+    "--order-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Reference order: one test id per line (or a JSON list); default the original order.",
+)
+REVERSE_OPTION = click.option(
+    "--also-reverse/--no-also-reverse",
+    default=True,
+    show_default=True,
+    help="Also collect the reversed order: finds victims that run before their polluters.",
+)
+CONFIRM_OPTION = click.option(
+    "--confirm-runs",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
+    help="Re-runs of each manifest dependency's orders before it is reported (0: none).",
+)
+
+
+def _paths(
+    params: dict[str, Any], report: Optional[Path], graph: Optional[Path]
+) -> tuple[Path, Path]:
+    root = Path(params["project"]).resolve()
+    return report or root / DEFAULT_REPORT, graph or root / DEFAULT_GRAPH
+
+
+def _order(order_file: Optional[Path]) -> Optional[list[str]]:
+    if order_file is None:
+        return None
+    order = read_order_file(order_file)
+    if not order:
+        raise UsageError(f"--order-file {str(order_file)!r} names no tests; give one id per line")
+    return order
+
+
+class _Progress:
+    """Refinement progress on stderr: a bar on a terminal, phase lines otherwise."""
+
+    def __init__(self) -> None:
+        self.console = Console(stderr=True)
+        self.bar = Progress(
+            TextColumn("refining"),
+            BarColumn(),
+            TextColumn("{task.completed}/{task.total} data deps, {task.fields[found]} manifest"),
+            TimeElapsedColumn(),
+            console=self.console,
+            transient=True,
+            disable=not self.console.is_terminal,
+        )
+        self.task: Optional[TaskID] = None
+
+    def __enter__(self) -> _Progress:
+        self.bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar.stop()
+
+    def notice(self, message: str) -> None:
+        self.task = None
+        self.console.print(f"orderdep: {message}", soft_wrap=True, highlight=False, markup=False)
+
+    def update(self, p: RefineProgress) -> None:
+        if self.task is None:
+            self.task = self.bar.add_task("refine", total=p.total, found=p.manifest)
+        self.bar.update(self.task, completed=p.tested, total=p.total, found=p.manifest)
+
+
+def _load_existing(path: Path, project: Path) -> Optional[Report]:
+    return load_report(path, project=str(project)) if path.exists() else None
+
+
+# -- the summary ---------------------------------------------------------------------------
+def _collection_lines(collected: Collected) -> list[str]:
+    runs = len(collected.collections)
+    wall = sum(c.wall_seconds for c in collected.collections)
+    sources = " and ".join(c.source for c in collected.collections)
+    lines = [
+        f"PRADET: {len(collected.tests)} tests; reference order: {collected.reference}",
+        f"collection: {runs} probed run(s) ({sources}), "
+        f"{collected.executions} test executions, {wall:.1f}s",
+    ]
+    top = collected.most_written(SHOWN_ROOTS)
+    if top:
+        lines.append("roots with most writers:")
+        for root, writers, value in top:
+            about = f"  = {value}" if value else ""
+            lines.append(f"  {writers:>4} writer(s)  {root}{about}")
+    deps = collected.data_dependencies()
+    pairs = {(d["dependent"], d["dependee"]) for d in deps}
+    per = ", ".join(
+        f"{c.source} {sum(1 for d in deps if d['source'] == c.source)}"
+        for c in collected.collections
+    )
+    lines.append(f"data dependencies: {len(pairs)} test pairs ({per})")
+    return lines
+
+
+def _result_lines(result: PradetResult, params: dict[str, Any]) -> list[str]:
+    refined = result.refined
+    lines = [
+        f"refinement: {refined.orders_run} schedule(s), {refined.executions} test executions; "
+        f"{len(refined.removed)} removed, {len(refined.untestable)} untestable",
+    ]
+    manifest = result.manifest
+    conditional = len(result.evidence) - len(manifest)
+    extra = []
+    if conditional:
+        extra.append(f"{conditional} conditional")
+    if result.unconfirmed:
+        extra.append(f"{len(result.unconfirmed)} not reproduced")
+    note = f" ({', '.join(extra)})" if extra else ""
+    lines.append(f"manifest dependencies confirmed: {len(manifest)}{note}")
+    for e in manifest[:SHOWN_DEPS]:
+        m = e.dependency
+        verb = "fails after" if m.kind == "victim" else "needs"
+        via = f"  via {', '.join(m.roots)}" if m.roots else ""
+        lines.append(f"  {m.kind:<7}  {m.dependent}  {verb}  {m.dependee}{via}")
+        note_text = f"failing order of {m.dependent} (orderdep pradet)"
+        command = reproduce_command(params, m.dependent, list(m.failing_order), note_text)
+        lines.append(f"           reproduce: {command}")
+    if len(manifest) > SHOWN_DEPS:
+        lines.append(f"  ... and {len(manifest) - SHOWN_DEPS} more (see the report)")
+    ex = result.executions
+    lines.append(
+        f"executions: {ex['total']} in total (collection {ex['collection']}, refinement "
+        f"{ex['refinement']}, confirmation {ex['confirmation']}) in {result.wall_seconds:.1f}s"
+    )
+    return lines
+
+
+def _deps_command(params: dict[str, Any], report: Optional[Path]) -> str:
+    parts = ["orderdep", "deps", str(params["project"])]
+    if report is not None:
+        parts += ["--report", str(report)]
+    return shlex.join(parts)
+
+
+def _finish(
+    result: PradetResult, params: dict[str, Any], report: Optional[Path], path: Path
+) -> int:
+    merged = merge_report(_load_existing(path, Path(params["project"]).resolve()), result)
+    save_report(path, merged)
+    for line in _result_lines(result, params):
+        click.echo(line)
+    click.echo(f"report: {path}")
+    if result.manifest:
+        click.echo(f"write the dependencies file: {_deps_command(params, report)}")
+    return 1 if result.manifest else 0
+
+
+# -- the commands --------------------------------------------------------------------------
+@pradet.command("run")
+@engine_options
+@REPORT_OPTION
+@GRAPH_OPTION
+@ORDER_OPTION
+@REVERSE_OPTION
+@CONFIRM_OPTION
+def run_cmd(
+    report: Optional[Path],
+    graph_file: Optional[Path],
+    order_file: Optional[Path],
+    also_reverse: bool,
+    confirm_runs: int,
+    **params: Any,
+) -> int:
+    """Collect data dependencies and refine them into manifest ones (the default).
+
+    Writes the manifest dependencies into the report as OD tests (victims with their
+    polluters, brittles with their state-setters, each with a failing and a passing
+    order) and the collection to .orderdep/pradet.json. Exit code 1 when it finds any.
+    """
+    report_path, graph_path = _paths(params, report, graph_file)
+    project = Path(params["project"]).resolve()
+    with open_engine(params, job=None) as engine, _Progress() as progress:
+        result = run_pradet(
+            engine,
+            _order(order_file),
+            also_reverse=also_reverse,
+            jobs=params["jobs"],
+            confirm_runs=confirm_runs,
+            project=str(project),
+            on_progress=progress.update,
+            notice=progress.notice,
+        )
+    save_collected(graph_path, result.collected)
+    for line in _collection_lines(result.collected):
+        click.echo(line)
+    return _finish(result, params, report, report_path)
+
+
+@pradet.command("collect")
+@engine_options
+@GRAPH_OPTION
+@ORDER_OPTION
+@REVERSE_OPTION
+def collect_cmd(
+    graph_file: Optional[Path], order_file: Optional[Path], also_reverse: bool, **params: Any
+) -> int:
+    """Only collect: run the reference order (and its reverse) under the state probe and
+    save what every test wrote and read (default .orderdep/pradet.json)."""
+    _, graph_path = _paths(params, None, graph_file)
+    project = Path(params["project"]).resolve()
+    with open_engine(params, job=None) as engine:
+        collected = run_collect(
+            engine,
+            _order(order_file),
+            also_reverse=also_reverse,
+            project=str(project),
+            jobs=params["jobs"],
+        )
+    save_collected(graph_path, collected)
+    for line in _collection_lines(collected):
+        click.echo(line)
+    click.echo(f"collection: {graph_path}")
+    parts = ["orderdep", "pradet", "refine", str(params["project"])]
+    if graph_file is not None:
+        parts += ["--graph", str(graph_file)]
+    click.echo(f"refine it: {shlex.join(parts)}")
+    return 0
+
+
+@pradet.command("refine")
+@engine_options
+@REPORT_OPTION
+@GRAPH_OPTION
+@CONFIRM_OPTION
+def refine_cmd(
+    report: Optional[Path], graph_file: Optional[Path], confirm_runs: int, **params: Any
+) -> int:
+    """Refine a saved collection into manifest dependencies and write them to the report."""
+    report_path, graph_path = _paths(params, report, graph_file)
+    project = Path(params["project"]).resolve()
+    collected = load_collected(graph_path, project=str(project))
+    with open_engine(params, job=None) as engine, _Progress() as progress:
+        result = refine_collected(
+            engine,
+            collected,
+            jobs=params["jobs"],
+            confirm_runs=confirm_runs,
+            on_progress=progress.update,
+            notice=progress.notice,
+        )
+    for line in _collection_lines(collected):
+        click.echo(line)
+    return _finish(result, params, report, report_path)
+
+
+@pradet.command("explain")
+@click.argument("args", nargs=-1, required=True, metavar="[PROJECT] TEST")
+@GRAPH_OPTION
+def explain_cmd(args: tuple[str, ...], graph_file: Optional[Path]) -> int:
+    """The roots TEST read in each collected run and the earlier tests that wrote them."""
+    if len(args) > 2:
+        raise UsageError(f"expected [PROJECT] TEST, got {len(args)} arguments: {list(args)!r}")
+    project_arg = args[0] if len(args) == 2 else "."
+    test = args[-1]
+    project = Path(project_arg).resolve()
+    _, graph_path = _paths({"project": project}, None, graph_file)
+    collected = load_collected(graph_path, project=str(project))
+    if test not in collected.tests:
+        close = difflib.get_close_matches(test, collected.tests, n=3, cutoff=0.5)
+        hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+        raise UsageError(
+            f"{test!r} is not a test of the collection{hint}; "
+            "run `orderdep collect` to list the test ids"
+        )
+    for c in collected.collections:
+        if test not in c.order:
+            click.echo(f"{c.source} order: {test} did not run")
+            continue
+        e = explain_access(c.accesses, test)
+        click.echo(f"{c.source} order, position {e.index + 1} of {len(c.order)}: {test}")
+        if e.reads:
+            click.echo("  read, written earlier by (last writer last):")
+            for root, writers in sorted(e.reads.items()):
+                click.echo(f"    {root}  <-  {', '.join(writers)}")
+        else:
+            click.echo("  read nothing an earlier test wrote")
+        if e.unwritten_reads:
+            click.echo(f"  read, written by no earlier test: {len(e.unwritten_reads)} root(s)")
+        if e.writes:
+            click.echo(f"  wrote: {', '.join(e.writes)}")
+        dependees = sorted({ws[-1] for ws in e.reads.values()}, key=c.order.index)
+        if dependees:
+            click.echo(f"  data-depends on: {', '.join(dependees)}")
+    return 0

@@ -308,10 +308,14 @@ class Repairer:
 
     # -- the whole repair of one OD test --------------------------------------------------
     def repair(self, finding: ODFinding) -> FixResult:
-        kind, failing, passing = orders_for(finding)
+        """Candidates of every chosen strategy, screened, then verified smallest first."""
+        try:
+            kind, failing, passing = orders_for(finding)
+            victim = read_function(self.project, finding.test)
+        except UsageError as exc:
+            return FixResult(finding.test, finding.kind or "unknown", notes=[str(exc)])
         target = target_for(finding, kind, failing, passing)
         result = FixResult(finding.test, kind)
-        victim = read_function(self.project, finding.test)
         candidates: list[Candidate] = []
         if "cleaner" in self.strategies:
             candidates += self._cleaner_candidates(finding, kind, target, victim, result)
@@ -395,13 +399,19 @@ class Repairer:
         roots = dbg.culprits
         if not roots:
             result.notes.append(
-                f"debugger: no single root explains the failure ({len(dbg.differing)} differ)"
+                "debugger: restoring the roots that differ does not explain the failure "
+                f"({len(dbg.differing)} differ)"
             )
             return []
         names = ModuleNames.parse(victim.source, victim.module)
         out: list[Candidate] = []
         single = bool(dbg.polluted)
         if "generated" in self.strategies:
+            if not single:
+                result.notes.append(
+                    "generated: the roots must be reset together; only the restore and "
+                    "polluter strategies combine roots"
+                )
             out += self._generated(finding, target, victim, roots if single else [], result)
         if "restore" in self.strategies:
             out += _combine(
@@ -483,8 +493,8 @@ class Repairer:
         if not polluters and len(dbg.failing_order) == 2:
             polluters = dbg.failing_order[:1]
         out: list[Candidate] = []
-        if not polluters:
-            return out  # which of the tests before it pollutes is unknown: classify first
+        if not polluters:  # which test before it pollutes is unknown: classify first
+            return out
         for root in roots if single else [None]:
             chosen = [root] if root is not None else roots
             alternatives = 1

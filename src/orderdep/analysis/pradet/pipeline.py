@@ -295,8 +295,7 @@ def collect(
     jobs: int = 1,
 ) -> Collected:
     """Run the reference order (and its reverse) once each under the state probe."""
-    suite_ids = executor.suite.ids
-    order = list(reference_order) if reference_order is not None else list(suite_ids)
+    order = list(reference_order) if reference_order is not None else executor.suite.ids
     if not order:
         raise UsageError("the reference order is empty: give at least one test to collect")
     if len(set(order)) != len(order):
@@ -316,7 +315,7 @@ def collect(
         runs = [executor.run(o, probe=spec) for o in plain]
     return Collected(
         project=project,
-        tests=list(suite_ids),
+        tests=list(executor.suite.ids),
         collections=[Collection.from_run(src, run) for (src, _), run in zip(orders, runs)],
         reference="original" if reference_order is None else "given",
     )

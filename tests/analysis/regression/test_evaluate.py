@@ -89,6 +89,8 @@ def test_enhanced_orders_remove_every_od_failure() -> None:
     assert rows["S1"].unenhanced_failures == [BRITTLE]
     assert BRITTLE in rows["P1"].unenhanced_failures
     assert rows["S1"].added == 1  # the state-setter, added back
+    assert rows["S1"].executions == 1  # the brittle alone
+    assert rows["P1"].executions == 2 * len(TESTS)
     assert rows["T1"].reduction == 1.0
     totals = result.technique_totals()
     assert totals["prioritization"][1] == totals["selection"][1] == 0

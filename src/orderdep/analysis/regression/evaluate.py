@@ -88,6 +88,7 @@ class AlgorithmResult:
     technique: str
     schedules: int = 0
     changed: int = 0  # schedules enhancement changed
+    executions: int = 0  # test executions of the unenhanced schedules
     added: int = 0  # extra test executions the enhanced schedules run
     unenhanced_failures: list[str] = field(default_factory=list)
     enhanced_failures: list[str] = field(default_factory=list)
@@ -117,6 +118,7 @@ class AlgorithmResult:
             "technique": self.technique,
             "schedules": self.schedules,
             "changed": self.changed,
+            "executions": self.executions,
             "added": self.added,
             "unenhanced_failures": self.unenhanced_failures,
             "enhanced_failures": self.enhanced_failures,
@@ -354,6 +356,7 @@ def _row(
                 est.append(sum(estimate.get(t, 0.0) for t in order))
             times[key] = max(spans, default=0.0)
             estimates[key] = max(est, default=0.0)
+        row.executions += sum(len(m) for m in s.unenhanced)
         row.added += sum(len(m) for m in s.enhanced) - sum(len(m) for m in s.unenhanced)
         if s.changed:
             row.changed += 1

@@ -241,7 +241,10 @@ class DepsPlugin:
         if kept:
             self._unfiltered.extend(n for n in kept if isinstance(n, pytest.Item))
         elif collector.nodeid in self._dependee_files:
-            self._unfiltered.extend(_items_of(collector))
+            try:
+                self._unfiltered.extend(_items_of(collector))
+            except Exception:  # an import error here must not break the --lf run
+                pass
         return report
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -358,3 +358,39 @@ def test_xdist_many_seeds_no_od_failures(suite: pytest.Pytester) -> None:
             "-n", "2", "--orderdep-deps", "deps.json",
         )  # fmt: skip
         result.assert_outcomes(passed=16)
+
+
+def test_last_failed_brings_back_state_setters_from_skipped_files(
+    suite: pytest.Pytester,
+) -> None:
+    # --lf does not even collect files without failures: test_a.py (the state-setter's)
+    # is skipped, and the plugin must collect the state-setter itself.
+    cache = suite.path / ".pytest_cache" / "v" / "cache"
+    cache.mkdir(parents=True)
+    lastfailed = {"test_c.py::test_brittle2": True, "test_b.py::test_victim2": True}
+    (cache / "lastfailed").write_text(json.dumps(lastfailed), encoding="utf-8")
+    args = ["-p", "no:hypothesispytest", "-p", "no:randomly", "--lf", "-v"]
+    without = suite.runpytest(*args)
+    without.assert_outcomes(passed=1, failed=1)
+    (cache / "lastfailed").write_text(json.dumps(lastfailed), encoding="utf-8")
+    result = suite.runpytest(*args, "--orderdep-deps", "deps.json")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(
+        [
+            "*skipped 1 file*",
+            "orderdep: added 1 test, moved 0 to satisfy 1 dependency",
+            "test_b.py::test_victim2 PASSED*",
+            "test_a.py::test_setter2 PASSED*",
+            "test_c.py::test_brittle2 PASSED*",
+        ]
+    )
+
+
+def test_last_failed_with_a_dependee_file_that_cannot_import(suite: pytest.Pytester) -> None:
+    cache = suite.path / ".pytest_cache" / "v" / "cache"
+    cache.mkdir(parents=True)
+    (cache / "lastfailed").write_text(json.dumps({"test_c.py::test_brittle2": True}))
+    suite.makepyfile(test_a="raise ImportError('broken on purpose')\n")
+    result = suite.runpytest("-p", "no:hypothesispytest", "--lf", "--orderdep-deps", "deps.json")
+    result.assert_outcomes(failed=1)  # the state-setter cannot be added; the run goes on
+    result.stdout.fnmatch_lines(["orderdep: added 0 tests, moved 0 to satisfy 0 dependencies*"])

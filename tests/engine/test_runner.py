@@ -834,7 +834,7 @@ def test_pytest_command(tmp_path: Path) -> None:
     rest = cmd[7:]
     # Our options come after the user's, so the last word on maxfail is ours.
     assert rest.index("--maxfail=0") > 0
-    assert "orderdep.engine.childplugin" in rest and "no:orderdep" in rest
+    assert "orderdep.engine.childplugin" in rest and "no:orderdep" not in rest
     assert "no:stepwise" in rest
     assert f"cache_dir={tmp_path / 'cache'}" in rest
     assert rest[rest.index("--rootdir") + 1] == "here"
@@ -857,3 +857,21 @@ def test_child_env_overrides_and_defaults(tmp_path: Path, monkeypatch: pytest.Mo
     assert env["HOME"] == "/sandbox/home"
     assert "PYTEST_XDIST_WORKER" not in env
     assert env["PY_COLORS"] == "0"
+
+
+def test_orderdep_options_in_addopts_do_not_break_the_engine(
+    make_project: ProjectWriter, make_engine: EngineFactory
+) -> None:
+    """A project that always applies its deps file (addopts/ini) still runs exact orders."""
+    project = make_project(
+        {
+            "pytest.ini": "[pytest]\naddopts = --orderdep-deps deps.json\norderdep_deps = deps.json\n",
+            "deps.json": '{"schema": "orderdep.deps/1", "dependencies": '
+            '[{"test": "test_a.py::test_b", "kind": "positive", "dependee": "test_a.py::test_a"}]}',
+            "test_a.py": "def test_a():\n    pass\n\ndef test_b():\n    pass\n",
+        }
+    )
+    engine = make_engine(project)
+    result = engine.run(["test_a.py::test_b"])
+    assert [r.test for r in result.results] == ["test_a.py::test_b"]
+    assert [r.outcome for r in result.results] == [Outcome.PASSED]

@@ -86,7 +86,8 @@ class EngineConfig:
     def pytest_command(self, cache_dir: Path) -> list[str]:
         """The command line of every pytest process the engine starts."""
         cmd = [self.python, "-m", "pytest", *self.pytest_args]
-        cmd += ["-p", "orderdep.engine.childplugin", "-p", "no:orderdep"]
+        # The orderdep plugin stays loaded (addopts may use its options) but idles here.
+        cmd += ["-p", "orderdep.engine.childplugin"]
         for module in sorted(self.present_plugins):
             cmd += ["-p", f"no:{_DISABLE_IF_PRESENT[module]}"]
         if self._has_xdist:

@@ -69,6 +69,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _active(config: pytest.Config) -> bool:
+    if config.pluginmanager.has_plugin("orderdep.engine.childplugin"):
+        return False  # orderdep's own test processes run the exact order they are given
     return bool(
         config.getoption("orderdep_deps")
         or config.getini("orderdep_deps")

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any, Optional
 
 import pytest
-from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+from xdist.scheduler import LoadScopeScheduling
 
 from orderdep.core.depsfile import Dependency
 from orderdep.core.parallelization import dependency_groups

@@ -108,7 +108,7 @@ def test_victim_before_its_polluter_is_found_in_the_reversed_order() -> None:
     assert result.refined.removed == [("x", "p")]
     ex_ = result.executions
     assert ex_["collection"] == 6 and ex_["total"] == ex.executions - without.executions["total"]
-    assert ex_["total"] == ex_["collection"] + ex_["refinement"] + ex_["confirmation"]
+    assert ex_["total"] == sum(v for k, v in ex_.items() if k != "total")
 
 
 def test_brittle_group_members_become_one_state_setter_group() -> None:
@@ -127,19 +127,30 @@ def test_brittle_group_members_become_one_state_setter_group() -> None:
     assert finding.failing_order[-1] == "b" and finding.passing_order == ["s1", "s2", "b"]
 
 
-def test_a_cleaner_seen_as_state_setter_is_conditional_not_a_finding() -> None:
+def test_a_cleaner_seen_as_state_setter_is_conditional_and_its_polluter_searched() -> None:
     # v fails after p unless c ran between; c reads and rewrites what p wrote.
-    order = ["p", "c", "v"]
+    order = ["x", "p", "y", "c", "v"]
     ex = ProbedModel(
         order,
         [ODSpec("v", "victim", polluters=["p"], cleaners={"p": ["c"]})],
-        {"p": (set(), {"r"}), "c": ({"r"}, {"r"}), "v": ({"r"}, set())},
+        {"p": (set(), {"r"}), "c": ({"r"}, {"r"}), "v": ({"r"}, set()), "y": ({"r"}, set())},
     )
-    result = run_pradet(ex, also_reverse=False)
-    assert [e.dependency.dependee for e in result.evidence] == ["c"]
-    assert result.evidence[0].conditional and result.manifest == []
+    result = run_pradet(ex, also_reverse=False, search=False)
+    [conditional] = result.evidence
+    assert conditional.conditional and conditional.dependency.dependee == "c"
+    assert conditional.dependency.kind == "brittle" and result.manifest == []
     assert findings(result) == []
-    assert merge_report(None, result).extras["pradet"]["manifest"][0]["conditional"] is True
+
+    result = run_pradet(ProbedModel(order, list(ex.specs.values()), ex.access), also_reverse=False)
+    [search] = result.manifest
+    assert (search.dependency.dependee, search.dependency.kind) == ("p", "victim")
+    assert search.found_by == "search" and search.alone and search.cleaner == "c"
+    assert search.dependency.failing_order == ["p", "v"]
+    [finding] = findings(result)
+    assert finding.polluters == ["p"] and finding.cleaners == {"p": ["c"]}
+    assert result.executions["search"] > 0
+    summary = merge_report(None, result).extras["pradet"]["manifest"]
+    assert [d["conditional"] for d in summary] == [True, False]
 
 
 def test_a_dependency_that_does_not_reproduce_is_dropped() -> None:

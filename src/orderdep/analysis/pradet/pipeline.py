@@ -49,6 +49,8 @@ from orderdep.analysis.pradet.refine import (
     RefineResult,
     refine,
 )
+from orderdep.core.ddmin import DDMinPreconditionError, ddmin
+from orderdep.core.odmodel import group_key
 from orderdep.core.outcomes import OrderResult, Outcome, TestResult
 from orderdep.core.report import ODFinding, Report, RunStats, load_json_file
 from orderdep.engine.executor import Executor
@@ -328,18 +330,31 @@ class Evidence:
 
     ``alone``: the dependee alone shows it (victim: ``[dependee, dependent]`` fails and
     ``[dependent]`` passes; brittle: ``[dependent]`` fails, ``[dependee, dependent]``
-    passes). ``conditional``: the dependent alone contradicts the kind, so the dependency
-    holds only with other tests of refinement's schedule around.
+    passes). Otherwise the orders are refinement's schedule without and with the dependee
+    right before the dependent. ``conditional``: the dependent alone contradicts the kind,
+    so the dependency holds only with other tests of the schedule around. ``found_by``:
+    ``"refinement"``; ``"alternatives"`` for a dependee whose edge refinement removed
+    because another dependee did the same; ``"search"`` for the polluters (state-setters)
+    behind a conditional dependency (see :func:`refine_collected`).
     """
 
     dependency: ManifestDependency
     alone: bool = False
     conditional: bool = False
     confirmed: bool = False  # False when confirmation was switched off
+    found_by: str = "refinement"
+    cleaner: Optional[str] = None  # a victim's: resets this polluter (group) before it
 
     def to_json(self) -> dict[str, Any]:
         out = self.dependency.to_json()
-        out.update(alone=self.alone, conditional=self.conditional, confirmed=self.confirmed)
+        out.update(
+            alone=self.alone,
+            conditional=self.conditional,
+            confirmed=self.confirmed,
+            found_by=self.found_by,
+        )
+        if self.cleaner is not None:
+            out["cleaner"] = self.cleaner
         return out
 
 
@@ -352,30 +367,230 @@ class PradetResult:
     evidence: list[Evidence] = field(default_factory=list)
     unconfirmed: list[ManifestDependency] = field(default_factory=list)
     confirm_executions: int = 0
-    confirm_orders: int = 0
+    alternative_executions: int = 0
+    search_executions: int = 0
+    check_orders: int = 0
     wall_seconds: float = 0.0
 
     @property
     def executions(self) -> dict[str, int]:
-        collection = self.collected.executions
-        refinement = self.refined.executions
-        total = collection + refinement + self.confirm_executions
-        return {
-            "collection": collection,
-            "refinement": refinement,
+        out = {
+            "collection": self.collected.executions,
+            "refinement": self.refined.executions,
             "confirmation": self.confirm_executions,
-            "total": total,
+            "alternatives": self.alternative_executions,
+            "search": self.search_executions,
         }
+        out["total"] = sum(out.values())
+        return out
 
     @property
     def orders_run(self) -> int:
-        n = len(self.collected.collections) + self.refined.orders_run + self.confirm_orders
-        return n
+        return len(self.collected.collections) + self.refined.orders_run + self.check_orders
 
     @property
     def manifest(self) -> list[Evidence]:
         """Confirmed dependencies that become findings (conditional ones excluded)."""
         return [e for e in self.evidence if not e.conditional]
+
+
+Order = tuple[str, ...]
+
+
+class _Checks:
+    """Runs check orders (each distinct order ``runs`` times) and remembers the outcomes."""
+
+    def __init__(self, executor: Executor, runs: int, jobs: int, result: PradetResult) -> None:
+        self.executor, self.runs, self.jobs, self.result = executor, runs, jobs, result
+        self.failed: dict[Order, list[bool]] = {}  # order -> did its last test fail, per run
+
+    def run(self, orders: Iterable[Order]) -> int:
+        """Run the orders not run yet; return the test executions spent."""
+        todo = [o for o in dict.fromkeys(orders) if o not in self.failed] * self.runs
+        if not todo:
+            return 0
+        plain = [list(o) for o in todo]
+        if self.jobs > 1:
+            results = self.executor.run_many(plain)
+        else:
+            results = [self.executor.run(o) for o in plain]
+        for order, run in zip(todo, results):
+            self.failed.setdefault(order, []).append(run.outcome_of(order[-1]).is_failure)
+        self.result.check_orders += len(todo)
+        return sum(len(o) for o in todo)
+
+    def fails(self, order: Order) -> bool:
+        return all(self.failed[order])
+
+    def passes(self, order: Order) -> bool:
+        return not any(self.failed[order])
+
+    def shows(self, failing: Order, passing: Order) -> bool:
+        return self.fails(failing) and self.passes(passing)
+
+    def alone_fits(self, test: str, kind: str) -> bool:
+        """A victim passes alone, a brittle fails alone (004 §2)."""
+        return self.passes((test,)) if kind == "victim" else self.fails((test,))
+
+
+def _pair_orders(dependent: str, dependee: str, kind: str) -> tuple[Order, Order]:
+    """(failing, passing) with the dependee alone."""
+    single, both = (dependent,), (dependee, dependent)
+    return (both, single) if kind == "victim" else (single, both)
+
+
+def _schedule_orders(m: ManifestDependency, position: Mapping[str, int]) -> tuple[Order, Order]:
+    """(failing, passing): refinement's schedule without the dependee, and with it put back
+    where the collected run had it (before the first later test); they differ in it only."""
+    without = tuple(m.failing_order if m.kind == "brittle" else m.passing_order)
+    at = position.get(m.dependee, -1)
+    cut = next((i for i, t in enumerate(without) if position.get(t, -1) > at), len(without) - 1)
+    with_it = (*without[:cut], m.dependee, *without[cut:])
+    return (with_it, without) if m.kind == "victim" else (without, with_it)
+
+
+def _confirm(checks: _Checks, result: PradetResult) -> None:
+    """Confirm each manifest dependency: the pair orders first, else the schedule orders."""
+    manifest = result.refined.manifest
+    pairs = [_pair_orders(m.dependent, m.dependee, m.kind) for m in manifest]
+    result.confirm_executions += checks.run(o for p in pairs for o in p)
+    later: list[int] = []
+    for i, m in enumerate(manifest):
+        failing, passing = pairs[i]
+        if checks.alone_fits(m.dependent, m.kind) and checks.shows(failing, passing):
+            shown = dataclasses.replace(m, failing_order=list(failing), passing_order=list(passing))
+            result.evidence.append(Evidence(shown, alone=True, confirmed=True))
+        else:
+            later.append(i)
+    positions = {
+        c.source: {t: i for i, t in enumerate(c.order)} for c in result.collected.collections
+    }
+    schedules = {i: _schedule_orders(manifest[i], positions[manifest[i].source]) for i in later}
+    result.confirm_executions += checks.run(o for p in schedules.values() for o in p)
+    for i in later:
+        m = manifest[i]
+        failing, passing = schedules[i]
+        if not checks.shows(failing, passing):
+            result.unconfirmed.append(m)
+            continue
+        shown = dataclasses.replace(m, failing_order=list(failing), passing_order=list(passing))
+        conditional = not checks.alone_fits(m.dependent, m.kind)
+        result.evidence.append(Evidence(shown, conditional=conditional, confirmed=True))
+
+
+def _alternatives(
+    checks: _Checks,
+    result: PradetResult,
+    refined: Sequence[tuple[Collection, nx.DiGraph, RefineResult]],
+) -> None:
+    """Dependees that suffice alone although refinement removed their edge.
+
+    Refinement moves one dependee at a time; when two dependees each suffice (two
+    polluters of one victim, two state-setters of one brittle), moving either leaves the
+    other in place, the outcome does not change and both edges are removed. So every
+    dependent whose outcome in the collected run differs from its outcome alone gets each
+    removed dependee tried right before it, alone.
+    """
+    known = {(e.dependency.dependent, e.dependency.dependee) for e in result.evidence}
+    known |= {(m.dependent, m.dependee) for m in result.unconfirmed}
+    removed: dict[tuple[str, str], tuple[Collection, nx.DiGraph]] = {}
+    for collection, graph, found in refined:
+        for edge in found.removed:
+            if edge not in known:
+                removed.setdefault(edge, (collection, graph))
+    result.alternative_executions += checks.run((t,) for t, _ in removed)
+    tries: list[tuple[tuple[str, str], str, Order, Order]] = []
+    for (dependent, dependee), (collection, _) in removed.items():
+        reference = collection.outcomes[collection.order.index(dependent)]
+        alone_failed = checks.fails((dependent,))
+        if reference.is_failure == alone_failed or not (
+            alone_failed or checks.passes((dependent,))
+        ):
+            continue  # same outcome alone (or not the same in every run): nothing to explain
+        kind = "brittle" if alone_failed else "victim"
+        failing, passing = _pair_orders(dependent, dependee, kind)
+        tries.append(((dependent, dependee), kind, failing, passing))
+    result.alternative_executions += checks.run(o for _, _, f, p in tries for o in (f, p))
+    for edge, kind, failing, passing in tries:
+        if not checks.shows(failing, passing):
+            continue
+        collection, graph = removed[edge]
+        dependency = ManifestDependency(
+            dependent=edge[0],
+            dependee=edge[1],
+            roots=list(graph.edges[edge].get("roots", ())),
+            kind="brittle" if kind == "brittle" else "victim",
+            failing_order=list(failing),
+            passing_order=list(passing),
+            source=collection.source,
+        )
+        result.evidence.append(
+            Evidence(dependency, alone=True, confirmed=True, found_by="alternatives")
+        )
+
+
+def _search(
+    checks: _Checks,
+    result: PradetResult,
+    graphs: Mapping[str, nx.DiGraph],
+) -> None:
+    """The polluters (state-setters) behind each conditional dependency.
+
+    A test that passes alone but fails once the dependee is moved after it (so "needs" the
+    dependee) is a victim whose polluter runs earlier in that schedule and whose cleaner is
+    the dependee; symmetrically, a test failing alone that passes once the dependee moves
+    is a brittle whose state-setter is in the schedule. Delta debugging (``ddmin``, as
+    iFixFlakies' minimiser, 004 §4.1) over the schedule finds a 1-minimal polluter
+    (state-setter) set: one test, or a group.
+    """
+    found = {(e.dependency.dependent, e.dependency.dependee) for e in result.manifest}
+    for e in [e for e in result.evidence if e.conditional]:
+        m = e.dependency
+        victim = m.kind == "brittle"  # needs the dependee, yet passes alone: it was cleaned
+        shown = tuple(m.failing_order if victim else m.passing_order)
+        test = m.dependent
+
+        def holds(sub: list[str], test: str = test, victim: bool = victim) -> bool:
+            order = (*sub, test)
+            result.search_executions += checks.run([order])
+            return checks.fails(order) if victim else checks.passes(order)
+
+        try:
+            culprits = ddmin(list(shown[:-1]), holds)
+        except DDMinPreconditionError:
+            continue
+        cleaner: Optional[str] = None
+        if victim:
+            cleaned = (*culprits, m.dependee, test)
+            result.search_executions += checks.run([cleaned])
+            cleaner = m.dependee if checks.passes(cleaned) else None
+        with_them, alone = [*culprits, test], [test]
+        for culprit in culprits:
+            if (test, culprit) in found:
+                continue
+            graph = graphs.get(m.source)
+            edge = (test, culprit)
+            roots = (
+                graph.edges[edge]["roots"] if graph is not None and graph.has_edge(*edge) else []
+            )
+            dependency = ManifestDependency(
+                dependent=test,
+                dependee=culprit,
+                roots=list(roots),
+                kind="victim" if victim else "brittle",
+                failing_order=with_them if victim else alone,
+                passing_order=alone if victim else with_them,
+                source=m.source,
+            )
+            result.evidence.append(
+                Evidence(
+                    dependency,
+                    alone=len(culprits) == 1,
+                    confirmed=True,
+                    found_by="search",
+                    cleaner=cleaner,
+                )
+            )
 
 
 def refine_collected(
@@ -384,13 +599,23 @@ def refine_collected(
     *,
     jobs: int = 1,
     confirm_runs: int = 1,
+    alternatives: bool = True,
+    search: bool = True,
     on_progress: Optional[ProgressCallback] = None,
     notice: Optional[Notice] = None,
 ) -> PradetResult:
-    """Refine every collection's data dependencies, then confirm the manifest ones."""
+    """Refine every collection's data dependencies, then confirm the manifest ones.
+
+    With ``confirm_runs`` > 0 each manifest dependency is confirmed that many times; with
+    ``alternatives`` removed dependencies of tests whose outcome alone differs from the
+    collected run are tried alone (:func:`_alternatives`); with ``search`` the polluters
+    and state-setters behind conditional dependencies are searched (:func:`_search`).
+    Both need confirmation (they reuse its runs of each test alone).
+    """
     say = notice or (lambda message: None)
     start = time.perf_counter()
     result = PradetResult(collected=collected)
+    refined: list[tuple[Collection, nx.DiGraph, RefineResult]] = []
     for c in collected.collections:
         graph = c.graph()
         say(f"refining {graph.number_of_edges()} data dependencies of the {c.source} order")
@@ -403,73 +628,23 @@ def refine_collected(
             on_progress=on_progress,
             source=c.source,
         )
+        refined.append((c, graph, found))
         result.refined.merge(found)
-    if confirm_runs > 0 and result.refined.manifest:
-        say(f"confirming {len(result.refined.manifest)} manifest dependencies")
-        _confirm(executor, result, confirm_runs, jobs)
+    if confirm_runs > 0:
+        checks = _Checks(executor, confirm_runs, jobs, result)
+        if result.refined.manifest:
+            say(f"confirming {len(result.refined.manifest)} manifest dependencies")
+            _confirm(checks, result)
+        if alternatives:
+            say("trying removed dependencies of tests that behave differently alone")
+            _alternatives(checks, result, refined)
+        if search and any(e.conditional for e in result.evidence):
+            say("searching the polluters and state-setters behind conditional dependencies")
+            _search(checks, result, {c.source: g for c, g, _ in refined})
     else:
         result.evidence = [Evidence(m) for m in result.refined.manifest]
     result.wall_seconds = time.perf_counter() - start
     return result
-
-
-def _failures(
-    executor: Executor, orders: Iterable[tuple[str, ...]], runs: int, jobs: int
-) -> dict[tuple[str, ...], list[bool]]:
-    """For each distinct order, whether its last test failed, once per run."""
-    todo = list(dict.fromkeys(orders)) * runs
-    if not todo:
-        return {}
-    plain = [list(o) for o in todo]
-    results = executor.run_many(plain) if jobs > 1 else [executor.run(o) for o in plain]
-    out: dict[tuple[str, ...], list[bool]] = {}
-    for order, run in zip(todo, results):
-        out.setdefault(order, []).append(run.outcome_of(order[-1]).is_failure)
-    return out
-
-
-def _shows(failing: Sequence[bool], passing: Sequence[bool]) -> bool:
-    return all(failing) and not any(passing)
-
-
-def _confirm(executor: Executor, result: PradetResult, runs: int, jobs: int) -> None:
-    manifest = result.refined.manifest
-    pair: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
-    for i, m in enumerate(manifest):
-        single, both = (m.dependent,), (m.dependee, m.dependent)
-        # (failing, passing) short orders for this kind
-        pair[i] = (both, single) if m.kind == "victim" else (single, both)
-    short = [o for fp in pair.values() for o in fp]
-    first = _failures(executor, short, runs, jobs)
-    result.confirm_orders += len(set(short)) * runs
-    result.confirm_executions += sum(len(o) for o in set(short)) * runs
-    long_checks: list[int] = []
-    for i, m in enumerate(manifest):
-        failing, passing = pair[i]
-        alone_fails = all(first[(m.dependent,)])
-        alone_passes = not any(first[(m.dependent,)])
-        fits = alone_passes if m.kind == "victim" else alone_fails
-        if fits and _shows(first[failing], first[passing]):
-            shown = dataclasses.replace(m, failing_order=list(failing), passing_order=list(passing))
-            result.evidence.append(Evidence(shown, alone=True, confirmed=True))
-        else:
-            long_checks.append(i)
-    long_orders = [
-        o
-        for i in long_checks
-        for o in (tuple(manifest[i].failing_order), tuple(manifest[i].passing_order))
-    ]
-    second = _failures(executor, long_orders, runs, jobs)
-    result.confirm_orders += len(set(long_orders)) * runs
-    result.confirm_executions += sum(len(o) for o in set(long_orders)) * runs
-    for i in long_checks:
-        m = manifest[i]
-        if not _shows(second[tuple(m.failing_order)], second[tuple(m.passing_order)]):
-            result.unconfirmed.append(m)
-            continue
-        alone_runs = first[(m.dependent,)]
-        fits = not any(alone_runs) if m.kind == "victim" else all(alone_runs)
-        result.evidence.append(Evidence(m, conditional=not fits, confirmed=True))
 
 
 def run_pradet(
@@ -479,6 +654,8 @@ def run_pradet(
     also_reverse: bool = True,
     jobs: int = 1,
     confirm_runs: int = 1,
+    alternatives: bool = True,
+    search: bool = True,
     probe_options: Optional[Mapping[str, Any]] = None,
     project: str = "",
     on_progress: Optional[ProgressCallback] = None,
@@ -501,6 +678,8 @@ def run_pradet(
         collected,
         jobs=jobs,
         confirm_runs=confirm_runs,
+        alternatives=alternatives,
+        search=search,
         on_progress=on_progress,
         notice=notice,
     )
@@ -544,6 +723,12 @@ def findings(result: PradetResult) -> list[ODFinding]:
         )
         if kind == "victim":
             finding.polluters, finding.polluter_groups = _unique(singles), groups
+            for e in same:
+                if e.cleaner is not None:
+                    key = e.dependency.dependee if e.alone or not groups else group_key(groups[0])
+                    cleaners = finding.cleaners.setdefault(key, [])
+                    if e.cleaner not in cleaners:
+                        cleaners.append(e.cleaner)
         else:
             finding.state_setters, finding.state_setter_groups = _unique(singles), groups
         out.append(finding)
@@ -626,6 +811,8 @@ def merge_report(report: Optional[Report], result: PradetResult) -> Report:
         for attr in ("polluter_groups", "state_setter_groups"):
             groups: list[list[str]] = getattr(old, attr)
             groups += [g for g in getattr(finding, attr) if g not in groups]
+        for key, cleaners in finding.cleaners.items():
+            old.cleaners[key] = _unique([*old.cleaners.get(key, []), *cleaners])
         if not old.failing_order or not old.passing_order:
             old.failing_order, old.passing_order = finding.failing_order, finding.passing_order
         old.extras["pradet"] = mine

@@ -209,10 +209,8 @@ def _result_lines(result: PradetResult, params: dict[str, Any]) -> list[str]:
     if len(manifest) > SHOWN_DEPS:
         lines.append(f"  ... and {len(manifest) - SHOWN_DEPS} more (see the report)")
     ex = result.executions
-    lines.append(
-        f"executions: {ex['total']} in total (collection {ex['collection']}, refinement "
-        f"{ex['refinement']}, confirmation {ex['confirmation']}) in {result.wall_seconds:.1f}s"
-    )
+    parts = ", ".join(f"{k} {v}" for k, v in ex.items() if k != "total")
+    lines.append(f"executions: {ex['total']} in total ({parts}) in {result.wall_seconds:.1f}s")
     return lines
 
 

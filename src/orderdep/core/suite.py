@@ -11,6 +11,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from orderdep.errors import UnknownTestsError
+
 GroupLevel = Literal["module", "class", "none"]
 GROUP_LEVELS: tuple[GroupLevel, ...] = ("module", "class", "none")
 
@@ -110,6 +112,12 @@ class Suite:
             if i not in self._by_id:
                 seen[i] = None
         return list(seen)
+
+    def require(self, ids: Iterable[str]) -> None:
+        """Raise :class:`UnknownTestsError` (with the closest ids) if any id is unknown."""
+        unknown = self.unknown(ids)
+        if unknown:
+            raise UnknownTestsError(unknown, {u: self.suggest(u) for u in unknown})
 
     def suggest(self, test_id: str, n: int = 3) -> list[str]:
         """Existing ids closest to ``test_id`` (for error messages)."""

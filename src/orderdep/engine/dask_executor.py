@@ -18,7 +18,7 @@ from orderdep.engine.config import EngineConfig
 from orderdep.engine.executor import ResultCallback
 from orderdep.engine.probe import ProbeSpec
 from orderdep.engine.store import Store
-from orderdep.errors import UnknownTestsError, UsageError
+from orderdep.errors import UsageError
 
 _ENGINES: dict[str, Any] = {}
 _ENGINES_LOCK = threading.Lock()
@@ -100,9 +100,7 @@ class DaskExecutor:
         return self._suite
 
     def check(self, order: Sequence[str]) -> None:
-        unknown = self.suite.unknown(order)
-        if unknown:
-            raise UnknownTestsError(unknown, {u: self.suite.suggest(u) for u in unknown})
+        self.suite.require(order)
 
     def run(self, order: Sequence[str], *, probe: Optional[ProbeSpec] = None) -> OrderResult:
         return self.run_many([order], probe=probe)[0]

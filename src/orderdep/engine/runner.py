@@ -25,7 +25,6 @@ from orderdep.engine.probe import ProbeSpec
 from orderdep.engine.sandbox import Sandbox
 from orderdep.engine.store import Store
 from orderdep.engine.workers import ForkUnavailable, ForkWorker, SubprocessWorker
-from orderdep.errors import UnknownTestsError
 
 Worker = Union[ForkWorker, SubprocessWorker]
 Notice = Callable[[str], None]
@@ -115,9 +114,7 @@ class Engine:
     # -- running ---------------------------------------------------------------------
     def check(self, order: Sequence[str]) -> None:
         """Raise :class:`UnknownTestsError` if ``order`` names tests the suite lacks."""
-        unknown = self.suite.unknown(order)
-        if unknown:
-            raise UnknownTestsError(unknown, {u: self.suite.suggest(u) for u in unknown})
+        self.suite.require(order)
 
     def _reuse(self, order: Sequence[str], probe: Optional[ProbeSpec]) -> Optional[OrderResult]:
         if self.store is None or self.job is None or probe is not None:

@@ -16,7 +16,6 @@ from orderdep.core.outcomes import OrderResult, Outcome, TestResult
 from orderdep.core.suite import Suite
 from orderdep.engine.executor import ResultCallback
 from orderdep.engine.probe import ProbeSpec
-from orderdep.errors import UnknownTestsError
 
 
 class ModelExecutor:
@@ -61,9 +60,7 @@ class ModelExecutor:
         return Outcome.PASSED
 
     def run(self, order: Sequence[str], *, probe: Optional[ProbeSpec] = None) -> OrderResult:
-        unknown = self._suite.unknown(order)
-        if unknown:
-            raise UnknownTestsError(unknown, {u: self._suite.suggest(u) for u in unknown})
+        self._suite.require(order)
         start = time.perf_counter()
         results = []
         for i, test in enumerate(order):

@@ -67,6 +67,7 @@ class Project:
         path = self.root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text))
+        importlib.invalidate_caches()  # a directory listed in the same mtime tick is cached
         return path
 
     def module(self, rel_module: str) -> ModuleType:

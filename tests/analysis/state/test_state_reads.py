@@ -185,3 +185,40 @@ def test_expand_wildcards() -> None:
     assert expand(["env:*", "pkg.m.X"], known) == {"env:A", "env:B", "pkg.m.X"}
     assert expand(["file:x/*"], known) == {"file:x/1", "file:x/2"}
     assert expand(["file:y*"], known) == {"file:y"}
+
+
+@pytest.mark.parametrize("hook", ["trace", "profile", "lsprof"])
+def test_every_call_hook_sees_project_code(project: Project, tracer: ReadTracer, hook: str) -> None:
+    state = project.module("state")
+    n = project.name
+    tracer.use_hook(hook)
+    roots = reads_of(tracer, lambda: (state.read_limit(), state.Meter().bump()))
+    assert {f"{n}.state.LIMIT", f"{n}.state.Meter.hits"} <= roots
+    assert (sys.getprofile() is None and sys.gettrace() is None) or hook == "trace"
+    tracer.note_values([state._ENTRIES])  # what the pytest hooks hand over
+    assert f"{n}.state._ENTRIES" in reads_of(tracer, lambda: tracer.note_values([state._ENTRIES]))
+
+
+def test_lsprof_leaves_an_active_profiler_alone(project: Project, tracer: ReadTracer) -> None:
+    state = project.module("state")
+    calls: list[str] = []
+
+    def profiler(frame: Any, event: str, arg: Any) -> None:
+        calls.append(event)
+
+    tracer.use_hook("lsprof")
+    sys.setprofile(profiler)
+    try:
+        roots = reads_of(tracer, state.read_limit)
+        assert sys.getprofile() is profiler
+    finally:
+        sys.setprofile(None)
+    assert f"{project.name}.state.LIMIT" in roots  # seen through the trace fallback
+    assert "call" in calls
+
+
+def test_unknown_hook_is_a_usage_error(tracer: ReadTracer) -> None:
+    from orderdep.errors import UsageError
+
+    with pytest.raises(UsageError, match="unknown call hook 'dtrace'"):
+        tracer.use_hook("dtrace")

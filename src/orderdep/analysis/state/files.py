@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -53,6 +54,7 @@ EXCLUDED_SUFFIXES = (".pyc", ".pyo")
 EXCLUDED_TEMP_PREFIXES = ("pytest-of-", "orderdep-", "pytest-", "tmp-orderdep")
 
 DIR_FP = hash("dir")
+_Child = tuple[str, str, bool]  # (root name, path, is a directory)
 ABSENT = None
 
 
@@ -63,6 +65,18 @@ class Watched:
     path: str  # absolute, normalised, no trailing separator
     prefix: str  # "file:", "file:$TMP/" or "file:~/"
     temp_like: bool = False
+
+
+SETTLE_NS = 50_000_000  # a directory changed this recently may change again unseen
+
+
+def _settled(mtime: int) -> int:
+    """``mtime``, or -1 (always list again) if it is too recent to trust.
+
+    File systems stamp with a coarse clock: a second change within the same tick would leave
+    the directory's mtime as it was when we listed it.
+    """
+    return -1 if time.time_ns() - mtime < SETTLE_NS else mtime
 
 
 def normalise(path: str) -> str:
@@ -104,6 +118,8 @@ class FileWatcher:
         self._dirty: set[str] = set()
         self._extra: dict[str, str] = {}  # path -> name, tracked beyond the scan
         self._venvs: dict[str, bool] = {}
+        self._previous: Optional[dict[str, int]] = None
+        self._dirs: dict[str, tuple[int, Watched, str, int, list[_Child]]] = {}
         self.pre_images: dict[str, Optional[int]] = {}
 
     # -- names ---------------------------------------------------------------------------
@@ -180,57 +196,141 @@ class FileWatcher:
         return hit
 
     # -- scans -------------------------------------------------------------------------------
-    def scan(self) -> dict[str, int]:
-        """Fingerprint every watched file and directory (plus paths written earlier)."""
-        out: dict[str, int] = {}
-        self.truncated = []
-        for w in self.watched:
-            self._scan_one(w, out)
+    def scan(self, *, full: bool = True) -> dict[str, int]:
+        """Fingerprint every watched file and directory (plus paths written earlier).
+
+        ``full=False`` starts from the previous scan: only directories whose mtime changed
+        (an entry was created, removed or renamed) are listed again, and only files written
+        in this process since (:meth:`will_write`) are fingerprinted again. In-place changes
+        made by other processes or unaudited C code show in full scans only.
+        """
+        if full or self._previous is None:
+            out: dict[str, int] = {}
+            self.truncated = []
+            self._dirs = {}
+            for w in self.watched:
+                self._scan_tree(w, w.path, "", 0, out, [self.max_files])
+        else:
+            out = dict(self._previous)
+            self._rescan_changed_dirs(out)
+            for path in self._dirty:
+                name = self.name_of(path)
+                if name is None:
+                    continue
+                fp = self.fingerprint_path(path)
+                out.pop(name, None)
+                out.pop(name + "/", None)
+                if fp is not None:
+                    out[name + "/" if fp == DIR_FP else name] = fp
         for path, name in self._extra.items():
-            if name not in out:
+            if name not in out and name + "/" not in out:
                 fp = self.fingerprint_path(path)
                 if fp is not None:
                     out[name + "/" if fp == DIR_FP else name] = fp
         self._dirty.clear()
+        self._previous = dict(out)
         return out
 
-    def _scan_one(self, w: Watched, out: dict[str, int]) -> None:
-        count = 0
-        stack: list[tuple[str, str, int]] = [(w.path, "", 0)]
+    def _list(self, w: Watched, directory: str, rel: str, out: dict[str, int]) -> list[_Child]:
+        """Fingerprint the entries of one directory into ``out``; returns its children."""
+        children: list[_Child] = []
+        try:
+            it = _scandir(directory)
+        except OSError:
+            return children
+        with it:
+            for entry in it:
+                name = entry.name
+                if name in EXCLUDED_DIRS or name.endswith(EXCLUDED_SUFFIXES):
+                    continue
+                if w.temp_like and not rel and name.startswith(EXCLUDED_TEMP_PREFIXES):
+                    continue
+                path = entry.path
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    continue
+                if is_dir:
+                    if path in self._watched_paths or self._is_venv(path):
+                        continue
+                    key = w.prefix + rel + name + "/"
+                    out[key] = DIR_FP
+                else:
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    key = w.prefix + rel + name
+                    out[key] = self._file_fp(path, st)
+                children.append((key, path, is_dir))
+        return children
+
+    def _scan_tree(
+        self,
+        w: Watched,
+        top: str,
+        rel: str,
+        depth: int,
+        out: dict[str, int],
+        budget: list[int],
+    ) -> None:
+        stack: list[tuple[str, str, int]] = [(top, rel, depth)]
         while stack:
             directory, rel, depth = stack.pop()
             try:
-                it = _scandir(directory)
+                mtime = _settled(_stat(directory).st_mtime_ns)
             except OSError:
                 continue
-            with it:
-                for entry in it:
-                    name = entry.name
-                    if name in EXCLUDED_DIRS or name.endswith(EXCLUDED_SUFFIXES):
-                        continue
-                    if w.temp_like and not rel and name.startswith(EXCLUDED_TEMP_PREFIXES):
-                        continue
-                    path = entry.path
-                    try:
-                        is_dir = entry.is_dir(follow_symlinks=False)
-                    except OSError:
-                        continue
+            children = self._list(w, directory, rel, out)
+            self._dirs[directory] = (mtime, w, rel, depth, children)
+            budget[0] -= len(children)
+            if budget[0] <= 0:
+                self.truncated.append(directory)
+                return
+            if depth < self.max_depth:
+                for key, path, is_dir in children:
                     if is_dir:
-                        if path in self._watched_paths or self._is_venv(path):
-                            continue
-                        out[w.prefix + rel + name + "/"] = DIR_FP
-                        if depth < self.max_depth:
-                            stack.append((path, rel + name + "/", depth + 1))
-                    else:
-                        try:
-                            st = entry.stat(follow_symlinks=False)
-                        except OSError:
-                            continue
-                        out[w.prefix + rel + name] = self._file_fp(path, st)
-                    count += 1
-                    if count >= self.max_files:
-                        self.truncated.append(w.path)
-                        return
+                        stack.append((path, key[len(w.prefix) :], depth + 1))
+
+    def _rescan_changed_dirs(self, out: dict[str, int]) -> None:
+        for directory in list(self._dirs):
+            known = self._dirs.get(directory)
+            if known is None:  # dropped with a removed parent in this loop
+                continue
+            mtime, w, rel, depth, old = known
+            try:
+                now = _stat(directory).st_mtime_ns
+            except OSError:
+                now = None
+            if now == mtime:
+                continue
+            for key, _, _ in old:
+                out.pop(key, None)
+            if now is None:
+                self._forget(directory, out)
+                continue
+            children = self._list(w, directory, rel, out)
+            self._dirs[directory] = (_settled(now), w, rel, depth, children)
+            fresh = {path for _, path, is_dir in children if is_dir}
+            for _, path, is_dir in old:
+                if is_dir and path not in fresh:
+                    self._forget(path, out)
+            if depth < self.max_depth:
+                for key, path, is_dir in children:
+                    if is_dir and path not in self._dirs:
+                        self._scan_tree(
+                            w, path, key[len(w.prefix) :], depth + 1, out, [self.max_files]
+                        )
+
+    def _forget(self, directory: str, out: dict[str, int]) -> None:
+        """Drop a directory that is gone, and everything known under it."""
+        known = self._dirs.pop(directory, None)
+        if known is None:
+            return
+        for key, path, is_dir in known[4]:
+            out.pop(key, None)
+            if is_dir:
+                self._forget(path, out)
 
     # -- in-process writes (from the audit hook) ------------------------------------------
     def will_write(self, path: str, *, tree: bool = False) -> None:

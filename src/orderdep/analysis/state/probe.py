@@ -16,7 +16,10 @@ HOME, default true), ``broad_reads`` (every test reads logging, random, cwd, imp
 teardown, through a pytest plugin registered with the session found on the stack; the whole
 window between ``before_test`` and ``after_test`` when no session is found), ``lazy``
 (default true: after a test, re-walk only the mutable values of roots it may have read and
-of roots sharing objects with those; false re-walks every root after every test).
+of roots sharing objects with those, and list only directories whose mtime changed and files
+written in this process, unless the test started a subprocess; false fingerprints every root
+after every test), ``hook`` (how calls are seen: ``trace``, ``profile``, ``lsprof`` or
+``auto``, the default: cProfile's C profiler when narrowed, else a trace function).
 
 The snapshot after one test is the one before the next: one snapshot per test.
 """
@@ -61,12 +64,16 @@ class StateProbe:
         describe: bool = True,
         narrow: bool = True,
         lazy: bool = True,
+        hook: str = "auto",
     ) -> None:
         self.config = config
         self.narrow = narrow
         self.lazy = lazy
         self.tracker = StateTracker(config)
-        self.reads = ReadTracer(self.tracker, broad=broad_reads)
+        self.hook = hook
+        self.reads = ReadTracer(
+            self.tracker, broad=broad_reads, hook="trace" if hook == "auto" else hook
+        )
         self.describe = describe
         self.records: list[dict[str, Any]] = []
         self._last: Optional[dict[str, int]] = None
@@ -78,7 +85,12 @@ class StateProbe:
 
     def _snapshot(self, touched: Optional[set[str]] = None) -> dict[str, int]:
         start = time.perf_counter()
-        snap = self.tracker.snapshot(touched if self.lazy else None)
+        if self.lazy and touched is not None:
+            # a subprocess may have changed any file in place: list everything then
+            full_files = "subprocess" in self.reads.flags
+            snap = self.tracker.snapshot(touched, full_files=full_files)
+        else:
+            snap = self.tracker.snapshot()
         self._snapshot_seconds += time.perf_counter() - start
         self._snapshots += 1
         self._truncated |= self.tracker.truncated
@@ -88,8 +100,9 @@ class StateProbe:
         if self._last is None:
             if self.narrow:
                 manager = find_pluginmanager()
-                if manager is not None:
-                    narrow_to_pytest(self.reads, manager)
+                narrowed = manager is not None and narrow_to_pytest(self.reads, manager)
+                if narrowed and self.hook == "auto":  # fixture values come from the hooks now
+                    self.reads.use_hook("lsprof")
             self._last = self._snapshot()
         self.reads.start()
 
@@ -131,6 +144,7 @@ class StateProbe:
                 "read_seconds": round(self._read_seconds, 6),
                 "truncated": truncated,
                 "narrow": self.reads.narrow,
+                "hook": self.reads.hook,
             },
         }
 
@@ -143,4 +157,5 @@ def make_probe(options: dict[str, Any], rootdir: str) -> StateProbe:
         describe=bool(options.get("describe", True)),
         narrow=bool(options.get("narrow", True)),
         lazy=bool(options.get("lazy", True)),
+        hook=str(options.get("hook", "auto")),
     )

@@ -41,6 +41,7 @@ from typing import Any, Callable, Optional
 
 from orderdep.analysis.state.fingerprint import ATOM_TYPES, identity
 from orderdep.analysis.state.roots import StateTracker
+from orderdep.errors import UsageError
 
 TraceFn = Callable[[FrameType, str, Any], Any]
 
@@ -73,15 +74,22 @@ LOGGING_NAMES = frozenset(
     }
 )
 RANDOM_NAMES = frozenset(n for n in dir(random) if not n.startswith("_"))
+# How calls are seen: a trace function (every 3.11 frame then runs the per-line machinery), a
+# profile function (also called for C calls), or cProfile's C profiler (no Python call per
+# event; arguments of test and fixture functions then come from the pytest hooks only).
+HOOKS = ("trace", "profile", "lsprof")
 MODULES_NAMES = frozenset({"modules", "import_module", "__import__", "reload", "find_spec"})
 
 
 class ReadTracer:
     """Records reads in a window opened by :meth:`start` and closed by :meth:`stop`."""
 
-    def __init__(self, tracker: StateTracker, *, broad: bool = False) -> None:
+    def __init__(self, tracker: StateTracker, *, broad: bool = False, hook: str = "trace") -> None:
         self.tracker = tracker
         self.broad = broad
+        self.hook = "trace"
+        self._lsprof: Any = None
+        self.use_hook(hook)
         self._seen: dict[int, CodeType] = {}
         self._args: list[Any] = []
         self._project_code: dict[str, bool] = {}
@@ -95,6 +103,7 @@ class ReadTracer:
         self._prev_thread_trace: Any = None
         self._tracer: Any = None
         self._depth = 0
+        self._using = self.hook
         self._modules_at_start = 0
         self.active = False
         self.narrow = False
@@ -129,6 +138,12 @@ class ReadTracer:
         _ACTIVE[0] = None
         self.active = False
         self._unpatch()
+        if self._lsprof is not None:
+            for entry in self._lsprof.getstats():
+                code = entry.code
+                if isinstance(code, CodeType):
+                    self._seen[identity(code)] = code
+            self._lsprof.clear()
         if len(sys.modules) != self._modules_at_start:  # importlib does not audit "import"
             self.flags.add("import")
         roots = self.resolve()
@@ -140,20 +155,57 @@ class ReadTracer:
         self._depth += 1
         if self._depth > 1:
             return
-        self._prev_trace = sys.gettrace()
-        self._prev_thread_trace = _thread_trace()
-        self._tracer = self._make_tracer(self._prev_trace)
-        threading.settrace(self._tracer)
-        sys.settrace(self._tracer)
+        self._using = self.hook
+        if self._using == "lsprof" and sys.getprofile() is not None:
+            self._using = "trace"  # someone is profiling: do not take their hook away
+        if self._using == "lsprof":
+            self._lsprof.enable(subcalls=False, builtins=False)
+        elif self._using == "profile":
+            self._prev_trace = sys.getprofile()
+            self._prev_thread_trace = _thread_hook("profile")
+            self._tracer = self._make_profiler(self._prev_trace)
+            threading.setprofile(self._tracer)
+            sys.setprofile(self._tracer)
+        else:
+            self._prev_trace = sys.gettrace()
+            self._prev_thread_trace = _thread_hook("trace")
+            self._tracer = self._make_tracer(self._prev_trace)
+            threading.settrace(self._tracer)
+            sys.settrace(self._tracer)
 
     def trace_off(self) -> None:
         self._depth -= 1
         if self._depth > 0:
             return
         self._depth = 0
-        if sys.gettrace() is self._tracer:  # a test that set its own tracer keeps it
-            sys.settrace(self._prev_trace)
-        threading.settrace(self._prev_thread_trace)
+        if self._using == "lsprof":
+            self._lsprof.disable()
+        elif self._using == "profile":
+            if sys.getprofile() is self._tracer:  # a test that set its own keeps it
+                sys.setprofile(self._prev_trace)
+            threading.setprofile(self._prev_thread_trace)
+        else:
+            if sys.gettrace() is self._tracer:
+                sys.settrace(self._prev_trace)
+            threading.settrace(self._prev_thread_trace)
+
+    def _make_profiler(self, prev: Optional[TraceFn]) -> TraceFn:
+        """A profile function: called on calls and returns of Python and C functions alike,
+        but it leaves the interpreter's per-line machinery off, which a trace function
+        turns on for every instruction of every frame (3.11)."""
+        seen = self._seen
+        first = self._first_call
+
+        def profiler(frame: FrameType, event: str, arg: Any, _id: Any = identity) -> Any:
+            if event == "call":
+                code = frame.f_code
+                if _id(code) not in seen:
+                    seen[_id(code)] = code
+                    first(frame, code)
+            if prev is not None:
+                prev(frame, event, arg)
+
+        return profiler
 
     def _make_tracer(self, prev: Optional[TraceFn]) -> TraceFn:
         seen = self._seen
@@ -191,6 +243,21 @@ class ReadTracer:
             value = local.get(name)
             if value is not None and type(value) not in ATOM_TYPES:
                 self._args.append(value)
+
+    def use_hook(self, hook: str) -> None:
+        """Switch how calls are seen (one of :data:`HOOKS`); between windows only."""
+        if hook not in HOOKS:
+            raise UsageError(f"unknown call hook {hook!r}; use one of {', '.join(HOOKS)}")
+        self.hook = hook
+        if hook == "lsprof" and self._lsprof is None:
+            import _lsprof  # cProfile's C core
+
+            self._lsprof = _lsprof.Profiler()
+
+    def note_values(self, values: Iterable[Any]) -> None:
+        """Values a test or fixture received or produced (fixture values): aliases of roots
+        among them are reads (see :meth:`resolve`)."""
+        self._args.extend(v for v in values if v is not None and type(v) not in ATOM_TYPES)
 
     def is_project_code(self, filename: str) -> bool:
         hit = self._project_code.get(filename)
@@ -356,17 +423,19 @@ class ReadTracer:
         return roots
 
 
-def _thread_trace() -> Any:
-    get = getattr(threading, "gettrace", None)  # 3.10+
-    return get() if get is not None else getattr(threading, "_trace_hook", None)
+def _thread_hook(kind: str) -> Any:
+    get = getattr(threading, "get" + kind, None)  # 3.10+
+    return get() if get is not None else getattr(threading, f"_{kind}_hook", None)
 
 
 # -- narrowing the tracer to the code that matters (pytest hooks) ----------------------------
-def _window(func: Any = None) -> Iterator[None]:
+def _window(func: Any = None, values: Any = None) -> Iterator[None]:
     rec = _ACTIVE[0]
     if rec is None or not rec.narrow:
         yield
         return
+    if values:
+        rec.note_values(values)
     module = getattr(func, "__module__", None) or ""
     if module.startswith(("_pytest.", "pytest")):  # builtin fixtures never touch the project
         yield
@@ -391,7 +460,9 @@ def _make_plugin() -> object:
 
         @pytest.hookimpl(hookwrapper=True, trylast=True)
         def pytest_runtest_call(self, item: Any) -> Iterator[None]:
-            yield from _window()
+            # the test's fixture values: a session fixture returning a root is an alias
+            values = getattr(item, "funcargs", None) or {}
+            yield from _window(values=list(values.values()))
 
         @pytest.hookimpl(hookwrapper=True, trylast=True)
         def pytest_runtest_teardown(self, item: Any, nextitem: Any) -> Iterator[None]:

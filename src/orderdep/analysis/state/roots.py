@@ -268,10 +268,20 @@ class StateTracker:
         self._ns: dict[str, _Namespace] = {}
         self._last: dict[str, int] = {}
         self._touched: Optional[set[str]] = None
+        self._modules_key: tuple[int, Optional[str]] = (-1, None)
+        self._modules_fp = 0
+        self._env_names: dict[Any, str] = {}
         self._walker = Fingerprinter()
 
-    def snapshot(self, touched: Optional[Iterable[str]] = None) -> dict[str, int]:
-        """``{root: fingerprint}`` now; ``touched`` limits which mutable values are re-walked."""
+    def snapshot(
+        self, touched: Optional[Iterable[str]] = None, *, full_files: bool = True
+    ) -> dict[str, int]:
+        """``{root: fingerprint}`` now.
+
+        ``touched`` limits which mutable values are walked again; ``full_files=False`` lists
+        only directories that changed and re-reads only files written in this process
+        (:meth:`FileWatcher.scan`).
+        """
         out: dict[str, int] = {}
         t0 = time.perf_counter()
         self._python(out, touched)
@@ -279,7 +289,7 @@ class StateTracker:
         self._process(out)
         t2 = time.perf_counter()
         if self.files is not None:
-            out.update(self.files.scan())
+            out.update(self.files.scan(full=full_files or touched is None))
         t3 = time.perf_counter()
         timings = self.timings
         timings["python"] += t1 - t0
@@ -337,7 +347,11 @@ class StateTracker:
                     continue
             elif kind == CLASS:
                 if depth < _CLASS_DEPTH:
-                    self._scan(name, module, vars(value), value, depth + 1, out)
+                    inner = vars(value)
+                    known = self._ns.get(name)
+                    # a class of methods only (most test classes) that kept its size
+                    if known is None or known[1] is not _NOTHING or known[0] != len(inner):
+                        self._scan(name, module, inner, value, depth + 1, out)
                 if owner is not None:
                     continue
             if fp is None:
@@ -395,24 +409,46 @@ class StateTracker:
 
     def _process(self, out: dict[str, int]) -> None:
         exclude = self.config.env_exclude
-        for key, value in list(os.environ.items()):
-            if key not in exclude:
-                out["env:" + key] = hash(value)
+        data = getattr(os.environ, "_data", None)
+        if isinstance(data, dict):  # the encoded store: no decoding of every value
+            names = self._env_names
+            for raw, value in list(data.items()):
+                name = names.get(raw)
+                if name is None:
+                    key = os.environ.decodekey(raw)
+                    name = names[raw] = "" if key in exclude else "env:" + key
+                if name:
+                    out[name] = hash(value)
+        else:
+            for key, value in list(os.environ.items()):
+                if key not in exclude:
+                    out["env:" + key] = hash(value)
         try:
             out["cwd"] = hash(os.getcwd())
         except OSError:
             out["cwd"] = hash(None)
         out["sys.path"] = hash(tuple(str(p) for p in sys.path))
-        out["sys.modules"] = hash(frozenset(sys.modules))
+        modules = sys.modules
+        size = (len(modules), next(reversed(modules.keys()), None) if modules else None)
+        if size != self._modules_key:  # see ProjectModules.current
+            self._modules_key, self._modules_fp = size, hash(frozenset(modules))
+        out["sys.modules"] = self._modules_fp
         out["warnings"] = hash(tuple(map(_filter_key, list(warnings.filters))))
         out["random"] = hash(random.getstate())
         for name, logger in _logging_roots():
             out[name] = _logger_fp(logger)
 
 
+def _nothing(namespace: Any) -> tuple[()]:
+    return ()
+
+
+_NOTHING = _nothing
+
+
 def _getter(keys: list[str]) -> Callable[[Any], Any]:
     if not keys:
-        return lambda ns: ()
+        return _NOTHING
     if len(keys) == 1:
         key = keys[0]
         return lambda ns: (ns[key],)
@@ -442,9 +478,6 @@ def snapshot(config: RootsConfig) -> dict[str, int]:
 
 def diff(a: Mapping[str, int], b: Mapping[str, int]) -> list[str]:
     """Roots that differ between two snapshots (changed, added or removed), sorted."""
-    changed = [k for k, v in b.items() if a.get(k, _MISSING) != v]
-    changed += [k for k in a if k not in b]
+    changed = {k for k, _ in b.items() - a.items()}  # set operations on views run in C
+    changed.update(a.keys() - b.keys())
     return sorted(changed)
-
-
-_MISSING: Any = object()

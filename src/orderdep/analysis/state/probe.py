@@ -31,9 +31,10 @@ import tempfile
 import time
 from typing import Any, Optional
 
-from orderdep.analysis.state.reads import ReadTracer, find_pluginmanager, narrow_to_pytest
+from orderdep.analysis.state.reads import ReadTracer
 from orderdep.analysis.state.roots import RootsConfig, StateTracker, diff
 from orderdep.analysis.state.values import describe
+from orderdep.analysis.state.windows import find_pluginmanager, narrow_to_pytest
 
 MODULE = "orderdep.analysis.state.probe"
 

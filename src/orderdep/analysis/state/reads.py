@@ -4,20 +4,22 @@ PRADET (paper 001 §III-A) detects reads of shared state with per-object taint m
 Python we over-approximate instead (a missed read loses a dependency, an extra one only
 costs a refinement run):
 
-* **Code names.** A ``sys.settrace`` call tracer, active only inside the test window,
-  records every code object that starts running. Afterwards, for code from project files,
-  each name it uses (``co_names``, plus dotted parts of identifier-like string constants,
+* **Code names.** A call hook, on only inside the test window (or the narrower pytest
+  windows of :mod:`.windows`), records every code object that starts running: a trace
+  function, a profile function or cProfile's C profiler (:data:`HOOKS`). Afterwards, for
+  code from project files, each name it uses (``co_names``, plus dotted parts of identifier-like string constants,
   which covers ``getattr(mod, "X")`` and ``mock.patch("pkg.mod.X")``) is matched against the
   last component of every python root: ``ENTRIES`` matches ``pkg.mod.ENTRIES`` and
   ``pkg.mod.Meter.ENTRIES``.
-* **Aliases.** On the first call of project code in the window, its argument values are
-  kept; any that is (part of) a root's value reads that root (a fixture returning
-  ``pkg.mod.REGISTRY`` makes the test read it).
+* **Aliases.** Argument values of project code (first call in the window, with the
+  Python hooks) and the test's fixture values (from the pytest windows) are kept; any
+  that is (part of) a root's value reads that root (a session fixture returning
+  ``pkg.mod.REGISTRY`` makes every test using it read it).
 * **Environment.** ``os._Environ.__getitem__`` (which ``get``, ``in`` and ``os.getenv`` go
   through) is wrapped in the window; iterating, copying or printing the environment reads
   ``env:*`` (every variable).
-* **Files.** An audit hook (``sys.addaudithook``; it cannot be removed, so it is gated by a
-  flag) sees ``open``, ``os.listdir``/``scandir``, ``glob``, removals, renames...;
+* **Files.** An audit hook (:mod:`.audit`) sees ``open``, ``os.listdir``/``scandir``,
+  ``glob``, removals, renames...;
   ``os.stat``/``lstat``/``access`` are wrapped in the window. Reads name ``file:`` roots
   (``file:dir/*`` for a listing, ``file:path*`` for a stat); writes tell the
   :class:`~orderdep.analysis.state.files.FileWatcher` to keep the file's pre-image.
@@ -35,10 +37,11 @@ import os
 import random
 import sys
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from types import CodeType, FrameType
 from typing import Any, Callable, Optional
 
+from orderdep.analysis.state import audit
 from orderdep.analysis.state.fingerprint import ATOM_TYPES, identity
 from orderdep.analysis.state.roots import StateTracker
 from orderdep.errors import UsageError
@@ -119,11 +122,11 @@ class ReadTracer:
         self._seen.clear()
         self._args = []
         self.env, self.files, self.flags = set(), set(), set()
-        _install_audit_hook()
+        audit.install()
         self._patch()
         self._modules_at_start = len(sys.modules)
         self._depth = 0
-        _ACTIVE[0] = self
+        audit.ACTIVE[0] = self
         self.active = True
         if not self.narrow:
             self.trace_on()
@@ -135,7 +138,7 @@ class ReadTracer:
         if self._depth:
             self._depth = 1
             self.trace_off()
-        _ACTIVE[0] = None
+        audit.ACTIVE[0] = None
         self.active = False
         self._unpatch()
         if self._lsprof is not None:
@@ -426,208 +429,6 @@ class ReadTracer:
 def _thread_hook(kind: str) -> Any:
     get = getattr(threading, "get" + kind, None)  # 3.10+
     return get() if get is not None else getattr(threading, f"_{kind}_hook", None)
-
-
-# -- narrowing the tracer to the code that matters (pytest hooks) ----------------------------
-def _window(func: Any = None, values: Any = None) -> Iterator[None]:
-    rec = _ACTIVE[0]
-    if rec is None or not rec.narrow:
-        yield
-        return
-    if values:
-        rec.note_values(values)
-    module = getattr(func, "__module__", None) or ""
-    if module.startswith(("_pytest.", "pytest")):  # builtin fixtures never touch the project
-        yield
-        return
-    rec.trace_on()
-    try:
-        yield
-    finally:
-        rec.trace_off()
-
-
-def _make_plugin() -> object:
-    """A pytest plugin turning the active tracer on around fixture functions, the call
-    phase and teardown (old-style hookwrappers, which every supported pytest accepts)."""
-    import pytest  # only ever called inside a pytest process
-
-    # trylast: the innermost wrappers, inside capture's and logging's
-    class PytestWindows:
-        @pytest.hookimpl(hookwrapper=True, trylast=True)
-        def pytest_fixture_setup(self, fixturedef: Any, request: Any) -> Iterator[None]:
-            yield from _window(getattr(fixturedef, "func", None))
-
-        @pytest.hookimpl(hookwrapper=True, trylast=True)
-        def pytest_runtest_call(self, item: Any) -> Iterator[None]:
-            # the test's fixture values: a session fixture returning a root is an alias
-            values = getattr(item, "funcargs", None) or {}
-            yield from _window(values=list(values.values()))
-
-        @pytest.hookimpl(hookwrapper=True, trylast=True)
-        def pytest_runtest_teardown(self, item: Any, nextitem: Any) -> Iterator[None]:
-            yield from _window()
-
-    return PytestWindows()
-
-
-PLUGIN_NAME = "orderdep-state-windows"
-
-
-def narrow_to_pytest(tracer: ReadTracer, pluginmanager: Any) -> bool:
-    """Register the window plugin with a pytest plugin manager; True if it is active."""
-    try:
-        if pluginmanager.get_plugin(PLUGIN_NAME) is None:
-            pluginmanager.register(_make_plugin(), PLUGIN_NAME)
-    except Exception:
-        return False
-    tracer.narrow = True
-    return True
-
-
-def find_pluginmanager(depth: int = 12) -> Any:
-    """The plugin manager of the pytest session running us, from a caller's locals.
-
-    Probes are not handed the session, but the loop that drives the order holds it.
-    """
-    frame: Optional[FrameType] = sys._getframe(1)
-    for _ in range(depth):
-        if frame is None:
-            return None
-        for value in list(frame.f_locals.values()):
-            if type(value).__module__ == "_pytest.main" and type(value).__name__ == "Session":
-                return value.config.pluginmanager
-        frame = frame.f_back
-    return None
-
-
-# -- the audit hook (installed once per process, active only inside a window) -------------------
-_ACTIVE: list[Optional[ReadTracer]] = [None]
-_INSTALLED: list[bool] = [False]
-_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-
-
-def _install_audit_hook() -> None:
-    if not _INSTALLED[0]:
-        sys.addaudithook(_audit)
-        _INSTALLED[0] = True
-
-
-def _audit(event: str, args: tuple[Any, ...]) -> None:
-    rec = _ACTIVE[0]
-    if rec is None or rec.busy:
-        return
-    handler = _HANDLERS.get(event)
-    if handler is None:
-        return
-    rec.busy = True
-    try:
-        handler(rec, args)
-    except Exception:
-        pass  # an audit hook must never break the audited operation
-    finally:
-        rec.busy = False
-
-
-def _on_open(rec: ReadTracer, args: tuple[Any, ...]) -> None:
-    path, mode, flags = (*args, None, None, 0)[:3]
-    if isinstance(path, int):
-        return
-    if mode is None:  # os.open: decide from the flags
-        flags = flags or 0
-        access = flags & getattr(os, "O_ACCMODE", 3)  # not defined on Windows
-        write = bool(flags & _WRITE_FLAGS)
-        read = access != os.O_WRONLY or not flags & os.O_TRUNC
-        wildcard = True
-    else:
-        write = any(c in mode for c in "wax+")
-        read = any(c in mode for c in "rax+")
-        wildcard = False
-    if read:
-        rec.path_read(path, wildcard=wildcard)
-    if write:
-        rec.path_write(path)
-
-
-def _first(n: int, tree: bool = False, read: bool = False) -> Callable[[ReadTracer, Any], None]:
-    def handle(rec: ReadTracer, args: tuple[Any, ...]) -> None:
-        for path in args[:n]:
-            if read:
-                rec.path_read(path, wildcard=True)
-            else:
-                rec.path_write(path, tree=tree)
-
-    return handle
-
-
-def _with_dir_fd(handler: Callable[[ReadTracer, Any], None], fd_index: int) -> Any:
-    def handle(rec: ReadTracer, args: tuple[Any, ...]) -> None:
-        fd = args[fd_index] if len(args) > fd_index else None
-        if fd not in (None, -1):
-            return  # a path relative to a directory descriptor (inside rmtree/fwalk)
-        handler(rec, args)
-
-    return handle
-
-
-def _listing(rec: ReadTracer, args: tuple[Any, ...]) -> None:
-    rec.path_read(args[0] if args else None, listing=True)
-
-
-def _glob(rec: ReadTracer, args: tuple[Any, ...]) -> None:
-    pattern = os.fsdecode(args[0]) if args else ""
-    head = pattern
-    for i, ch in enumerate(pattern):
-        if ch in "*?[":
-            head = pattern[:i]
-            break
-    rec.path_read(os.path.dirname(head) or ".", listing=True)
-
-
-def _copy(tree: bool) -> Callable[[ReadTracer, Any], None]:
-    def handle(rec: ReadTracer, args: tuple[Any, ...]) -> None:
-        rec.path_read(args[0], wildcard=True)
-        rec.path_write(args[1], tree=tree)
-
-    return handle
-
-
-def _flag(name: str) -> Callable[[ReadTracer, Any], None]:
-    def handle(rec: ReadTracer, args: tuple[Any, ...]) -> None:
-        rec.flags.add(name)
-
-    return handle
-
-
-_HANDLERS: dict[str, Callable[[ReadTracer, Any], None]] = {
-    "open": _on_open,
-    "os.listdir": _listing,
-    "os.scandir": _listing,
-    "glob.glob": _glob,
-    "glob.glob/2": _glob,
-    "os.remove": _with_dir_fd(_first(1), 1),
-    "os.rmdir": _with_dir_fd(_first(1), 1),
-    "os.mkdir": _with_dir_fd(_first(1), 2),
-    "os.rename": _with_dir_fd(_first(2, tree=True), 2),
-    "os.truncate": _first(1),
-    "os.utime": _first(1),
-    "os.chmod": _first(1),
-    "os.chown": _first(1),
-    "os.symlink": _with_dir_fd(lambda rec, a: rec.path_write(a[1]), 2),
-    "os.link": _with_dir_fd(lambda rec, a: rec.path_write(a[1]), 2),
-    "shutil.rmtree": _with_dir_fd(_first(1, tree=True), 1),
-    "shutil.copyfile": _copy(False),
-    "shutil.copytree": _copy(True),
-    "shutil.move": _copy(True),
-    "tempfile.mkstemp": _first(1),
-    "tempfile.mkdtemp": _first(1),
-    "import": _flag("import"),
-    "subprocess.Popen": _flag("subprocess"),
-    "os.system": _flag("subprocess"),
-    "os.exec": _flag("subprocess"),
-    "os.spawn": _flag("subprocess"),
-    "os.posix_spawn": _flag("subprocess"),
-}
 
 
 def expand(reads: Iterable[str], known: Iterable[str]) -> set[str]:

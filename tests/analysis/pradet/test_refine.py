@@ -217,3 +217,16 @@ def test_pradet_collects_and_refines_and_the_reverse_pass_finds_victims() -> Non
     assert victim_dep.failing_order == ["q", "p", "b", "s", "v"]  # reversed order, cut
     assert victim_dep.passing_order == ["v"]
     assert victim_dep.roots == ["m.X"]
+
+
+def test_refine_also_reverse_collects_the_reversed_order_itself() -> None:
+    order = ["v", "p", "s", "b"]
+    access = {"v": (["m.X"], []), "p": ([], ["m.X"]), "s": ([], ["m.S"]), "b": (["m.S"], [])}
+    ex = ProbedModel(order, [victim("v", "p"), brittle("b", "s")], access)
+    result = refine(ex, graph(("b", "s")), order, also_reverse=True)
+    found = {(m.dependent, m.dependee, m.kind, m.source) for m in result.manifest}
+    assert found == {("b", "s", "brittle", "reference"), ("v", "p", "victim", "reversed")}
+    assert result.orders[0] == order  # the reference run
+    assert result.orders[2] == order[::-1]  # after b's schedule: the probed reversed run
+    assert result.executions == ex.executions
+    assert result.data_dependencies == 2

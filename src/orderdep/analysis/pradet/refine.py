@@ -196,12 +196,51 @@ def refine(
     jobs: int = 1,
     on_progress: Optional[ProgressCallback] = None,
     source: str = "reference",
+    also_reverse: bool = False,
+    probe_options: Optional[dict[str, Any]] = None,
 ) -> RefineResult:
     """Test every data dependency of ``graph`` (edges ``dependent -> dependee``).
 
     ``reference`` is the run of ``reference_order`` whose outcomes schedules are compared
     with (typically the probed collection run); without it the order is run once first.
+    ``also_reverse`` then collects a second graph from the reversed order with the state
+    probe (``probe_options``) and refines it too, to catch polluters that run after their
+    victims in the reference order (findings marked ``source="reversed"``).
     """
+    result = _refine(executor, graph, reference_order, reference, jobs, on_progress, source)
+    if also_reverse:
+        backwards = list(reference_order)[::-1]
+        result.merge(
+            _collect_and_refine(executor, backwards, probe_options, jobs, on_progress, "reversed")
+        )
+    return result
+
+
+def _collect_and_refine(
+    executor: Executor,
+    order: list[str],
+    probe_options: Optional[dict[str, Any]],
+    jobs: int,
+    on_progress: Optional[ProgressCallback],
+    source: str,
+) -> RefineResult:
+    """Run ``order`` under the state probe, then refine its graph against that very run."""
+    run = executor.run(order, probe=ProbeSpec(STATE_PROBE, dict(probe_options or {})))
+    found = _refine(executor, graph_from_probe(run.probe), order, run, jobs, on_progress, source)
+    found.executions += len(order)
+    found.orders.insert(0, list(order))
+    return found
+
+
+def _refine(
+    executor: Executor,
+    graph: nx.DiGraph,
+    reference_order: Sequence[str],
+    reference: Optional[OrderResult],
+    jobs: int,
+    on_progress: Optional[ProgressCallback],
+    source: str,
+) -> RefineResult:
     if jobs < 1:
         raise UsageError(f"jobs must be at least 1, got {jobs!r}")
     order = list(reference_order)
@@ -301,25 +340,12 @@ def pradet(
     order is collected and refined too, which finds polluters that run after their victims
     in the reference order.
     """
+    if jobs < 1:
+        raise UsageError(f"jobs must be at least 1, got {jobs!r}")
     order = list(reference_order) if reference_order is not None else executor.suite.ids
-    spec = ProbeSpec(STATE_PROBE, dict(probe_options or {}))
-    passes = [("reference", order)]
+    result = _collect_and_refine(executor, order, probe_options, jobs, on_progress, "reference")
     if also_reverse:
-        passes.append(("reversed", order[::-1]))
-    total = RefineResult()
-    for source, pass_order in passes:
-        run = executor.run(pass_order, probe=spec)
-        graph = graph_from_probe(run.probe)
-        found = refine(
-            executor,
-            graph,
-            pass_order,
-            reference=run,
-            jobs=jobs,
-            on_progress=on_progress,
-            source=source,
+        result.merge(
+            _collect_and_refine(executor, order[::-1], probe_options, jobs, on_progress, "reversed")
         )
-        found.executions += len(pass_order)
-        found.orders.insert(0, list(pass_order))
-        total.merge(found)
-    return total
+    return result

@@ -116,6 +116,7 @@ def test_probe_in_the_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, na
     data: dict[str, Any] = result.probe
     assert "error" not in data, data.get("error")
     assert data["stats"]["narrow"] is narrow
+    assert data["stats"]["hook"] == ("lsprof" if narrow else "trace")
     by_test = {t["test"].rsplit("::", 1)[-1]: t for t in data["tests"]}
     assert by_test["test_setter"]["writes"] == ["pkg.state._ENTRIES"]
     assert by_test["test_meter"]["writes"] == ["pkg.state.Meter.hits"]

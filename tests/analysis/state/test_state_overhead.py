@@ -127,7 +127,7 @@ def test_probe_costs_less_than_3x_on_500_fast_tests(
     with Engine(config) as engine:
         order = engine.suite.ids
         assert len(order) == 500
-        for _ in range(3):
+        for _ in range(5):  # the fastest of five of each: other load only slows runs down
             run = engine.run(order, probe=ProbeSpec("odtiming", {}))
             plain.append(run.probe["cpu"])
             run = engine.run(order, probe=ProbeSpec("odtiming", {"state": True}))

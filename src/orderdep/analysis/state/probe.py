@@ -111,11 +111,12 @@ class StateProbe:
         start = time.perf_counter()
         reads = self.reads.stop()
         self._read_seconds += time.perf_counter() - start
-        before = dict(self._last or {})
+        before = self._last or {}
         if self.tracker.files is not None:
-            for name, fp in self.tracker.files.take_pre_images().items():
-                if name not in before and fp is not None:
-                    before[name] = fp  # a file outside the scan, seen just before its write
+            pre = self.tracker.files.take_pre_images()
+            missing = {n: fp for n, fp in pre.items() if n not in before and fp is not None}
+            if missing:  # files outside the scan, seen just before their write
+                before = {**before, **missing}
         now = self._snapshot(reads)
         writes = diff(before, now)
         self._last = now

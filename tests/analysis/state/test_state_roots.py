@@ -223,3 +223,23 @@ def test_touched_limits_rewalks_to_read_roots_and_their_partners(project: Projec
     assert diff(before, tracker.snapshot()) == sorted([*changed, f"{n}.state.SETTINGS"])
     state.LIMIT = 10  # a rebinding shows whatever was read
     assert f"{n}.state.LIMIT" in diff(before, tracker.snapshot(touched=set()))
+
+
+def test_values_that_fail_when_looked_at_do_not_break_snapshots(project: Project) -> None:
+    n = project.name
+    project.write(
+        f"{n}/proxy.py",
+        """
+        class Hostile:
+            def __getattribute__(self, name):
+                raise RuntimeError("working outside of application context")
+
+        current_app = Hostile()
+        items = [Hostile()]
+        """,
+    )
+    project.module("proxy")
+    tracker = StateTracker(project.config(files=False))
+    snap = tracker.snapshot()
+    assert f"{n}.proxy.current_app" in snap and f"{n}.proxy.items" in snap
+    assert diff(snap, tracker.snapshot()) == []

@@ -147,7 +147,11 @@ class Fingerprinter:
         self._root = root
         self.mutable = False
         self.truncated = False
-        return self._fp(value, 0)
+        try:
+            return self._fp(value, 0)
+        except Exception:  # a value that fails when walked (a lazy proxy, a broken __dict__)
+            self.mutable = True  # try again next time
+            return hash(("unwalkable", type(value), identity(value)))
 
     # -- the walk ----------------------------------------------------------------------
     def _own(self, obj: object) -> None:

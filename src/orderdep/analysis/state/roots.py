@@ -28,6 +28,7 @@ API: :func:`snapshot` ``-> {root: fingerprint}``, :func:`diff`, :func:`describe`
 
 from __future__ import annotations
 
+import functools
 import logging
 import operator
 import os
@@ -141,13 +142,16 @@ class ProjectModules:
 
 
 def is_cache(value: object) -> bool:
-    """An ``functools.lru_cache``/``functools.cache`` wrapper."""
-    return callable(value) and hasattr(value, "cache_info") and hasattr(value, "cache_clear")
+    """An ``functools.lru_cache``/``functools.cache`` wrapper (checked on the type only:
+    attribute access on a value may run arbitrary code, e.g. a context-local proxy)."""
+    return type(value) is _LRU_WRAPPER
 
 
 def _is_dunder(key: str) -> bool:
     return key.startswith("__") and key.endswith("__")
 
+
+_LRU_WRAPPER: Any = getattr(functools, "_lru_cache_wrapper", None)
 
 # How a namespace entry counts (see :func:`classify`).
 SKIP, PLAIN, CACHE, CLASS = 0, 1, 2, 3
@@ -388,7 +392,10 @@ class StateTracker:
         for key, value in list(namespace.items()):
             entry = entries.get(key)
             if entry is None or entry[0] is not value:
-                kind = classify(key, value, module, owner)
+                try:
+                    kind = classify(key, value, module, owner)
+                except Exception:  # a value that fails when looked at (lazy proxies)
+                    kind = PLAIN
                 # holding the value keeps its id unique while its fingerprint is reused
                 entry = entries[key] = [value, f"{prefix}.{key}", kind, None]
                 self._last.pop(entry[1], None)  # a new value: walk it whatever was read

@@ -33,7 +33,7 @@ from orderdep.core.suite import Suite
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.probe import ProbeSpec
 from orderdep.engine.runner import Engine
-from orderdep.errors import ReportError, UsageError
+from orderdep.errors import EngineError, ReportError, UsageError
 from orderdep.synth.generate import SuitePlan, generate_suite
 from orderdep.synth.model import ModelExecutor
 from orderdep.synth.truth import GroundTruth
@@ -183,6 +183,27 @@ def test_a_later_writer_of_the_same_root_does_not_hide_the_state_setter() -> Non
     assert ex.history[1] == ["s1", "b"]  # s2 moved after b, s1 kept before it
 
 
+def test_alternative_state_setters_are_found_among_removed_dependees() -> None:
+    # either s1 or s2 sets up b: moving one leaves the other, so refinement removes both
+    order = ["s1", "x", "s2", "b"]
+    ex = ProbedModel(
+        order,
+        [ODSpec("b", "brittle", state_setters=["s1", "s2"])],
+        {"s1": (set(), {"d"}), "x": (set(), {"d"}), "s2": (set(), {"e"}), "b": ({"d", "e"}, set())},
+    )
+    result = run_pradet(ex, also_reverse=False, alternatives=False)
+    # s2 and x are tried first (source-first) and removed; s1 is then alone in b's component
+    assert manifest_pairs(result) == {("b", "s1", "brittle")}
+    assert sorted(result.refined.removed) == [("b", "s2"), ("b", "x")]
+    result = run_pradet(ex, also_reverse=False)
+    assert manifest_pairs(result) == {("b", "s1", "brittle"), ("b", "s2", "brittle")}
+    assert [e.found_by for e in result.manifest] == ["refinement", "alternatives"]
+    [finding] = findings(result)
+    assert finding.state_setters == ["s1", "s2"] and finding.failing_order == ["b"]
+    # b alone ran during confirmation; then one pair per removed dependee
+    assert result.executions["alternatives"] == 2 * 2
+
+
 def test_collection_round_trips_and_refines_the_same(tmp_path: Path) -> None:
     order = ["s", "b", "v", "p"]
     specs = [ODSpec("b", "brittle", state_setters=["s"]), ODSpec("v", "victim", polluters=["p"])]
@@ -198,6 +219,21 @@ def test_collection_round_trips_and_refines_the_same(tmp_path: Path) -> None:
         load_collected(path, project=str(tmp_path / "other"))
     with pytest.raises(ReportError, match="orderdep pradet collect"):
         load_collected(tmp_path / "missing.json")
+
+
+def test_a_probed_run_that_crashed_is_an_error_that_names_the_test() -> None:
+    class Crashing(ProbedModel):
+        def run(self, order: Sequence[str], *, probe: Optional[ProbeSpec] = None) -> OrderResult:
+            result = super().run(order)  # without the probe: no data
+            if probe is not None:
+                result.results = [
+                    dataclasses.replace(r, outcome=Outcome.CRASHED, message="process died")
+                    for r in result.results
+                ]
+            return result
+
+    with pytest.raises(EngineError, match=r"reference order did not finish at 'a' \(crashed"):
+        collect(Crashing(["a", "b"], [], {}))
 
 
 def test_collect_refuses_an_order_with_repeats() -> None:
@@ -261,9 +297,11 @@ PLAN = SuitePlan(
     channels=TRACED_CHANNELS,
     channel_cleaners=False,
     many_cleaners=0,
-    two_polluters=False,
+    two_polluters=True,
     polluter_group=False,
     brittles_one_setter=2,
+    # not brittle_two_setters: the later of two alternative state-setters often writes
+    # nothing (the earlier one did it already), so it leaves no data dependency to find
     brittle_two_setters=False,
     brittle_setter_group=False,
     nd_tests=0,

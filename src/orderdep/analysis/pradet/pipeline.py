@@ -55,7 +55,7 @@ from orderdep.core.outcomes import OrderResult, Outcome, TestResult
 from orderdep.core.report import ODFinding, Report, RunStats, load_json_file
 from orderdep.engine.executor import Executor
 from orderdep.engine.probe import ProbeSpec
-from orderdep.errors import ReportError, UsageError
+from orderdep.errors import EngineError, ReportError, UsageError
 
 STATE_PROBE = "orderdep.analysis.state.probe"
 SCHEMA = "orderdep.pradet/1"
@@ -112,6 +112,14 @@ class Collection:
 
     @classmethod
     def from_run(cls, source: str, run: OrderResult) -> Collection:
+        if not run.probe and not run.complete:
+            bad = next((r for r in run.results if not r.outcome.is_pass), None)
+            where = f" at {bad.test!r} ({bad.outcome.value}: {bad.message})" if bad else ""
+            raise EngineError(
+                f"the probed run of the {source} order did not finish{where}, so it "
+                "returned no data dependencies; run that order with `orderdep run` to see "
+                "whether the tests alone crash, else rerun with --timeout or report the crash"
+            )
         return cls(
             source=source,
             order=list(run.order),
@@ -541,7 +549,8 @@ def _search(
     the dependee; symmetrically, a test failing alone that passes once the dependee moves
     is a brittle whose state-setter is in the schedule. Delta debugging (``ddmin``, as
     iFixFlakies' minimiser, 004 §4.1) over the schedule finds a 1-minimal polluter
-    (state-setter) set: one test, or a group.
+    (state-setter) set; when that is one test, every other test of the schedule is tried
+    alone too, since any of several polluters would have done.
     """
     found = {(e.dependency.dependent, e.dependency.dependee) for e in result.manifest}
     for e in [e for e in result.evidence if e.conditional]:
@@ -550,7 +559,7 @@ def _search(
         shown = tuple(m.failing_order if victim else m.passing_order)
         test = m.dependent
 
-        def holds(sub: list[str], test: str = test, victim: bool = victim) -> bool:
+        def holds(sub: Sequence[str], test: str = test, victim: bool = victim) -> bool:
             order = (*sub, test)
             result.search_executions += checks.run([order])
             return checks.fails(order) if victim else checks.passes(order)
@@ -559,38 +568,48 @@ def _search(
             culprits = ddmin(list(shown[:-1]), holds)
         except DDMinPreconditionError:
             continue
-        cleaner: Optional[str] = None
-        if victim:
-            cleaned = (*culprits, m.dependee, test)
-            result.search_executions += checks.run([cleaned])
-            cleaner = m.dependee if checks.passes(cleaned) else None
-        with_them, alone = [*culprits, test], [test]
-        for culprit in culprits:
-            if (test, culprit) in found:
-                continue
-            graph = graphs.get(m.source)
-            edge = (test, culprit)
-            roots = (
-                graph.edges[edge]["roots"] if graph is not None and graph.has_edge(*edge) else []
-            )
-            dependency = ManifestDependency(
-                dependent=test,
-                dependee=culprit,
-                roots=list(roots),
-                kind="victim" if victim else "brittle",
-                failing_order=with_them if victim else alone,
-                passing_order=alone if victim else with_them,
-                source=m.source,
-            )
-            result.evidence.append(
-                Evidence(
-                    dependency,
-                    alone=len(culprits) == 1,
-                    confirmed=True,
-                    found_by="search",
-                    cleaner=cleaner,
-                )
-            )
+        groups = [culprits]
+        if len(culprits) == 1:
+            others = [(t,) for t in shown[:-1] if t != culprits[0]]
+            result.search_executions += checks.run((*o, test) for o in others)
+            groups += [list(o) for o in others if holds(o)]
+        for group in groups:
+            cleaner: Optional[str] = None
+            if victim:
+                cleaned = (*group, m.dependee, test)
+                result.search_executions += checks.run([cleaned])
+                cleaner = m.dependee if checks.passes(cleaned) else None
+            for culprit in group:
+                if (test, culprit) not in found:
+                    found.add((test, culprit))
+                    result.evidence.append(
+                        _searched(m, group, culprit, victim, cleaner, graphs.get(m.source))
+                    )
+
+
+def _searched(
+    m: ManifestDependency,
+    group: Sequence[str],
+    culprit: str,
+    victim: bool,
+    cleaner: Optional[str],
+    graph: Optional[nx.DiGraph],
+) -> Evidence:
+    edge = (m.dependent, culprit)
+    roots = graph.edges[edge]["roots"] if graph is not None and graph.has_edge(*edge) else []
+    with_them, alone = [*group, m.dependent], [m.dependent]
+    dependency = ManifestDependency(
+        dependent=m.dependent,
+        dependee=culprit,
+        roots=list(roots),
+        kind="victim" if victim else "brittle",
+        failing_order=with_them if victim else alone,
+        passing_order=alone if victim else with_them,
+        source=m.source,
+    )
+    return Evidence(
+        dependency, alone=len(group) == 1, confirmed=True, found_by="search", cleaner=cleaner
+    )
 
 
 def refine_collected(

@@ -132,3 +132,16 @@ def test_probe_in_the_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, na
     assert {"pkg.state.Meter.hits", "env:OD_PROBE_VAR", "file:.state/x.lock*"} <= readers
     assert "pkg.state._ENTRIES" not in readers
     assert data["roots"]["pkg.state._ENTRIES"] == "list of 1: [1]"
+
+
+def test_probe_describes_imports_of_the_order(project: Project) -> None:
+    n = project.name
+    project.write(f"{n}/lazy_mod.py", "X = 1\n")
+    probe = StateProbe(project.config(files=False))
+    probe.before_test(0, "t::imports")
+    project.module("lazy_mod")
+    probe.after_test(0, "t::imports")
+    out = probe.result()
+    assert "sys.modules" in out["tests"][0]["writes"]
+    assert "sys.modules" in out["tests"][0]["reads"]
+    assert f"{n}.lazy_mod" in out["roots"]["sys.modules"]

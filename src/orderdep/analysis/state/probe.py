@@ -27,6 +27,7 @@ The snapshot after one test is the one before the next: one snapshot per test.
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import time
 from typing import Any, Optional
@@ -81,6 +82,7 @@ class StateProbe:
         self._written: set[str] = set()
         self._snapshot_seconds = 0.0
         self._read_seconds = 0.0
+        self._modules_at_start: frozenset[str] = frozenset()
         self._snapshots = 0
         self._truncated: set[str] = set()
 
@@ -105,6 +107,7 @@ class StateProbe:
                 if narrowed and self.hook == "auto":  # fixture values come from the hooks now
                     self.reads.use_hook("lsprof")
             self._last = self._snapshot()
+            self._modules_at_start = frozenset(sys.modules)
         self.reads.start()
 
     def after_test(self, index: int, test_id: str) -> None:
@@ -132,6 +135,10 @@ class StateProbe:
         if self.describe:
             for name in sorted(self._written):
                 roots[name] = describe(name, self.config)
+            if "sys.modules" in roots:
+                added = sorted(set(sys.modules) - self._modules_at_start)
+                more = f" (+{len(added) - 20} more)" if len(added) > 20 else ""
+                roots["sys.modules"] += f"; imported by the order: {', '.join(added[:20])}{more}"
         truncated = sorted(self._truncated)
         if self.tracker.files is not None:
             truncated += [f"dir:{p}" for p in self.tracker.files.truncated]

@@ -33,7 +33,8 @@ second graph from the reversed order catches those (the paper's http-request cas
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import heapq
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Optional
 
@@ -160,31 +161,82 @@ def _check_order(order: Sequence[str], graph: nx.DiGraph) -> dict[str, int]:
     return index
 
 
-def _schedule(
-    work: nx.DiGraph, component: set[str], edge: Edge, index: Mapping[str, int]
-) -> list[str]:
-    """Tests of ``component`` with ``edge`` inverted, dependees first, cut after its source."""
-    dependent, dependee = edge
-    sub = nx.DiGraph(work.subgraph(component))
-    sub.remove_edge(dependent, dependee)
-    sub.add_edge(dependee, dependent)
-    out: list[str] = []
-    for test in nx.lexicographical_topological_sort(sub.reverse(copy=False), key=index.__getitem__):
-        out.append(test)
-        if test == dependent:
-            break
-    return out
+class _Work:
+    """The graph being refined as plain adjacency sets (networkx copies cost too much here).
 
+    ``succ[t]`` are the dependees of ``t`` (edges ``t -> d``), ``pred[t]`` its dependents.
+    """
 
-def _inverts_into_cycle(work: nx.DiGraph, edge: Edge) -> bool:
-    """Whether another path leads from the dependent to the dependee (Figure 4)."""
-    dependent, dependee = edge
-    data = work.edges[edge]
-    work.remove_edge(dependent, dependee)
-    try:
-        return bool(nx.has_path(work, dependent, dependee))
-    finally:
-        work.add_edge(dependent, dependee, **data)
+    def __init__(self, edges: Iterable[Edge], index: Mapping[str, int]) -> None:
+        self.succ: dict[str, set[str]] = {}
+        self.pred: dict[str, set[str]] = {}
+        self.index = index
+        for dependent, dependee in edges:
+            self.succ.setdefault(dependent, set()).add(dependee)
+            self.pred.setdefault(dependee, set()).add(dependent)
+            self.succ.setdefault(dependee, set())
+            self.pred.setdefault(dependent, set())
+
+    def remove(self, edge: Edge) -> None:
+        self.succ[edge[0]].discard(edge[1])
+        self.pred[edge[1]].discard(edge[0])
+
+    def components(self, nodes: Iterable[str]) -> list[set[str]]:
+        """Weakly connected components of the graph restricted to ``nodes``, in order of
+        their earliest test in the reference order."""
+        left = set(nodes)
+        out = []
+        while left:
+            start = left.pop()
+            part = {start}
+            stack = [start]
+            while stack:
+                t = stack.pop()
+                for u in (*self.succ[t], *self.pred[t]):
+                    if u in left:
+                        left.discard(u)
+                        part.add(u)
+                        stack.append(u)
+            out.append(part)
+        out.sort(key=lambda c: min(self.index[t] for t in c))
+        return out
+
+    def inverts_into_cycle(self, edge: Edge) -> bool:
+        """Whether another path leads from the dependent to the dependee (Figure 4)."""
+        dependent, dependee = edge
+        stack = [d for d in self.succ[dependent] if d != dependee]
+        seen = set(stack)
+        while stack:
+            t = stack.pop()
+            if t == dependee:
+                return True
+            for d in self.succ[t]:
+                if d not in seen:
+                    seen.add(d)
+                    stack.append(d)
+        return False
+
+    def schedule(self, component: set[str], edge: Edge) -> list[str]:
+        """Tests of ``component`` with ``edge`` inverted, dependees first (ties by reference
+        position, like a lexicographic topological sort), cut after the dependent."""
+        dependent, dependee = edge
+        index = self.index
+        waiting = {t: len(self.succ[t]) for t in component}
+        waiting[dependent] -= 1  # no longer waits for the dependee...
+        waiting[dependee] += 1  # ...which now waits for it
+        ready = [(index[t], t) for t, n in waiting.items() if n == 0]
+        heapq.heapify(ready)
+        out: list[str] = []
+        while ready:
+            _, test = heapq.heappop(ready)
+            out.append(test)
+            if test == dependent:
+                break
+            for d in self.pred[test]:
+                waiting[d] -= 1
+                if waiting[d] == 0:
+                    heapq.heappush(ready, (index[d], d))
+        return out
 
 
 def refine(
@@ -253,10 +305,14 @@ def _refine(
     expected: dict[str, Outcome] = {r.test: r.outcome for r in reference.results}
     position = {t: i for i, t in enumerate(reference.order)}
 
-    work = nx.DiGraph()
-    work.add_edges_from(graph.edges(data=True))
-    untested: set[Edge] = set(work.edges)
-    total = len(untested)
+    work = _Work(graph.edges, index)
+    priority = sorted(graph.edges, key=lambda e: (-index[e[0]], -index[e[1]]))  # source-first
+    total = len(priority)
+    groups: list[tuple[set[str], list[Edge]]] = []
+    for component in work.components(work.succ):
+        edges = [e for e in priority if e[0] in component]
+        if edges:
+            groups.append((component, edges))
 
     def report() -> None:
         if on_progress is not None:
@@ -267,37 +323,29 @@ def _refine(
                 )
             )
 
-    while untested:
-        batch: list[tuple[Edge, list[str]]] = []
-        components = sorted(
-            nx.weakly_connected_components(work), key=lambda c: min(index[t] for t in c)
-        )
-        component_of = {t: i for i, c in enumerate(components) for t in c}
-        pending: dict[int, list[Edge]] = {}
-        for edge in untested:
-            pending.setdefault(component_of[edge[0]], []).append(edge)
-        for number in sorted(pending):
-            candidates = sorted(pending[number], key=lambda e: (-index[e[0]], -index[e[1]]))
-            chosen = next((e for e in candidates if not _inverts_into_cycle(work, e)), None)
-            if chosen is not None:  # source-first among the testable edges
-                batch.append((chosen, _schedule(work, components[number], chosen, index)))
-            else:  # deferred edges that no removal in this component can free any more
-                for edge in candidates:
-                    untested.discard(edge)
-                    result.untestable.append(edge)
+    while groups:
+        batch: list[tuple[set[str], list[Edge], Edge, list[str]]] = []
+        for component, edges in groups:
+            chosen = next((e for e in edges if not work.inverts_into_cycle(e)), None)
+            if chosen is None:  # deferred edges that no removal here can free any more
+                result.untestable.extend(edges)
+                continue
+            batch.append((component, edges, chosen, work.schedule(component, chosen)))
         if not batch:
             break
-        runs = _run(executor, [schedule for _, schedule in batch], jobs)
-        for (edge, schedule), run in zip(batch, runs):
-            untested.discard(edge)
+        runs = _run(executor, [schedule for _, _, _, schedule in batch], jobs)
+        groups = []
+        for (component, edges, edge, schedule), run in zip(batch, runs):
+            edges.remove(edge)
             result.executions += len(schedule)
             result.orders.append(schedule)
             dependent, dependee = edge
             want = expected.get(dependent, Outcome.PASSED)
             got = run.outcome_of(dependent)
             if got.is_failure == want.is_failure:
-                work.remove_edge(dependent, dependee)
+                work.remove(edge)
                 result.removed.append(edge)
+                parts = work.components(component)  # a removal may split the component
             else:
                 cut = order[: position.get(dependent, index[dependent]) + 1]
                 brittle = not want.is_failure
@@ -312,7 +360,13 @@ def _refine(
                         source=source,
                     )
                 )
+                parts = [component]
+            for part in parts:
+                left = [e for e in edges if e[0] in part]
+                if left:
+                    groups.append((part, left))
             report()
+        groups.sort(key=lambda g: min(index[t] for t in g[0]))
     result.untestable.sort(key=lambda e: (index[e[0]], index[e[1]]))
     report()
     return result

@@ -15,18 +15,28 @@
 3. **Confirm** (a check the paper does by hand, §VI-B "we verified that all the reported
    dependencies can occur"): each manifest dependency is run again ``confirm_runs``
    times, first in the shortest orders that can show it (the dependent alone, and the
-   dependee right before it), else in refinement's own orders. One that does not
-   reproduce is dropped as possibly non-deterministic.
-4. **Report**: manifest dependencies become OD findings (004's vocabulary: a brittle
-   with its state-setters, a victim with its polluters) with their failing and passing
-   orders, merged into an existing report or a new one; the report's ``"pradet"`` key
-   keeps the data dependencies, the roots they flow through and the cost.
+   dependee right before it), else as refinement's schedule without and with the
+   dependee. One that does not reproduce is dropped as possibly non-deterministic.
+4. **Beyond one edge at a time** (both reuse the confirmation's runs of tests alone):
+   *alternatives*: when either of two dependees suffices, moving one leaves the other and
+   refinement removes both edges, so the removed dependees of a test whose outcome alone
+   differs from the collected run are tried alone; *search*: a conditional dependency
+   (below) points at a cleaner, and delta debugging over its schedule finds the polluter.
+5. **Report**: manifest dependencies become OD findings (004's vocabulary: a brittle
+   with its state-setters, a victim with its polluters and cleaners) with their failing
+   and passing orders, merged into an existing report or a new one; the report's
+   ``"pradet"`` key keeps the data dependencies, the roots they flow through and the cost.
 
 A dependency whose dependee alone shows it (``alone``) is an alternative of its own
 (``state_setters``/``polluters``); several that only show it together become one group.
 If the dependent's behaviour alone contradicts the kind (a "brittle" that passes alone:
 the dependee was a cleaner of some polluter in the schedule), the dependency is real but
-conditional: it is kept under ``"pradet"`` and not turned into a finding.
+*conditional*: it is kept under ``"pradet"`` and not turned into a finding.
+
+Limits (besides the paper's §V): a state-setter whose write changes nothing in the
+collected run (an earlier test did the same) leaves no data dependency; a victim whose
+cleaner runs between it and its polluter in both collected orders, with the schedules
+keeping the cleaner's own dependencies, is not seen.
 """
 
 from __future__ import annotations

@@ -104,3 +104,32 @@ def test_owners_record_mutable_objects_reached() -> None:
     assert walker.mutable
     walker.fingerprint((1, "x", (2.0,)), "mod.C")
     assert not walker.mutable
+
+
+class Hostile:
+    """A context-local proxy: every attribute lookup raises (``__class__`` included)."""
+
+    def __getattribute__(self, name: str) -> Any:
+        raise RuntimeError("working outside of application context")
+
+
+def test_system_random_counts_by_identity_and_the_rest_of_the_root_by_content() -> None:
+    rng = random.SystemRandom()
+    value = {"rng": rng, "items": [1]}
+    before = fingerprint(value)
+    rng.random()  # no state to see
+    assert fingerprint(value) == before
+    value["items"].append(2)
+    assert fingerprint(value) != before
+    assert fingerprint(rng) == fingerprint(rng) != fingerprint(random.SystemRandom())
+
+
+def test_a_node_that_raises_counts_by_identity_without_hiding_its_neighbours() -> None:
+    value = [Hostile(), Box([1])]
+    before = fingerprint(value)
+    assert fingerprint(value) == before
+    value[1].value.append(2)
+    assert fingerprint(value) != before
+    walker = Fingerprinter()
+    walker.fingerprint(Hostile())
+    assert walker.mutable  # walked again next time

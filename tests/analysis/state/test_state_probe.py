@@ -145,3 +145,24 @@ def test_probe_describes_imports_of_the_order(project: Project) -> None:
     assert "sys.modules" in out["tests"][0]["writes"]
     assert "sys.modules" in out["tests"][0]["reads"]
     assert f"{n}.lazy_mod" in out["roots"]["sys.modules"]
+
+
+def test_a_test_whose_snapshot_fails_loses_only_its_own_accesses(project: Project) -> None:
+    state = project.module("state")
+    n = project.name
+    probe = StateProbe(project.config(files=False))
+    real = probe.tracker.snapshot
+    probe.before_test(0, "t::broken")
+
+    def broken(*args: Any, **kwargs: Any) -> dict[str, int]:
+        raise RuntimeError("snapshot failed")
+
+    probe.tracker.snapshot = broken  # type: ignore[method-assign]
+    probe.after_test(0, "t::broken")
+    probe.tracker.snapshot = real  # type: ignore[method-assign]
+    probe.before_test(1, "t::writer")
+    state.add_entry(1)
+    probe.after_test(1, "t::writer")
+    out = probe.result()
+    assert [t["writes"] for t in out["tests"]] == [[], [f"{n}.state._ENTRIES"]]
+    assert out["stats"]["errors"] == ["t::broken: RuntimeError: snapshot failed"]

@@ -243,3 +243,38 @@ def test_values_that_fail_when_looked_at_do_not_break_snapshots(project: Project
     snap = tracker.snapshot()
     assert f"{n}.proxy.current_app" in snap and f"{n}.proxy.items" in snap
     assert diff(snap, tracker.snapshot()) == []
+
+
+def test_a_failing_part_of_a_snapshot_keeps_its_last_fingerprints(project: Project) -> None:
+    state = project.module("state")
+    n = project.name
+    project.write(
+        f"{n}/noisy.py",
+        """
+        import logging
+
+        class Handler(logging.Handler):
+            @property
+            def level(self):
+                raise RuntimeError("no level")
+
+            @level.setter
+            def level(self, value):
+                pass
+
+        logging.getLogger("noisy").addHandler(Handler())
+        """,
+    )
+    project.module("noisy")
+    tracker = StateTracker(project.config(files=False))
+    before = tracker.snapshot()
+    assert "logging:noisy" in before
+
+    def broken(*args: object) -> None:
+        raise RuntimeError("scan failed")
+
+    tracker._process = broken  # type: ignore[method-assign]
+    state._ENTRIES.append(1)
+    after = tracker.snapshot()
+    assert diff(before, after) == [f"{n}.state._ENTRIES"]  # process roots kept as they were
+    assert tracker.errors == ["process: RuntimeError: scan failed"]

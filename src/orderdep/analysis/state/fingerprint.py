@@ -174,18 +174,26 @@ class Fingerprinter:
             if t is float and obj != obj:  # NaN hashes by identity since 3.10
                 return hash("nan")
             return hash((t, obj))
-        if isinstance(obj, IDENTITY_TYPES):
-            return hash((t, identity(obj)))
         key = identity(obj)
         seen = self._memo.get(key)
         if seen is not None:  # aliasing within this root, or a cycle
             return seen
-        if depth >= self.max_depth or self._budget <= 0:
-            self.truncated = True
-            return hash(("cut", t, key))
-        self._budget -= 1
-        self._memo[key] = hash(("cycle", key))
-        out = self._walk(obj, t, depth + 1)
+        try:
+            # isinstance may look up ``obj.__class__``: a proxy can raise from there too
+            if isinstance(obj, IDENTITY_TYPES):
+                return hash((t, identity(obj)))
+            if depth >= self.max_depth or self._budget <= 0:
+                self.truncated = True
+                return hash(("cut", t, key))
+            self._budget -= 1
+            self._memo[key] = hash(("cycle", key))
+            out = self._walk(obj, t, depth + 1)
+        except Exception:
+            # A value that fails when looked at (a context-local proxy, a broken __dict__,
+            # a generator whose state cannot be read) counts by identity, and only it:
+            # the rest of the root is still walked. Walk it again next time.
+            self.mutable = True
+            out = hash(("unwalkable", t, key))
         self._memo[key] = out
         return out
 
@@ -233,6 +241,8 @@ class Fingerprinter:
         if isinstance(obj, array.array):
             return hash((t, obj.typecode, obj.tobytes()))
         if isinstance(obj, random.Random):
+            if isinstance(obj, random.SystemRandom):  # no state: getstate() raises
+                return hash((t, identity(obj)))
             return hash((t, obj.getstate()))
         return self._instance(obj, t, depth)
 

@@ -38,6 +38,7 @@ from orderdep.analysis.state.values import describe
 from orderdep.analysis.state.windows import find_pluginmanager, narrow_to_pytest
 
 MODULE = "orderdep.analysis.state.probe"
+MAX_ERRORS = 20  # parts of snapshots that failed, reported in the stats
 
 
 def config_from_options(options: dict[str, Any], rootdir: str) -> RootsConfig:
@@ -85,6 +86,7 @@ class StateProbe:
         self._modules_at_start: frozenset[str] = frozenset()
         self._snapshots = 0
         self._truncated: set[str] = set()
+        self._errors: list[str] = []
 
     def _snapshot(self, touched: Optional[set[str]] = None) -> dict[str, int]:
         start = time.perf_counter()
@@ -111,6 +113,13 @@ class StateProbe:
         self.reads.start()
 
     def after_test(self, index: int, test_id: str) -> None:
+        try:
+            self._after_test(index, test_id)
+        except Exception as exc:  # one test's accesses lost, not the whole run's
+            self._errors.append(f"{test_id}: {type(exc).__name__}: {exc}"[:300])
+            self.records.append({"index": index, "test": test_id, "writes": [], "reads": []})
+
+    def _after_test(self, index: int, test_id: str) -> None:
         start = time.perf_counter()
         reads = self.reads.stop()
         self._read_seconds += time.perf_counter() - start
@@ -154,6 +163,7 @@ class StateProbe:
                 "truncated": truncated,
                 "narrow": self.reads.narrow,
                 "hook": self.reads.hook,
+                "errors": (self._errors + self.tracker.errors)[:MAX_ERRORS],
             },
         }
 

@@ -92,7 +92,10 @@ class ProjectModules:
     def _project_file(self, name: str, module: ModuleType) -> Optional[str]:
         if name == "__main__" or name.startswith(self.exclude):
             return None
-        path = getattr(module, "__file__", None)
+        try:
+            path = getattr(module, "__file__", None)
+        except Exception:  # a lazy module whose __getattr__ raises more than AttributeError
+            return None
         if not isinstance(path, str):
             return None
         path = normalise(path)
@@ -209,10 +212,13 @@ def _logging_roots() -> Iterator[tuple[str, Any]]:
 
 
 def _logger_fp(logger: logging.Logger) -> int:
-    handlers = tuple((type(h), identity(h), h.level) for h in list(logger.handlers))
-    filters = tuple(identity(f) for f in list(logger.filters))
-    extra = logging.Logger.manager.disable if logger is logging.root else 0
-    return hash((logger.level, logger.disabled, logger.propagate, handlers, filters, extra))
+    try:
+        handlers = tuple((type(h), identity(h), h.level) for h in list(logger.handlers))
+        filters = tuple(identity(f) for f in list(logger.filters))
+        extra = logging.Logger.manager.disable if logger is logging.root else 0
+        return hash((logger.level, logger.disabled, logger.propagate, handlers, filters, extra))
+    except Exception:  # a logger subclass with properties that raise: by identity
+        return hash(("logger", identity(logger)))
 
 
 def _cache_fp(value: Any) -> int:
@@ -229,6 +235,7 @@ Entry = list[Any]
 # (size, getter of the entries that count, their value ids, fixed fingerprints, entries to
 # revisit). Entries that do not count (methods, dunders) cannot become roots by rebinding.
 _Namespace = tuple[int, Callable[[Any], Any], tuple[int, ...], dict[str, int], list[Entry]]
+MAX_ERRORS = 100  # failures kept in StateTracker.errors
 OWNERS_LIMIT = 200_000  # objects remembered for alias reads before a fresh full walk
 
 
@@ -267,6 +274,8 @@ class StateTracker:
         self.module_names: frozenset[str] = frozenset()
         self.truncated: set[str] = set()
         self.walked = 0  # mutable values walked by the last snapshot
+        self.errors: list[str] = []  # parts of snapshots that failed (their roots kept)
+        self._previous: dict[str, int] = {}
         self.timings = {"python": 0.0, "process": 0.0, "files": 0.0}  # seconds, cumulated
         self._entries: dict[str, dict[str, Entry]] = {}
         self._ns: dict[str, _Namespace] = {}
@@ -287,18 +296,28 @@ class StateTracker:
         (:meth:`FileWatcher.scan`).
         """
         out: dict[str, int] = {}
-        t0 = time.perf_counter()
-        self._python(out, touched)
-        t1 = time.perf_counter()
-        self._process(out)
-        t2 = time.perf_counter()
-        if self.files is not None:
-            out.update(self.files.scan(full=full_files or touched is None))
-        t3 = time.perf_counter()
+        files = self.files
+        parts: list[tuple[str, Callable[[], Any]]] = [
+            ("python", lambda: self._python(out, touched)),
+            ("process", lambda: self._process(out)),
+        ]
+        if files is not None:
+            full = full_files or touched is None
+            parts.append(("files", lambda: out.update(files.scan(full=full))))
         timings = self.timings
-        timings["python"] += t1 - t0
-        timings["process"] += t2 - t1
-        timings["files"] += t3 - t2
+        failed = False
+        for part, run in parts:
+            start = time.perf_counter()
+            try:
+                run()
+            except Exception as exc:  # one failing part must not sink the probe's run
+                failed = True
+                self._error(part, exc)
+            timings[part] += time.perf_counter() - start
+        if failed:  # what could not be looked at keeps its last fingerprint
+            for name, fp in self._previous.items():
+                out.setdefault(name, fp)
+        self._previous = out
         return out
 
     def _python(self, out: dict[str, int], touched: Optional[Iterable[str]]) -> None:
@@ -321,8 +340,24 @@ class StateTracker:
         self.walked = 0
         self.modules = self.project.current()
         for module_name, module, _ in self.modules:
-            self._scan(module_name, module_name, vars(module), None, 0, out)
+            try:
+                self._scan(module_name, module_name, vars(module), None, 0, out)
+            except Exception as exc:  # never lose the whole snapshot to one module
+                self._keep_previous(module_name, out, exc)
         self.module_names = frozenset(name for name, _, _ in self.modules)
+
+    def _error(self, where: str, exc: Exception) -> None:
+        if len(self.errors) < MAX_ERRORS:
+            self.errors.append(f"{where}: {type(exc).__name__}: {exc}"[:300])
+
+    def _keep_previous(self, prefix: str, out: dict[str, int], exc: Exception) -> None:
+        """Roots under ``prefix`` keep their last fingerprints (a scan of them failed)."""
+        self._error(prefix, exc)
+        self._ns.pop(prefix, None)  # classify it afresh next time
+        dotted = prefix + "."
+        for name, fp in self._previous.items():
+            if name.startswith((dotted, "cache:" + dotted)):
+                out.setdefault(name, fp)
 
     def _scan(
         self,
@@ -473,8 +508,11 @@ def _filter_key(f: Any) -> Any:
     try:
         hash(f)
         return f
-    except TypeError:
-        return repr(f)
+    except Exception:
+        try:
+            return repr(f)
+        except Exception:
+            return identity(f)
 
 
 # -- the functional API -------------------------------------------------------------------

@@ -222,3 +222,19 @@ def test_unknown_hook_is_a_usage_error(tracer: ReadTracer) -> None:
 
     with pytest.raises(UsageError, match="unknown call hook 'dtrace'"):
         tracer.use_hook("dtrace")
+
+
+def test_the_import_machinery_reads_sys_path_even_when_nothing_is_imported(
+    project: Project, tracer: ReadTracer
+) -> None:
+    n = project.name
+    project.write(
+        f"{n}/plugins.py",
+        "import importlib.util\n"
+        "def is_available(name):\n"
+        "    return importlib.util.find_spec(name) is not None\n",
+    )
+    plugins = project.module("plugins")
+    tracer.tracker.snapshot()
+    roots = reads_of(tracer, lambda: plugins.is_available("odpkg_not_there"))
+    assert {"sys.path", "sys.modules"} <= roots

@@ -23,8 +23,9 @@ costs a refinement run):
   ``os.stat``/``lstat``/``access`` are wrapped in the window. Reads name ``file:`` roots
   (``file:dir/*`` for a listing, ``file:path*`` for a stat); writes tell the
   :class:`~orderdep.analysis.state.files.FileWatcher` to keep the file's pre-image.
-* **Process.** Relative paths, ``os.getcwd`` and imports read ``cwd``; imports read
-  ``sys.path`` and ``sys.modules``; running a subprocess reads ``env:*``, ``cwd`` and
+* **Process.** Relative paths, ``os.getcwd`` and imports read ``cwd``; imports, and
+  code naming the import machinery (``import_module``, ``find_spec``...) even when
+  nothing new is imported, read ``sys.path`` and ``sys.modules``; running a subprocess reads ``env:*``, ``cwd`` and
   ``file:*``. Every test reads ``warnings`` (any warning consults the filters); names of
   the ``logging``/``random`` APIs read ``logging:*``/``random``.
 
@@ -82,6 +83,8 @@ RANDOM_NAMES = frozenset(n for n in dir(random) if not n.startswith("_"))
 # event; arguments of test and fixture functions then come from the pytest hooks only).
 HOOKS = ("trace", "profile", "lsprof")
 MODULES_NAMES = frozenset({"modules", "import_module", "__import__", "reload", "find_spec"})
+# Names of the import machinery: they search sys.path (and its importer caches) too.
+IMPORT_NAMES = MODULES_NAMES - {"modules"}
 
 
 class ReadTracer:
@@ -412,7 +415,7 @@ class ReadTracer:
         flags = self.flags
         if "import" in flags or names & MODULES_NAMES:
             roots.add("sys.modules")
-        if "import" in flags or {"sys", "path"} <= names:
+        if "import" in flags or {"sys", "path"} <= names or names & IMPORT_NAMES:
             roots.add("sys.path")
         if "import" in flags or "cwd" in flags or "chdir" in names:
             roots.add("cwd")

@@ -278,3 +278,54 @@ def test_a_failing_part_of_a_snapshot_keeps_its_last_fingerprints(project: Proje
     after = tracker.snapshot()
     assert diff(before, after) == [f"{n}.state._ENTRIES"]  # process roots kept as they were
     assert tracker.errors == ["process: RuntimeError: scan failed"]
+
+
+CACHED = """
+import functools
+
+RATES = {"standard": 1.0, "express": 2.5}
+
+
+@functools.lru_cache(maxsize=128)
+def rate(tier):
+    return RATES[tier]
+
+
+@functools.lru_cache(maxsize=None)
+def unbounded(tier):
+    return [RATES[tier]]
+"""
+
+
+@pytest.mark.parametrize("func", ["rate", "unbounded"])
+def test_a_cache_cleared_and_filled_again_shows_a_write_but_hits_do_not(
+    project: Project, func: str
+) -> None:
+    n = project.name
+    project.write(f"{n}/pricing.py", CACHED)
+    pricing = project.module("pricing")
+    cached = getattr(pricing, func)
+    root = f"cache:{n}.pricing.{func}"
+    tracker = StateTracker(project.config(files=False))
+    cached("express")  # a victim's value: 2.5
+    cached.cache_clear()
+    cached("express")
+    before = tracker.snapshot()
+    cached("express")  # a hit: same content
+    assert diff(before, tracker.snapshot()) == []
+    # a cleaner: clears and fills with another key (same currsize and misses as before)
+    cached.cache_clear()
+    cached("standard")
+    after = tracker.snapshot()
+    assert diff(before, after) == [root]
+    # a polluter: same key, another result computed under patched data
+    cached.cache_clear()
+    cached("express")
+    restored = tracker.snapshot()
+    assert diff(before, restored) == []
+    pricing.RATES["express"] = 1.5
+    cached.cache_clear()
+    cached("express")
+    pricing.RATES["express"] = 2.5
+    # same statistics again: seen because the test named the cache (the read tracer)
+    assert diff(restored, tracker.snapshot(touched={root})) == [root]

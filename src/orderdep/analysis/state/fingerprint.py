@@ -153,6 +153,21 @@ class Fingerprinter:
             self.mutable = True  # try again next time
             return hash(("unwalkable", type(value), identity(value)))
 
+    def fingerprint_items(self, items: list[tuple[Any, Any]], root: str = "") -> int:
+        """Order-insensitive fingerprint of ``(key, value)`` pairs that no container of the
+        root holds as such (an lru_cache's entries); keys and values are walked as usual."""
+        self._budget = self.max_nodes
+        self._memo = {}
+        self._root = root
+        self.mutable = True  # entries come and go in place
+        self.truncated = False
+        fp = self._fp
+        try:
+            folded = _unordered(hash((fp(k, 0), fp(v, 0))) for k, v in items)
+        except Exception:
+            return hash(("unwalkable items", len(items)))
+        return hash(("items", len(items), folded))
+
     # -- the walk ----------------------------------------------------------------------
     def _own(self, obj: object) -> None:
         if self.owners is not None:

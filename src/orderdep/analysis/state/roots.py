@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable, Optional
 
+from orderdep.analysis.state.caches import CacheFingerprints
 from orderdep.analysis.state.files import FileWatcher, normalise
 from orderdep.analysis.state.fingerprint import (
     INTERNAL_MODULE_PREFIXES,
@@ -221,15 +222,6 @@ def _logger_fp(logger: logging.Logger) -> int:
         return hash(("logger", identity(logger)))
 
 
-def _cache_fp(value: Any) -> int:
-    try:
-        info = value.cache_info()
-    except Exception:
-        return hash(("cache", identity(value)))
-    # currsize alone misses replacements in a full cache; misses count every insertion
-    return hash((info.currsize, info.misses))
-
-
 # A namespace entry: [value, root name, kind, fingerprint if immutable else None].
 Entry = list[Any]
 # (size, getter of the entries that count, their value ids, fixed fingerprints, entries to
@@ -285,6 +277,7 @@ class StateTracker:
         self._modules_fp = 0
         self._env_names: dict[Any, str] = {}
         self._walker = Fingerprinter()
+        self._caches = CacheFingerprints()
 
     def snapshot(
         self, touched: Optional[Iterable[str]] = None, *, full_files: bool = True
@@ -381,7 +374,8 @@ class StateTracker:
         for entry in state[4]:
             value, name, kind, fp = entry
             if kind == CACHE:
-                out["cache:" + name] = _cache_fp(value)
+                root = "cache:" + name
+                out[root] = self._caches.fingerprint(root, value, self._walker, touched)
                 if owner is not None:
                     continue
             elif kind == CLASS:
@@ -434,6 +428,7 @@ class StateTracker:
                 # holding the value keeps its id unique while its fingerprint is reused
                 entry = entries[key] = [value, f"{prefix}.{key}", kind, None]
                 self._last.pop(entry[1], None)  # a new value: walk it whatever was read
+                self._caches.forget("cache:" + entry[1])
                 if kind != SKIP:
                     self.by_attr.setdefault(str(key), set()).add(entry[1])
                     if kind == CACHE:

@@ -19,7 +19,9 @@ window between ``before_test`` and ``after_test`` when no session is found), ``l
 of roots sharing objects with those, and list only directories whose mtime changed and files
 written in this process, unless the test started a subprocess; false fingerprints every root
 after every test), ``hook`` (how calls are seen: ``trace``, ``profile``, ``lsprof`` or
-``auto``, the default: cProfile's C profiler when narrowed, else a trace function).
+``auto``, the default: cProfile's C profiler when narrowed, else a trace function),
+``fixtures`` (default true: cached values of the project's session-, package-, module- and
+class-scoped fixtures are ``fixture:`` roots, :mod:`.fixtures`, when a session is found).
 
 The snapshot after one test is the one before the next: one snapshot per test.
 """
@@ -32,10 +34,13 @@ import tempfile
 import time
 from typing import Any, Optional
 
+from orderdep.analysis.state import fixtures
+from orderdep.analysis.state.fixtures import FixtureRoots
+from orderdep.analysis.state.fixtures import register as register_fixtures
 from orderdep.analysis.state.reads import ReadTracer
 from orderdep.analysis.state.roots import RootsConfig, StateTracker, diff
 from orderdep.analysis.state.values import describe
-from orderdep.analysis.state.windows import find_pluginmanager, narrow_to_pytest
+from orderdep.analysis.state.windows import find_session, narrow_to_pytest
 
 MODULE = "orderdep.analysis.state.probe"
 MAX_ERRORS = 20  # parts of snapshots that failed, reported in the stats
@@ -68,8 +73,10 @@ class StateProbe:
         narrow: bool = True,
         lazy: bool = True,
         hook: str = "auto",
+        fixtures: bool = True,
     ) -> None:
         self.config = config
+        self.fixtures = fixtures
         self.narrow = narrow
         self.lazy = lazy
         self.tracker = StateTracker(config)
@@ -103,14 +110,29 @@ class StateProbe:
 
     def before_test(self, index: int, test_id: str) -> None:
         if self._last is None:
-            if self.narrow:
-                manager = find_pluginmanager()
-                narrowed = manager is not None and narrow_to_pytest(self.reads, manager)
-                if narrowed and self.hook == "auto":  # fixture values come from the hooks now
-                    self.reads.use_hook("lsprof")
+            try:
+                self._attach(find_session())
+            except Exception as exc:  # no fixture roots or narrowing, but a run
+                self._errors.append(f"pytest session: {type(exc).__name__}: {exc}"[:300])
             self._last = self._snapshot()
             self._modules_at_start = frozenset(sys.modules)
         self.reads.start()
+
+    def _attach(self, session: Any) -> None:
+        """Hook into the pytest session running the order (when one is found): fixture
+        roots, and the narrow call windows."""
+        if session is None:
+            return
+        manager = session.config.pluginmanager
+        if self.fixtures:
+            roots = FixtureRoots.of_session(session, self.tracker.project.is_project_path)
+            if roots is not None and register_fixtures(roots, manager, self.reads.note_reads):
+                self.tracker.fixtures = roots
+                fixtures.CURRENT[0] = roots
+        if self.narrow:
+            narrowed = narrow_to_pytest(self.reads, manager)
+            if narrowed and self.hook == "auto":  # fixture values come from the hooks now
+                self.reads.use_hook("lsprof")
 
     def after_test(self, index: int, test_id: str) -> None:
         try:
@@ -163,6 +185,7 @@ class StateProbe:
                 "truncated": truncated,
                 "narrow": self.reads.narrow,
                 "hook": self.reads.hook,
+                "fixture_roots": len(self.tracker.fixtures.defs) if self.tracker.fixtures else 0,
                 "errors": (self._errors + self.tracker.errors)[:MAX_ERRORS],
             },
         }
@@ -177,4 +200,5 @@ def make_probe(options: dict[str, Any], rootdir: str) -> StateProbe:
         narrow=bool(options.get("narrow", True)),
         lazy=bool(options.get("lazy", True)),
         hook=str(options.get("hook", "auto")),
+        fixtures=bool(options.get("fixtures", True)),
     )

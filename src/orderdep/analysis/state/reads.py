@@ -15,6 +15,8 @@ costs a refinement run):
   Python hooks) and the test's fixture values (from the pytest windows) are kept; any
   that is (part of) a root's value reads that root (a session fixture returning
   ``pkg.mod.REGISTRY`` makes every test using it read it).
+* **Fixtures.** The ``fixture:`` roots of the fixtures a test uses
+  (:mod:`.fixtures`, noted by its pytest plugin at setup).
 * **Environment.** ``os._Environ.__getitem__`` (which ``get``, ``in`` and ``os.getenv`` go
   through) is wrapped in the window; iterating, copying or printing the environment reads
   ``env:*`` (every variable).
@@ -103,6 +105,7 @@ class ReadTracer:
         self.env: set[str] = set()
         self.files: set[str] = set()
         self.flags: set[str] = set()
+        self.noted: set[str] = set()  # roots read by declaration (fixtures a test uses)
         self.busy = False
         self._saved: list[tuple[Any, str, Any, Any]] = []
         self._prev_trace: Any = None
@@ -125,6 +128,7 @@ class ReadTracer:
         self._seen.clear()
         self._args = []
         self.env, self.files, self.flags = set(), set(), set()
+        self.noted = set()
         audit.install()
         self._patch()
         self._modules_at_start = len(sys.modules)
@@ -264,6 +268,11 @@ class ReadTracer:
         """Values a test or fixture received or produced (fixture values): aliases of roots
         among them are reads (see :meth:`resolve`)."""
         self._args.extend(v for v in values if v is not None and type(v) not in ATOM_TYPES)
+
+    def note_reads(self, roots: Iterable[str]) -> None:
+        """Roots the test reads by declaration (the ``fixture:`` roots of the fixtures it
+        uses, from :mod:`.fixtures`)."""
+        self.noted.update(roots)
 
     def is_project_code(self, filename: str) -> bool:
         hit = self._project_code.get(filename)
@@ -424,6 +433,7 @@ class ReadTracer:
         exclude = self.tracker.config.env_exclude
         roots.update("env:" + n for n in self.env if n not in exclude)
         roots.update(self.files)
+        roots.update(self.noted)
         if self.broad:
             roots.update(("logging:*", "random", "sys.modules", "sys.path", "cwd"))
         return roots

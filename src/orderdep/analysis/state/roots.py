@@ -13,6 +13,7 @@ fields. The Python equivalent of a static field is a *root*:
 ``logging:<logger>``          level, handlers, filters of a logger (``logging:root``)
 ``warnings``, ``random``      the warning filters, the ``random`` module's state
 ``file:<relpath>``            a file under the rootdir (``file:$TMP/..``, ``file:~/..``)
+``fixture:<scope>:<id>::f``   the cached value of a wider-scoped fixture (:mod:`.fixtures`)
 ============================  ======================================================
 
 Project modules are those whose ``__file__`` lies under the rootdir and outside
@@ -50,6 +51,7 @@ from orderdep.analysis.state.fingerprint import (
     identity,
     is_code_like,
 )
+from orderdep.analysis.state.fixtures import FixtureRoots
 
 PROCESS_ROOTS = ("cwd", "sys.path", "sys.modules", "warnings", "random")
 DEFAULT_ENV_EXCLUDE = frozenset({"PYTEST_CURRENT_TEST", "PYTEST_XDIST_WORKER"})
@@ -268,7 +270,8 @@ class StateTracker:
         self.walked = 0  # mutable values walked by the last snapshot
         self.errors: list[str] = []  # parts of snapshots that failed (their roots kept)
         self._previous: dict[str, int] = {}
-        self.timings = {"python": 0.0, "process": 0.0, "files": 0.0}  # seconds, cumulated
+        self.timings = {"python": 0.0, "process": 0.0, "files": 0.0, "fixtures": 0.0}
+        self.fixtures: Optional[FixtureRoots] = None  # set when a pytest session is known
         self._entries: dict[str, dict[str, Entry]] = {}
         self._ns: dict[str, _Namespace] = {}
         self._last: dict[str, int] = {}
@@ -297,6 +300,9 @@ class StateTracker:
         if files is not None:
             full = full_files or touched is None
             parts.append(("files", lambda: out.update(files.scan(full=full))))
+        fixtures = self.fixtures
+        if fixtures is not None:  # after the python roots: aliases are known by then
+            parts.append(("fixtures", lambda: fixtures.snapshot(out, self._walker, self._touched)))
         timings = self.timings
         failed = False
         for part, run in parts:

@@ -20,6 +20,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from orderdep.analysis.state import fixtures
 from orderdep.analysis.state.files import FileWatcher
 from orderdep.analysis.state.roots import RootsConfig
 from orderdep.errors import UsageError
@@ -74,8 +75,27 @@ def _files(config: Optional[RootsConfig]) -> FileWatcher:
     return FileWatcher(config.rootdir, temp_dirs=config.temp_dirs, home=config.home)
 
 
+def _fixture(name: str) -> tuple[bool, Any]:
+    roots = fixtures.current()
+    if roots is None:
+        raise UsageError(
+            f"root {name!r} is a fixture value, readable only inside the pytest session "
+            "that holds it: capture it from a probe running in that session"
+        )
+    try:
+        return roots.value(name)
+    except KeyError:
+        raise UsageError(
+            f"root {name!r} names no fixture definition of this session; expected "
+            "'fixture:<scope>:<baseid>::<name>' of a project fixture wider than a function"
+        ) from None
+
+
 def get(name: str, config: Optional[RootsConfig] = None) -> RootValue:
     """Capture the current value of root ``name``."""
+    if name.startswith(fixtures.PREFIX):
+        present, value = _fixture(name)
+        return RootValue(name, present, value, _copy(value) if present else None)
     if name.startswith("env:"):
         value = os.environ.get(name[4:])
         return RootValue(name, value is not None, value, value)
@@ -184,6 +204,15 @@ def restore(name: str, captured: RootValue, config: Optional[RootsConfig] = None
         func = _raw(owner, attr)
         if func.cache_info() != captured.content:
             func.cache_clear()  # entries cannot be put back; empty is the safe state
+    elif name.startswith(fixtures.PREFIX):
+        present, value = _fixture(name)
+        if captured.present and present and value is captured.value:
+            _fill(value, captured.content)  # the cached value itself, in place
+        elif captured.present != present or present:
+            raise UsageError(
+                f"root {name!r} was set up again (or torn down) since it was captured; "
+                "a fixture value can only be restored in place while pytest caches it"
+            )
     else:
         owner, attr = _locate(name)
         if not captured.present:
@@ -261,12 +290,18 @@ def _describe(name: str, config: Optional[RootsConfig]) -> str:
     if name.startswith("env:"):
         value = os.environ.get(name[4:])
         return "<unset>" if value is None else repr(value)
+    if name.startswith(fixtures.PREFIX):
+        present, value = _fixture(name)
+        return _value_line(value) if present else "<not set up>"
     if name in ("cwd", "sys.path"):
         return _repr.repr(os.getcwd() if name == "cwd" else sys.path)
     owner, attr = _locate(name)
     if attr not in vars(owner):
         return "<unset>"
-    value = _raw(owner, attr)
+    return _value_line(_raw(owner, attr))
+
+
+def _value_line(value: Any) -> str:
     kind = type(value).__name__
     if hasattr(value, "__len__") and not isinstance(value, (str, bytes)):
         try:

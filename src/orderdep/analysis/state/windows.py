@@ -77,8 +77,8 @@ def narrow_to_pytest(tracer: ReadTracer, pluginmanager: Any) -> bool:
     return True
 
 
-def find_pluginmanager(depth: int = 12) -> Any:
-    """The plugin manager of the pytest session running us, from a caller's locals.
+def find_session(depth: int = 12) -> Any:
+    """The pytest session running us, from a caller's locals (None when there is none).
 
     Probes are not handed the session, but the loop that drives the order holds it.
     """
@@ -88,6 +88,12 @@ def find_pluginmanager(depth: int = 12) -> Any:
             return None
         for value in list(frame.f_locals.values()):
             if type(value).__module__ == "_pytest.main" and type(value).__name__ == "Session":
-                return value.config.pluginmanager
+                return value
         frame = frame.f_back
     return None
+
+
+def find_pluginmanager(depth: int = 12) -> Any:
+    """The plugin manager of the pytest session running us (see :func:`find_session`)."""
+    session = find_session(depth + 1)
+    return None if session is None else session.config.pluginmanager

@@ -102,3 +102,26 @@ def test_most_written_and_explain() -> None:
     assert why.to_json()["reads"]["m.A"] == ["a", "b"]
     with pytest.raises(KeyError):
         explain(seq, "nope")
+
+
+def test_all_writers_links_every_earlier_writer() -> None:
+    seq = accesses(
+        probe(
+            ("s1", [], ["d"]),
+            ("s2", [], ["d"]),
+            ("s1", [], ["d"]),  # s1 again: one writer, now the last
+            ("b", ["d", "e"], ["e"]),
+            ("c", ["e", "d"], []),
+        )
+    )
+    last = data_dependencies(seq)
+    assert sorted(last.edges) == [("b", "s1"), ("c", "b"), ("c", "s1")]
+    every = data_dependencies(seq, all_writers=True)
+    assert sorted(every.edges(data="roots")) == [
+        ("b", "s1", ["d"]),
+        ("b", "s2", ["d"]),
+        ("c", "b", ["e"]),
+        ("c", "s1", ["d"]),
+        ("c", "s2", ["d"]),
+    ]
+    assert nx.is_directed_acyclic_graph(every)

@@ -2,7 +2,9 @@
 
 :mod:`.datadeps` builds the test dependency graph from the state probe's output
 (§III-A); :mod:`.refine` tests each data dependency by running a schedule that violates
-only it (§III-B).
+only it (§III-B). :mod:`.pipeline` runs all of it end to end: :mod:`.collection` (probed
+runs and their file), refinement, :mod:`.confirm` (re-runs, alternatives, search) and
+:mod:`.findings` (the report).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Data dependencies between tests from one probed reference run (paper 001 §III-A).
 
 A test ``t2`` *data-depends* on ``t1`` when ``t2`` reads a root whose last writer before
-``t2`` in the reference order is ``t1`` (a read-after-write across tests). The result is
+``t2`` in the reference order is ``t1`` (a read-after-write across tests), or, with
+``all_writers``, any earlier writer of it. The result is
 PRADET's test dependency graph: a ``networkx.DiGraph`` over test ids with an edge
 ``t2 -> t1`` (dependent -> dependee) carrying the ``roots`` it flows through. Every edge
 points backwards in the reference order, so the graph is acyclic.
@@ -69,37 +70,50 @@ def matching(read: str, written: Iterable[str]) -> list[str]:
     return [read]
 
 
-def data_dependencies(seq: Sequence[TestAccess]) -> nx.DiGraph:
+def data_dependencies(seq: Sequence[TestAccess], *, all_writers: bool = False) -> nx.DiGraph:
     """PRADET's test dependency graph for accesses in reference order.
 
     Nodes are test ids (attribute ``index``: first position); edge ``t2 -> t1`` has
     ``roots``, the sorted roots ``t2`` read whose last writer before it was ``t1``.
+
+    ``all_writers`` links a reader to *every* earlier writer of a root it read instead.
+    A root is a whole module global (or file, or fixture value), so two tests adding
+    different keys to one dict both write it, and the later write does not replace the
+    earlier one the way a write to a Java field does; refinement keeps the other writers
+    before the dependent while it tests one, so a later writer no longer hides an earlier
+    one. The edges still point backwards in the reference order: the graph stays acyclic.
     """
     graph = nx.DiGraph()
-    last_writer: dict[str, str] = {}
+    writers: dict[str, list[str]] = {}  # root -> its writers so far, the last one last
     for access in seq:
         test = access.test
         if test not in graph:
             graph.add_node(test, index=access.index)
         for read in access.reads:
-            for root in matching(read, last_writer) if read.endswith("*") else [read]:
-                writer = last_writer.get(root)
-                if writer is None or writer == test:
+            for root in matching(read, writers) if read.endswith("*") else [read]:
+                earlier = writers.get(root)
+                if not earlier:
                     continue
-                if graph.has_edge(test, writer):
-                    graph.edges[test, writer]["roots"].add(root)
-                else:
-                    graph.add_edge(test, writer, roots={root})
+                for writer in earlier if all_writers else earlier[-1:]:
+                    if writer == test:
+                        continue
+                    if graph.has_edge(test, writer):
+                        graph.edges[test, writer]["roots"].add(root)
+                    else:
+                        graph.add_edge(test, writer, roots={root})
         for root in access.writes:
-            last_writer[root] = test
+            tests = writers.setdefault(root, [])
+            if test in tests:  # a test that runs twice: its latest write counts
+                tests.remove(test)
+            tests.append(test)
     for _, _, data in graph.edges(data=True):
         data["roots"] = sorted(data["roots"])
     return graph
 
 
-def graph_from_probe(probe: Mapping[str, Any]) -> nx.DiGraph:
+def graph_from_probe(probe: Mapping[str, Any], *, all_writers: bool = False) -> nx.DiGraph:
     """:func:`data_dependencies` of a state probe's result."""
-    return data_dependencies(accesses(probe))
+    return data_dependencies(accesses(probe), all_writers=all_writers)
 
 
 def most_written(seq: Sequence[TestAccess], n: int = 10) -> list[tuple[str, list[str]]]:

@@ -367,7 +367,10 @@ def explain_cmd(args: tuple[str, ...], graph_file: Optional[Path]) -> int:
             click.echo(f"  read, written by no earlier test: {len(e.unwritten_reads)} root(s)")
         if e.writes:
             click.echo(f"  wrote: {', '.join(e.writes)}")
-        dependees = sorted({ws[-1] for ws in e.reads.values()}, key=c.order.index)
+        # every earlier writer, as in the graph refinement tests (all_writers)
+        dependees = sorted(
+            {w for ws in e.reads.values() for w in ws if w != test}, key=c.order.index
+        )
         if dependees:
             click.echo(f"  data-depends on: {', '.join(dependees)}")
     return 0

@@ -1,0 +1,271 @@
+"""PRADET's collection (paper 001 §III-A): probed runs of reference orders, and their file.
+
+:func:`collect` runs the reference order (default: the suite's original order) once under
+the state probe, which records per test the roots it wrote and read. With
+``also_reverse`` the reversed order is collected too: a data dependency only points from
+a reader back to an earlier writer, so a victim that runs before its polluter in the
+reference order (the usual case when the original order passes) leaves an edge only in
+the reversed run (the paper's http-request case, §VI-B).
+
+A :class:`Collected` is what ``orderdep pradet collect`` saves (:func:`save_collected`,
+schema :data:`SCHEMA`) and ``orderdep pradet refine`` loads (:func:`load_collected`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import networkx as nx
+
+from orderdep.analysis.pradet.datadeps import TestAccess, accesses, data_dependencies
+from orderdep.analysis.pradet.refine import STATE_PROBE
+from orderdep.core.outcomes import OrderResult, Outcome, TestResult
+from orderdep.core.report import load_json_file
+from orderdep.engine.executor import Executor
+from orderdep.engine.probe import ProbeSpec
+from orderdep.errors import EngineError, ReportError, UsageError
+
+SCHEMA = "orderdep.pradet/1"
+REFERENCE, REVERSED = "reference", "reversed"
+COLLECT_COMMAND = "orderdep pradet collect"
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+@dataclass
+class Collection:
+    """One probed run: the order, each position's outcome and what each test accessed."""
+
+    source: str  # REFERENCE or REVERSED
+    order: list[str]
+    outcomes: list[Outcome]
+    accesses: list[TestAccess]
+    roots: dict[str, str] = field(default_factory=dict)  # written root -> its final value
+    stats: dict[str, Any] = field(default_factory=dict)
+    wall_seconds: float = 0.0
+
+    @classmethod
+    def from_run(cls, source: str, run: OrderResult) -> Collection:
+        if not run.probe and not run.complete:
+            bad = next((r for r in run.results if not r.outcome.is_pass), None)
+            where = f" at {bad.test!r} ({bad.outcome.value}: {bad.message})" if bad else ""
+            raise EngineError(
+                f"the probed run of the {source} order did not finish{where}, so it "
+                "returned no data dependencies; run that order with `orderdep run` to see "
+                "whether the tests alone crash, else rerun with --timeout or report the crash"
+            )
+        return cls(
+            source=source,
+            order=list(run.order),
+            outcomes=[r.outcome for r in run.results],
+            accesses=accesses(run.probe),  # raises if the probe failed in the child
+            roots={str(k): str(v) for k, v in dict(run.probe.get("roots") or {}).items()},
+            stats=dict(run.probe.get("stats") or {}),
+            wall_seconds=run.wall_seconds,
+        )
+
+    def graph(self) -> nx.DiGraph:
+        """PRADET's test dependency graph of this run (edges dependent -> dependee), with an
+        edge to every earlier writer of a root read
+        (:func:`~orderdep.analysis.pradet.datadeps.data_dependencies` ``all_writers``)."""
+        return data_dependencies(self.accesses, all_writers=True)
+
+    def reference(self) -> OrderResult:
+        """The run's outcomes as an :class:`OrderResult` (refinement compares with it)."""
+        results = [TestResult(t, o) for t, o in zip(self.order, self.outcomes)]
+        return OrderResult(order=list(self.order), results=results, runner="collection")
+
+    def failing(self) -> list[str]:
+        return [t for t, o in zip(self.order, self.outcomes) if o.is_failure]
+
+    def writers(self) -> dict[str, list[str]]:
+        """Root -> the tests that wrote it, in run order."""
+        out: dict[str, list[str]] = {}
+        for access in self.accesses:
+            for root in access.writes:
+                out.setdefault(root, []).append(access.test)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "order": list(self.order),
+            "outcomes": [o.value for o in self.outcomes],
+            "accesses": [
+                {
+                    "index": a.index,
+                    "test": a.test,
+                    "reads": sorted(a.reads),
+                    "writes": sorted(a.writes),
+                }
+                for a in self.accesses
+            ],
+            "roots": dict(sorted(self.roots.items())),
+            "stats": self.stats,
+            "wall_seconds": round(self.wall_seconds, 6),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, where: str) -> Collection:
+        if not isinstance(data, dict):
+            raise ReportError(f"{where} must be a JSON object, got {data!r}")
+        try:
+            order = [str(t) for t in data["order"]]
+            outcomes = [Outcome(o) for o in data["outcomes"]]
+            seq = accesses({"tests": data["accesses"]})
+            return cls(
+                source=str(data["source"]),
+                order=order,
+                outcomes=outcomes,
+                accesses=seq,
+                roots={str(k): str(v) for k, v in dict(data.get("roots") or {}).items()},
+                stats=dict(data.get("stats") or {}),
+                wall_seconds=float(data.get("wall_seconds", 0.0)),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ReportError(
+                f"{where} is malformed ({exc!r}); re-create it with `{COLLECT_COMMAND}`"
+            ) from None
+
+
+@dataclass
+class Collected:
+    """Every collection of one PRADET analysis (what ``orderdep pradet collect`` saves)."""
+
+    project: str
+    tests: list[str]  # the suite, in original order
+    collections: list[Collection]
+    reference: str = "original"  # how the reference order was chosen
+
+    @property
+    def executions(self) -> int:
+        return sum(len(c.order) for c in self.collections)
+
+    def collection(self, source: str) -> Optional[Collection]:
+        return next((c for c in self.collections if c.source == source), None)
+
+    def data_dependencies(self) -> list[dict[str, Any]]:
+        """Every data dependency of every collection (``dependent``, ``dependee``,
+        ``roots``, ``source``), in collection and then dependent order."""
+        out = []
+        for c in self.collections:
+            graph = c.graph()
+            position = {t: i for i, t in enumerate(c.order)}
+            edges = sorted(graph.edges(data=True), key=lambda e: (position[e[0]], position[e[1]]))
+            for dependent, dependee, data in edges:
+                out.append(
+                    {
+                        "dependent": dependent,
+                        "dependee": dependee,
+                        "roots": list(data["roots"]),
+                        "source": c.source,
+                    }
+                )
+        return out
+
+    def most_written(self, n: int = 10) -> list[tuple[str, int, str]]:
+        """``(root, writers, description)`` of the roots most tests wrote (in any run)."""
+        count: dict[str, int] = {}
+        about: dict[str, str] = {}
+        for c in self.collections:
+            for root, writers in c.writers().items():
+                count[root] = max(count.get(root, 0), len(writers))
+                about.setdefault(root, c.roots.get(root, ""))
+        ranked = sorted(count.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
+        return [(root, k, about[root]) for root, k in ranked]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "project": self.project,
+            "tests": list(self.tests),
+            "reference": self.reference,
+            "collections": [c.to_json() for c in self.collections],
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, source: str = "collection file") -> Collected:
+        if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+            found = data.get("schema") if isinstance(data, dict) else type(data).__name__
+            raise ReportError(
+                f"{source} has schema {found!r}, not {SCHEMA!r}; re-create it with "
+                f"`{COLLECT_COMMAND}`"
+            )
+        raw = data.get("collections")
+        if not isinstance(raw, list) or not raw:
+            raise ReportError(
+                f"{source} holds no collections; re-create it with `{COLLECT_COMMAND}`"
+            )
+        return cls(
+            project=str(data.get("project", "")),
+            tests=[str(t) for t in data.get("tests", [])],
+            collections=[
+                Collection.from_json(c, f"{source}: collections[{i}]") for i, c in enumerate(raw)
+            ],
+            reference=str(data.get("reference", "original")),
+        )
+
+
+def save_collected(path: PathLike, collected: Collected) -> None:
+    """Write the collection file (atomically: a crash leaves the old file)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(p.name + ".tmp")
+    tmp.write_text(json.dumps(collected.to_json(), indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, p)
+
+
+def load_collected(path: PathLike, project: Optional[str] = None) -> Collected:
+    """Load a collection file; with ``project``, refuse another project's."""
+    data = load_json_file(path, "PRADET collection file", f"create one with `{COLLECT_COMMAND}`.")
+    collected = Collected.from_json(data, f"collection file {str(path)!r}")
+    if project is not None and not _same_path(collected.project, project):
+        raise ReportError(
+            f"collection file {str(path)!r} is for project {collected.project!r}, not "
+            f"{project!r}; run `{COLLECT_COMMAND}` in {project!r}"
+        )
+    return collected
+
+
+def _same_path(a: str, b: str) -> bool:
+    return a == b or os.path.realpath(a) == os.path.realpath(b)
+
+
+def collect(
+    executor: Executor,
+    reference_order: Optional[Sequence[str]] = None,
+    *,
+    also_reverse: bool = True,
+    probe_options: Optional[Mapping[str, Any]] = None,
+    project: str = "",
+    jobs: int = 1,
+) -> Collected:
+    """Run the reference order (and its reverse) once each under the state probe."""
+    order = list(reference_order) if reference_order is not None else executor.suite.ids
+    if not order:
+        raise UsageError("the reference order is empty: give at least one test to collect")
+    if len(set(order)) != len(order):
+        twice = next(t for i, t in enumerate(order) if t in order[:i])
+        raise UsageError(
+            f"the reference order runs {twice!r} more than once; PRADET needs each test "
+            "once: remove the repeats from the order file"
+        )
+    orders = [(REFERENCE, order)]
+    if also_reverse and len(order) > 1:
+        orders.append((REVERSED, order[::-1]))
+    spec = ProbeSpec(STATE_PROBE, dict(probe_options or {}))
+    plain = [o for _, o in orders]
+    if jobs > 1 and len(plain) > 1:
+        runs = executor.run_many(plain, probe=spec)
+    else:
+        runs = [executor.run(o, probe=spec) for o in plain]
+    return Collected(
+        project=project,
+        tests=list(executor.suite.ids),
+        collections=[Collection.from_run(src, run) for (src, _), run in zip(orders, runs)],
+        reference="original" if reference_order is None else "given",
+    )

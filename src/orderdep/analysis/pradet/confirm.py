@@ -1,0 +1,240 @@
+"""Checking PRADET's manifest dependencies, and finding what one edge at a time misses.
+
+* **Confirm** (a check the paper does by hand, §VI-B "we verified that all the reported
+  dependencies can occur"): each manifest dependency is run again ``confirm_runs``
+  times, first in the shortest orders that can show it (the dependent alone, and the
+  dependee right before it), else as refinement's schedule without and with the
+  dependee. One that does not reproduce is dropped as possibly non-deterministic
+  (:func:`confirm`).
+* **Alternatives**: when either of two dependees suffices, moving one leaves the other
+  and refinement removes both edges, so the removed dependees of a test whose outcome
+  alone differs from the collected run are tried alone (:func:`alternatives`).
+* **Search**: a conditional dependency (the dependent alone contradicts its kind) points
+  at a cleaner; delta debugging over its schedule finds the polluter (:func:`search`).
+
+All of them run orders through :class:`Checks`, which runs each distinct order once per
+confirmation run and remembers the outcomes (the tests alone are shared).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Optional
+
+import networkx as nx
+
+from orderdep.analysis.pradet.collection import Collection
+from orderdep.analysis.pradet.evidence import Evidence, PradetResult
+from orderdep.analysis.pradet.refine import ManifestDependency, RefineResult
+from orderdep.core.ddmin import DDMinPreconditionError, ddmin
+from orderdep.engine.executor import Executor
+
+Order = tuple[str, ...]
+
+
+class Checks:
+    """Runs check orders (each distinct order ``runs`` times) and remembers the outcomes."""
+
+    def __init__(self, executor: Executor, runs: int, jobs: int, result: PradetResult) -> None:
+        self.executor, self.runs, self.jobs, self.result = executor, runs, jobs, result
+        self.failed: dict[Order, list[bool]] = {}  # order -> did its last test fail, per run
+
+    def run(self, orders: Iterable[Order]) -> int:
+        """Run the orders not run yet; return the test executions spent."""
+        todo = [o for o in dict.fromkeys(orders) if o not in self.failed] * self.runs
+        if not todo:
+            return 0
+        plain = [list(o) for o in todo]
+        if self.jobs > 1:
+            results = self.executor.run_many(plain)
+        else:
+            results = [self.executor.run(o) for o in plain]
+        for order, run in zip(todo, results):
+            self.failed.setdefault(order, []).append(run.outcome_of(order[-1]).is_failure)
+        self.result.check_orders += len(todo)
+        return sum(len(o) for o in todo)
+
+    def fails(self, order: Order) -> bool:
+        return all(self.failed[order])
+
+    def passes(self, order: Order) -> bool:
+        return not any(self.failed[order])
+
+    def shows(self, failing: Order, passing: Order) -> bool:
+        return self.fails(failing) and self.passes(passing)
+
+    def alone_fits(self, test: str, kind: str) -> bool:
+        """A victim passes alone, a brittle fails alone (004 §2)."""
+        return self.passes((test,)) if kind == "victim" else self.fails((test,))
+
+
+def pair_orders(dependent: str, dependee: str, kind: str) -> tuple[Order, Order]:
+    """(failing, passing) with the dependee alone."""
+    single, both = (dependent,), (dependee, dependent)
+    return (both, single) if kind == "victim" else (single, both)
+
+
+def schedule_orders(m: ManifestDependency, position: Mapping[str, int]) -> tuple[Order, Order]:
+    """(failing, passing): refinement's schedule without the dependee, and with it put back
+    where the collected run had it (before the first later test); they differ in it only."""
+    without = tuple(m.failing_order if m.kind == "brittle" else m.passing_order)
+    at = position.get(m.dependee, -1)
+    cut = next((i for i, t in enumerate(without) if position.get(t, -1) > at), len(without) - 1)
+    with_it = (*without[:cut], m.dependee, *without[cut:])
+    return (with_it, without) if m.kind == "victim" else (without, with_it)
+
+
+def confirm(checks: Checks, result: PradetResult) -> None:
+    """Confirm each manifest dependency: the pair orders first, else the schedule orders."""
+    manifest = result.refined.manifest
+    pairs = [pair_orders(m.dependent, m.dependee, m.kind) for m in manifest]
+    result.confirm_executions += checks.run(o for p in pairs for o in p)
+    later: list[int] = []
+    for i, m in enumerate(manifest):
+        failing, passing = pairs[i]
+        if checks.alone_fits(m.dependent, m.kind) and checks.shows(failing, passing):
+            shown = dataclasses.replace(m, failing_order=list(failing), passing_order=list(passing))
+            result.evidence.append(Evidence(shown, alone=True, confirmed=True))
+        else:
+            later.append(i)
+    positions = {
+        c.source: {t: i for i, t in enumerate(c.order)} for c in result.collected.collections
+    }
+    schedules = {i: schedule_orders(manifest[i], positions[manifest[i].source]) for i in later}
+    result.confirm_executions += checks.run(o for p in schedules.values() for o in p)
+    for i in later:
+        m = manifest[i]
+        failing, passing = schedules[i]
+        if not checks.shows(failing, passing):
+            result.unconfirmed.append(m)
+            continue
+        shown = dataclasses.replace(m, failing_order=list(failing), passing_order=list(passing))
+        conditional = not checks.alone_fits(m.dependent, m.kind)
+        result.evidence.append(Evidence(shown, conditional=conditional, confirmed=True))
+
+
+def alternatives(
+    checks: Checks,
+    result: PradetResult,
+    refined: Sequence[tuple[Collection, nx.DiGraph, RefineResult]],
+) -> None:
+    """Dependees that suffice alone although refinement removed their edge.
+
+    Refinement moves one dependee at a time; when two dependees each suffice (two
+    polluters of one victim, two state-setters of one brittle), moving either leaves the
+    other in place, the outcome does not change and both edges are removed. So every
+    dependent whose outcome in the collected run differs from its outcome alone gets each
+    removed dependee tried right before it, alone.
+    """
+    known = {(e.dependency.dependent, e.dependency.dependee) for e in result.evidence}
+    known |= {(m.dependent, m.dependee) for m in result.unconfirmed}
+    removed: dict[tuple[str, str], tuple[Collection, nx.DiGraph]] = {}
+    for collection, graph, found in refined:
+        for edge in found.removed:
+            if edge not in known:
+                removed.setdefault(edge, (collection, graph))
+    result.alternative_executions += checks.run((t,) for t, _ in removed)
+    tries: list[tuple[tuple[str, str], str, Order, Order]] = []
+    for (dependent, dependee), (collection, _) in removed.items():
+        reference = collection.outcomes[collection.order.index(dependent)]
+        alone_failed = checks.fails((dependent,))
+        if reference.is_failure == alone_failed or not (
+            alone_failed or checks.passes((dependent,))
+        ):
+            continue  # same outcome alone (or not the same in every run): nothing to explain
+        kind = "brittle" if alone_failed else "victim"
+        failing, passing = pair_orders(dependent, dependee, kind)
+        tries.append(((dependent, dependee), kind, failing, passing))
+    result.alternative_executions += checks.run(o for _, _, f, p in tries for o in (f, p))
+    for edge, kind, failing, passing in tries:
+        if not checks.shows(failing, passing):
+            continue
+        collection, graph = removed[edge]
+        dependency = ManifestDependency(
+            dependent=edge[0],
+            dependee=edge[1],
+            roots=list(graph.edges[edge].get("roots", ())),
+            kind="brittle" if kind == "brittle" else "victim",
+            failing_order=list(failing),
+            passing_order=list(passing),
+            source=collection.source,
+        )
+        result.evidence.append(
+            Evidence(dependency, alone=True, confirmed=True, found_by="alternatives")
+        )
+
+
+def search(
+    checks: Checks,
+    result: PradetResult,
+    graphs: Mapping[str, nx.DiGraph],
+) -> None:
+    """The polluters (state-setters) behind each conditional dependency.
+
+    A test that passes alone but fails once the dependee is moved after it (so "needs" the
+    dependee) is a victim whose polluter runs earlier in that schedule and whose cleaner is
+    the dependee; symmetrically, a test failing alone that passes once the dependee moves
+    is a brittle whose state-setter is in the schedule. Delta debugging (``ddmin``, as
+    iFixFlakies' minimiser, 004 §4.1) over the schedule finds a 1-minimal polluter
+    (state-setter) set; when that is one test, every other test of the schedule is tried
+    alone too, since any of several polluters would have done.
+    """
+    found = {(e.dependency.dependent, e.dependency.dependee) for e in result.manifest}
+    for e in [e for e in result.evidence if e.conditional]:
+        m = e.dependency
+        victim = m.kind == "brittle"  # needs the dependee, yet passes alone: it was cleaned
+        shown = tuple(m.failing_order if victim else m.passing_order)
+        test = m.dependent
+
+        def holds(sub: Sequence[str], test: str = test, victim: bool = victim) -> bool:
+            order = (*sub, test)
+            result.search_executions += checks.run([order])
+            return checks.fails(order) if victim else checks.passes(order)
+
+        try:
+            culprits = ddmin(list(shown[:-1]), holds)
+        except DDMinPreconditionError:
+            continue
+        groups = [culprits]
+        if len(culprits) == 1:
+            others = [(t,) for t in shown[:-1] if t != culprits[0]]
+            result.search_executions += checks.run((*o, test) for o in others)
+            groups += [list(o) for o in others if holds(o)]
+        for group in groups:
+            cleaner: Optional[str] = None
+            if victim:
+                cleaned = (*group, m.dependee, test)
+                result.search_executions += checks.run([cleaned])
+                cleaner = m.dependee if checks.passes(cleaned) else None
+            for culprit in group:
+                if (test, culprit) not in found:
+                    found.add((test, culprit))
+                    result.evidence.append(
+                        _searched(m, group, culprit, victim, cleaner, graphs.get(m.source))
+                    )
+
+
+def _searched(
+    m: ManifestDependency,
+    group: Sequence[str],
+    culprit: str,
+    victim: bool,
+    cleaner: Optional[str],
+    graph: Optional[nx.DiGraph],
+) -> Evidence:
+    edge = (m.dependent, culprit)
+    roots = graph.edges[edge]["roots"] if graph is not None and graph.has_edge(*edge) else []
+    with_them, alone = [*group, m.dependent], [m.dependent]
+    dependency = ManifestDependency(
+        dependent=m.dependent,
+        dependee=culprit,
+        roots=list(roots),
+        kind="victim" if victim else "brittle",
+        failing_order=with_them if victim else alone,
+        passing_order=alone if victim else with_them,
+        source=m.source,
+    )
+    return Evidence(
+        dependency, alone=len(group) == 1, confirmed=True, found_by="search", cleaner=cleaner
+    )

@@ -405,7 +405,11 @@ def render(results: dict[str, Any], args: argparse.Namespace) -> str:
         "the development venv, costs ~1 s per pytest process).",
         "",
     ]
-    note = concurrency_note(results.get("runs", []))
+    runs = results.get("runs", [])
+    if runs:
+        made = "; ".join(f"`{r['command']}` ({', '.join(r['parts'])})" for r in runs)
+        body += [f"Results made by: {made}.", ""]
+    note = concurrency_note(runs)
     if note:
         body += [note, ""]
     rows: list[Json] = results.get("strategies", [])
@@ -501,7 +505,7 @@ def render(results: dict[str, Any], args: argparse.Namespace) -> str:
         body += pipeline_lines(pipe)
     ipf: Optional[Json] = results.get("ipflakies")
     if ipf is not None:
-        body += ipflakies_lines(ipf, rows)
+        body += ipflakies_lines(ipf, rows, pipe)
     return "\n".join(body)
 
 
@@ -586,7 +590,7 @@ def pipeline_lines(pipe: Json) -> list[str]:
     return lines
 
 
-def ipflakies_lines(ipf: Json, rows: list[Json]) -> list[str]:
+def ipflakies_lines(ipf: Json, rows: list[Json], pipe: Optional[Json]) -> list[str]:
     lines = ["### ipflakies side by side", ""]
     if ipf.get("skipped"):
         return [*lines, f"ipflakies not run: {ipf['skipped']}", ""]
@@ -595,10 +599,13 @@ def ipflakies_lines(ipf: Json, rows: list[Json]) -> list[str]:
         "`python -m ipflakies -t TEST` for every planted OD test, on a copy of each suite "
         "(it finds the kind, the polluters or state-setters and the cleaners itself, one "
         "pytest process per pair, then transplants a cleaner's or state-setter's "
-        "statements and minimises them). *patched*: it saved a patch; *verified*: its "
-        "patched test file, put into a fresh copy, makes the test pass in every ground-"
-        "truth failing order and in its passing order under our engine. orderdep: "
-        "`auto` from the table above (time per OD test excludes detection for both).",
+        "statements and minimises them). *patched*: it reports a patch that, by its own "
+        "check, fixes at least one polluter (any patch, for a brittle); *verified*: the "
+        "patched test file it saves, put into a fresh copy, makes the test pass in every "
+        "ground-truth failing order and in its passing order under our engine. orderdep: "
+        "`auto` from the table above. Time per OD test: ipflakies' includes its own search "
+        "for polluters/state-setters and cleaners; orderdep's starts from the ground-truth "
+        "finding (the whole pipeline, detection included, is timed above).",
         "",
     ]
     trows = []
@@ -661,6 +668,27 @@ def ipflakies_lines(ipf: Json, rows: list[Json]) -> list[str]:
         table(["suite", "channel", "its kind", "found", "patched", "our check", "s"], prow),
         "",
     ]
+    unsound = [r for r in ipf.get("rows", []) if r["patched"] and not ipf_verified(r)]
+    if unsound:
+        lines += [
+            f"{len(unsound)} patch(es) ipflakies reported do not hold under our engine. "
+            "ipflakies checks a candidate by running `[polluter, copy::victim]` where the "
+            "patched victim lives in a new module file (`test_x_patch_<md5>N.py`), so "
+            "whatever the test module itself holds (its globals, its module fixtures) is "
+            "fresh there, and its minimiser accepts statements that reset nothing; a patch "
+            "that fixes one of two polluters also counts as patched.",
+            "",
+        ]
+    if pipe and ipf.get("rows"):
+        sel = [r for r in ipf["rows"] if r["suite"] == pipe["suite"]]
+        per_test = (pipe["detect_seconds"] + pipe["fix_seconds"]) / max(pipe["planted"], 1)
+        lines += [
+            f"On the *{pipe['suite']}* suite, orderdep's whole pipeline (detection, "
+            f"classification and repair) took {per_test:.0f} s per planted OD test; "
+            f"ipflakies took {sum(r['seconds'] for r in sel) / max(len(sel), 1):.0f} s per OD "
+            "test for classification and repair alone, given the OD tests.",
+            "",
+        ]
     return lines
 
 
@@ -703,7 +731,8 @@ def log_run(results: Path, parts: list[str], start: float) -> None:
     path = results / "runs.json"
     runs: list[Json] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
     runs = [r for r in runs if not set(r["parts"]) & set(parts)]
-    runs.append({"parts": parts, "start": start, "end": time.time()})
+    command = shlex.join(["python", *sys.argv])
+    runs.append({"parts": parts, "start": start, "end": time.time(), "command": command})
     path.write_text(json.dumps(runs, indent=1), encoding="utf-8")
 
 

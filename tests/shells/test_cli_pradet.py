@@ -118,6 +118,7 @@ def test_collect_explain_refine_step_by_step(
 
     report = tmp_path / "pradet-report.json"
     argv = [*shlex.split(refine_command)[1:], "--report", str(report), "--jobs", "2"]
+    argv += ["--alone-runs", "3"]
     assert main(argv) == 1
     out = capsys.readouterr().out
     [deps_command] = printed(out, "write the dependencies file")

@@ -11,6 +11,10 @@
   alone differs from the collected run are tried alone (:func:`alternatives`).
 * **Search**: a conditional dependency (the dependent alone contradicts its kind) points
   at a cleaner; delta debugging over its schedule finds the polluter (:func:`search`).
+* **Non-determinism**: every dependent is run alone ``alone_runs`` times, and a test
+  whose outcome changes within one order is ND, its dependencies dropped
+  (:func:`screen`); what alternatives and search found is re-run like refinement's finds
+  (:func:`verify`).
 
 All of them run orders through :class:`Checks`, which runs each distinct order once per
 confirmation run and remembers the outcomes (the tests alone are shared).
@@ -42,7 +46,16 @@ class Checks:
 
     def run(self, orders: Iterable[Order]) -> int:
         """Run the orders not run yet; return the test executions spent."""
-        todo = [o for o in dict.fromkeys(orders) if o not in self.failed] * self.runs
+        return self._run([o for o in dict.fromkeys(orders) if o not in self.failed] * self.runs)
+
+    def observe(self, orders: Iterable[Order], times: int) -> int:
+        """Run each order until it has been observed ``times`` times; executions spent."""
+        todo: list[Order] = []
+        for order in dict.fromkeys(orders):
+            todo += [order] * max(0, times - len(self.failed.get(order, ())))
+        return self._run(todo)
+
+    def _run(self, todo: list[Order]) -> int:
         if not todo:
             return 0
         plain = [list(o) for o in todo]
@@ -54,6 +67,10 @@ class Checks:
             self.failed.setdefault(order, []).append(run.outcome_of(order[-1]).is_failure)
         self.result.check_orders += len(todo)
         return sum(len(o) for o in todo)
+
+    def flaky(self) -> set[str]:
+        """Tests whose outcome differed between runs of one and the same order (ND)."""
+        return {order[-1] for order, seen in self.failed.items() if len(set(seen)) > 1}
 
     def fails(self, order: Order) -> bool:
         return all(self.failed[order])
@@ -238,3 +255,49 @@ def _searched(
     return Evidence(
         dependency, alone=len(group) == 1, confirmed=True, found_by="search", cleaner=cleaner
     )
+
+
+def screen(checks: Checks, result: PradetResult, alone_runs: int) -> set[str]:
+    """Dependents that are not deterministic: ND tests, not order-dependent ones.
+
+    Every test that has evidence runs alone until it has been seen ``alone_runs`` times
+    (as classify does, 004 §4.1); a test whose outcome differed between runs of any one
+    order is non-deterministic (a test failing at random would otherwise show
+    "dependencies" by chance, and the more dependees it has the likelier).
+    """
+    tests = sorted({e.dependency.dependent for e in result.evidence})
+    result.confirm_executions += checks.observe(((t,) for t in tests), alone_runs)
+    return checks.flaky()
+
+
+def verify(checks: Checks, result: PradetResult) -> None:
+    """Re-run the orders of dependencies found by alternatives and search.
+
+    Their first run found them, so, like refinement's finds, they are confirmed by
+    ``checks.runs`` more runs of each order; one that does not reproduce is dropped.
+    """
+    keep: list[Evidence] = []
+    for e in result.evidence:
+        if e.found_by == "refinement":
+            keep.append(e)
+            continue
+        m = e.dependency
+        failing, passing = tuple(m.failing_order), tuple(m.passing_order)
+        spent = checks.observe((failing, passing), checks.runs + 1)
+        if e.found_by == "search":
+            result.search_executions += spent
+        else:
+            result.alternative_executions += spent
+        if checks.shows(failing, passing):
+            keep.append(e)
+        else:
+            result.unconfirmed.append(m)
+    result.evidence = keep
+
+
+def drop_flaky(result: PradetResult, flaky: set[str]) -> None:
+    """Forget the evidence of non-deterministic dependents; list them as flaky."""
+    dropped = {e.dependency.dependent for e in result.evidence} & flaky
+    if dropped:
+        result.evidence = [e for e in result.evidence if e.dependency.dependent not in dropped]
+        result.flaky = sorted(set(result.flaky) | dropped)

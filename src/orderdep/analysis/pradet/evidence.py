@@ -55,6 +55,7 @@ class PradetResult:
     refined: RefineResult = field(default_factory=RefineResult)
     evidence: list[Evidence] = field(default_factory=list)
     unconfirmed: list[ManifestDependency] = field(default_factory=list)
+    flaky: list[str] = field(default_factory=list)  # dependents found non-deterministic
     confirm_executions: int = 0
     alternative_executions: int = 0
     search_executions: int = 0

@@ -98,6 +98,7 @@ def summary_json(result: PradetResult) -> dict[str, Any]:
         "removed": len(result.refined.removed),
         "untestable": [list(e) for e in result.refined.untestable],
         "unconfirmed": [m.to_json() for m in result.unconfirmed],
+        "flaky": list(result.flaky),
         "executions": result.executions,
         "orders_run": result.orders_run,
         "wall_seconds": round(result.wall_seconds, 6),
@@ -110,6 +111,8 @@ def merge_report(report: Optional[Report], result: PradetResult) -> Report:
     An existing finding of the same kind gains the new polluters/state-setters; an
     unclassified one takes PRADET's kind; one of the other kind is left as it is (PRADET's
     view stays under its ``"pradet"`` key). Evidence orders already there are kept.
+    Dependents found non-deterministic join the report's ND tests (unless it lists them
+    as OD tests).
     """
     collected = result.collected
     new = findings(result)
@@ -145,6 +148,8 @@ def merge_report(report: Optional[Report], result: PradetResult) -> Report:
         if not old.failing_order or not old.passing_order:
             old.failing_order, old.passing_order = finding.failing_order, finding.passing_order
         old.extras["pradet"] = mine
+    od = {f.test for f in report.od_tests}
+    report.nd_tests += [t for t in result.flaky if t not in od and t not in report.nd_tests]
     stats: RunStats = report.stats
     stats.orders_run += result.orders_run
     stats.test_executions += result.executions["total"]

@@ -69,9 +69,11 @@ from orderdep.analysis.pradet.refine import (
     refine,
 )
 from orderdep.engine.executor import Executor
+from orderdep.errors import UsageError
 
 __all__ = [
     "COLLECT_COMMAND",
+    "DEFAULT_ALONE_RUNS",
     "REFERENCE",
     "REVERSED",
     "SCHEMA",
@@ -92,6 +94,7 @@ __all__ = [
 ]
 
 Notice = Callable[[str], None]
+DEFAULT_ALONE_RUNS = 5  # runs of each dependent alone before it is believed deterministic
 
 
 def refine_collected(
@@ -102,6 +105,7 @@ def refine_collected(
     confirm_runs: int = 1,
     alternatives: bool = True,
     search: bool = True,
+    alone_runs: int = DEFAULT_ALONE_RUNS,
     on_progress: Optional[ProgressCallback] = None,
     notice: Optional[Notice] = None,
 ) -> PradetResult:
@@ -111,8 +115,12 @@ def refine_collected(
     ``alternatives`` removed dependencies of tests whose outcome alone differs from the
     collected run are tried alone (:func:`~.confirm.alternatives`); with ``search`` the polluters
     and state-setters behind conditional dependencies are searched (:func:`~.confirm.search`).
-    Both need confirmation (they reuse its runs of each test alone).
+    Both need confirmation (they reuse its runs of each test alone). Every dependent
+    then runs alone ``alone_runs`` times in all, and one whose outcome changes within
+    an order is dropped as non-deterministic (``flaky``, :func:`~.confirm.screen`).
     """
+    if alone_runs < 1:
+        raise UsageError(f"alone_runs must be at least 1, got {alone_runs!r}")
     say = notice or (lambda message: None)
     start = time.perf_counter()
     result = PradetResult(collected=collected)
@@ -139,9 +147,14 @@ def refine_collected(
         if alternatives:
             say("trying removed dependencies of tests that behave differently alone")
             checking.alternatives(checks, result, refined)
+        if result.evidence:
+            say(f"running each dependent test alone {alone_runs} times (non-determinism)")
+            checking.drop_flaky(result, checking.screen(checks, result, alone_runs))
         if search and any(e.conditional for e in result.evidence):
             say("searching the polluters and state-setters behind conditional dependencies")
             checking.search(checks, result, {c.source: g for c, g, _ in refined})
+        checking.verify(checks, result)
+        checking.drop_flaky(result, checks.flaky())
     else:
         result.evidence = [Evidence(m) for m in result.refined.manifest]
     result.wall_seconds = time.perf_counter() - start
@@ -157,6 +170,7 @@ def run_pradet(
     confirm_runs: int = 1,
     alternatives: bool = True,
     search: bool = True,
+    alone_runs: int = DEFAULT_ALONE_RUNS,
     probe_options: Optional[Mapping[str, Any]] = None,
     project: str = "",
     on_progress: Optional[ProgressCallback] = None,
@@ -181,6 +195,7 @@ def run_pradet(
         confirm_runs=confirm_runs,
         alternatives=alternatives,
         search=search,
+        alone_runs=alone_runs,
         on_progress=on_progress,
         notice=notice,
     )

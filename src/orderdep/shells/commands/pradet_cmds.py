@@ -18,6 +18,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 
 from orderdep.analysis.pradet.datadeps import explain as explain_access
 from orderdep.analysis.pradet.pipeline import (
+    DEFAULT_ALONE_RUNS,
     Collected,
     PradetResult,
     load_collected,
@@ -101,6 +102,13 @@ CONFIRM_OPTION = click.option(
     default=1,
     show_default=True,
     help="Re-runs of each manifest dependency's orders before it is reported (0: none).",
+)
+ALONE_OPTION = click.option(
+    "--alone-runs",
+    type=click.IntRange(min=1),
+    default=DEFAULT_ALONE_RUNS,
+    show_default=True,
+    help="Runs of each dependent test alone; one whose outcome changes is ND, not OD.",
 )
 
 
@@ -198,6 +206,8 @@ def _result_lines(result: PradetResult, params: dict[str, Any]) -> list[str]:
         extra.append(f"{len(result.unconfirmed)} not reproduced")
     note = f" ({', '.join(extra)})" if extra else ""
     lines.append(f"manifest dependencies confirmed: {len(manifest)}{note}")
+    if result.flaky:
+        lines.append(f"non-deterministic, dependencies dropped: {', '.join(result.flaky)}")
     for e in manifest[:SHOWN_DEPS]:
         m = e.dependency
         verb = "fails after" if m.kind == "victim" else "needs"
@@ -242,12 +252,14 @@ def _finish(
 @ORDER_OPTION
 @REVERSE_OPTION
 @CONFIRM_OPTION
+@ALONE_OPTION
 def run_cmd(
     report: Optional[Path],
     graph_file: Optional[Path],
     order_file: Optional[Path],
     also_reverse: bool,
     confirm_runs: int,
+    alone_runs: int,
     **params: Any,
 ) -> int:
     """Collect data dependencies and refine them into manifest ones (the default).
@@ -265,6 +277,7 @@ def run_cmd(
             also_reverse=also_reverse,
             jobs=params["jobs"],
             confirm_runs=confirm_runs,
+            alone_runs=alone_runs,
             project=str(project),
             on_progress=progress.update,
             notice=progress.notice,
@@ -311,8 +324,13 @@ def collect_cmd(
 @REPORT_OPTION
 @GRAPH_OPTION
 @CONFIRM_OPTION
+@ALONE_OPTION
 def refine_cmd(
-    report: Optional[Path], graph_file: Optional[Path], confirm_runs: int, **params: Any
+    report: Optional[Path],
+    graph_file: Optional[Path],
+    confirm_runs: int,
+    alone_runs: int,
+    **params: Any,
 ) -> int:
     """Refine a saved collection into manifest dependencies and write them to the report."""
     report_path, graph_path = _paths(params, report, graph_file)
@@ -324,6 +342,7 @@ def refine_cmd(
             collected,
             jobs=params["jobs"],
             confirm_runs=confirm_runs,
+            alone_runs=alone_runs,
             on_progress=progress.update,
             notice=progress.notice,
         )

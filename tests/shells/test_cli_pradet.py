@@ -101,9 +101,11 @@ def test_collect_explain_refine_step_by_step(
 ) -> None:
     root, truth = project
     graph = tmp_path / "graph.json"
-    assert main(["pradet", "collect", str(root), "--graph", str(graph)]) == 0
+    argv = ["pradet", "collect", str(root), "--graph", str(graph), "--extra-orders", "1"]
+    assert main([*argv, "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert f"collection: {graph}" in out
+    assert "3 probed run(s) (reference, reversed and random-1; seed 3)" in out
     [refine_command] = printed(out, "refine it")
     assert refine_command == shlex.join(
         ["orderdep", "pradet", "refine", str(root), "--graph", str(graph)]

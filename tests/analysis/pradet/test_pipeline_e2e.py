@@ -229,6 +229,37 @@ def test_alternative_state_setters_are_found_among_removed_dependees() -> None:
     assert result.executions["alternatives"] == 2 * 2 + 2
 
 
+class FirstWriter(ProbedModel):
+    """Writes show only for the first writer of a root in the order (the later ones
+    rewrite the same value: no change to see)."""
+
+    def run(self, order: Sequence[str], *, probe: Optional[ProbeSpec] = None) -> OrderResult:
+        result = super().run(order, probe=probe)
+        if probe is not None:
+            done: set[str] = set()
+            for entry in result.probe["tests"]:
+                entry["writes"] = [w for w in entry["writes"] if w not in done]
+                done.update(entry["writes"])
+        return result
+
+
+def test_a_random_extra_order_finds_the_state_setter_whose_write_was_a_no_op() -> None:
+    # either s1 or s2 creates what b needs; s2 after s1 writes nothing new
+    order = ["s1", "x", "s2", "y", "b"]
+    access = {"s1": (set(), {"t"}), "s2": (set(), {"t"}), "b": ({"t"}, set()), "x": ({"t"}, set())}
+    specs = [ODSpec("b", "brittle", state_setters=["s1", "s2"])]
+    two = run_pradet(FirstWriter(order, specs, access))
+    assert manifest_pairs(two) == {("b", "s1", "brittle")}
+    three = run_pradet(FirstWriter(order, specs, access), extra_orders=1, seed=0)
+    assert manifest_pairs(three) == {("b", "s1", "brittle"), ("b", "s2", "brittle")}
+    extra = three.collected.collections[2]
+    assert extra.source == "random-1" and sorted(extra.order) == sorted(order)
+    assert three.collected.seed == 0
+    assert Collected.from_json(three.collected.to_json()).seed == 0
+    [s2] = [e for e in three.manifest if e.dependency.dependee == "s2"]
+    assert s2.dependency.source == "random-1"
+
+
 def test_collection_round_trips_and_refines_the_same(tmp_path: Path) -> None:
     order = ["s", "b", "v", "p"]
     specs = [ODSpec("b", "brittle", state_setters=["s"]), ODSpec("v", "victim", polluters=["p"])]

@@ -230,3 +230,12 @@ def test_refine_also_reverse_collects_the_reversed_order_itself() -> None:
     assert result.orders[2] == order[::-1]  # after b's schedule: the probed reversed run
     assert result.executions == ex.executions
     assert result.data_dependencies == 2
+
+
+def test_kept_edges_constrain_schedules_without_being_tested() -> None:
+    order = ["s", "b", "c"]
+    ex = executor(order, brittle("b", "s"), brittle("c", "b"))
+    result = refine(ex, graph(("b", "s"), ("c", "b")), order, keep={("b", "s")})
+    assert pairs(result) == {("c", "b")} and result.removed == []
+    # c's schedule moves b after c but keeps s before b, as for a manifest edge
+    assert result.orders == [order, ["s", "c"]]

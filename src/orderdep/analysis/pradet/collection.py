@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,14 +25,16 @@ import networkx as nx
 
 from orderdep.analysis.pradet.datadeps import TestAccess, accesses, data_dependencies
 from orderdep.analysis.pradet.refine import STATE_PROBE
+from orderdep.core.orders import random_order
 from orderdep.core.outcomes import OrderResult, Outcome, TestResult
 from orderdep.core.report import load_json_file
+from orderdep.core.suite import GroupLevel
 from orderdep.engine.executor import Executor
 from orderdep.engine.probe import ProbeSpec
 from orderdep.errors import EngineError, ReportError, UsageError
 
 SCHEMA = "orderdep.pradet/1"
-REFERENCE, REVERSED = "reference", "reversed"
+REFERENCE, REVERSED, RANDOM = "reference", "reversed", "random"  # sources: random-1, ...
 COLLECT_COMMAND = "orderdep pradet collect"
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -140,6 +143,7 @@ class Collected:
     tests: list[str]  # the suite, in original order
     collections: list[Collection]
     reference: str = "original"  # how the reference order was chosen
+    seed: Optional[int] = None  # of the random extra orders, if any
 
     @property
     def executions(self) -> int:
@@ -184,6 +188,7 @@ class Collected:
             "project": self.project,
             "tests": list(self.tests),
             "reference": self.reference,
+            "seed": self.seed,
             "collections": [c.to_json() for c in self.collections],
         }
 
@@ -207,7 +212,16 @@ class Collected:
                 Collection.from_json(c, f"{source}: collections[{i}]") for i, c in enumerate(raw)
             ],
             reference=str(data.get("reference", "original")),
+            seed=_optional_int(data.get("seed"), source),
         )
+
+
+def _optional_int(value: Any, source: str) -> Optional[int]:
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise ReportError(
+        f"{source} has seed {value!r}, not an integer; re-create it with `{COLLECT_COMMAND}`"
+    )
 
 
 def save_collected(path: PathLike, collected: Collected) -> None:
@@ -243,8 +257,19 @@ def collect(
     probe_options: Optional[Mapping[str, Any]] = None,
     project: str = "",
     jobs: int = 1,
+    extra_orders: int = 0,
+    seed: int = 0,
+    group: GroupLevel = "class",
 ) -> Collected:
-    """Run the reference order (and its reverse) once each under the state probe."""
+    """Run the reference order (and its reverse) once each under the state probe.
+
+    ``extra_orders`` more runs collect random ``group``-compatible orders of the same
+    tests (:func:`orderdep.core.orders.random_order`, from ``random.Random(seed)``): a
+    victim whose cleaner sits between it and its polluter in both the reference order and
+    its reverse has its polluter right before it in some other order.
+    """
+    if extra_orders < 0:
+        raise UsageError(f"extra_orders must be >= 0, got {extra_orders!r}")
     order = list(reference_order) if reference_order is not None else executor.suite.ids
     if not order:
         raise UsageError("the reference order is empty: give at least one test to collect")
@@ -257,6 +282,11 @@ def collect(
     orders = [(REFERENCE, order)]
     if also_reverse and len(order) > 1:
         orders.append((REVERSED, order[::-1]))
+    if extra_orders and len(order) > 1:
+        rng = random.Random(seed)
+        groups = list(executor.suite.groups(group, order).values())
+        for i in range(extra_orders):
+            orders.append((f"{RANDOM}-{i + 1}", random_order(groups, rng)))
     spec = ProbeSpec(STATE_PROBE, dict(probe_options or {}))
     plain = [o for _, o in orders]
     if jobs > 1 and len(plain) > 1:
@@ -268,4 +298,5 @@ def collect(
         tests=list(executor.suite.ids),
         collections=[Collection.from_run(src, run) for (src, _), run in zip(orders, runs)],
         reference="original" if reference_order is None else "given",
+        seed=seed if extra_orders else None,
     )

@@ -1,32 +1,41 @@
 """PRADET end to end (paper 001, Figure 1): collect, build the graph, refine, report.
 
-1. **Collect** (§III-A, :mod:`.collection`): one run of the reference order (default: the suite's original
-   order) under the state probe records, per test, the roots it wrote and read. With
-   ``also_reverse`` the reversed order is collected too: a data dependency only points
-   from a reader back to an earlier writer, so a victim that runs before its polluter in
-   the reference order (the usual case when the original order passes) leaves an edge
-   only in the reversed run (the paper's http-request case, §VI-B).
+1. **Collect** (§III-A, :mod:`.collection`): one run of the reference order (default:
+   the suite's original order) under the state probe records, per test, the roots it
+   wrote and read. With ``also_reverse`` the reversed order is collected too: a data
+   dependency only points from a reader back to an earlier writer, so a victim that runs
+   before its polluter in the reference order (the usual case when the original order
+   passes) leaves an edge only in the reversed run (the paper's http-request case,
+   §VI-B). ``extra_orders`` adds seeded random class-compatible orders.
 2. **Graph and refine** (§III-B): each collection's data dependencies are refined by
    :func:`~orderdep.analysis.pradet.refine.refine` against that very run's outcomes.
    A reader depends on *every* earlier writer of a root it read, not only the last one
    (:func:`~orderdep.analysis.pradet.datadeps.data_dependencies` with ``all_writers``):
    a root is a whole module global, so two tests adding different keys to one dict both
    write it, and the later write does not replace the earlier one the way a write to a
-   Java field does.
-3. **Confirm** (:mod:`.confirm`; a check the paper does by hand, §VI-B "we verified that all the reported
-   dependencies can occur"): each manifest dependency is run again ``confirm_runs``
-   times, first in the shortest orders that can show it (the dependent alone, and the
-   dependee right before it), else as refinement's schedule without and with the
-   dependee. One that does not reproduce is dropped as possibly non-deterministic.
+   Java field does. A pair an earlier collection's refinement tested, with the
+   dependent's outcome the same in both runs, is not tested again (manifest ones stay as
+   constraints).
+3. **Confirm** (:mod:`.confirm`; a check the paper does by hand, §VI-B "we verified that
+   all the reported dependencies can occur"): each manifest dependency is run again
+   ``confirm_runs`` times, first in the shortest orders that can show it (the dependent
+   alone, and the dependee right before it), else as refinement's schedule without and
+   with the dependee. One that does not reproduce is dropped.
 4. **Beyond one edge at a time** (both reuse the confirmation's runs of tests alone):
    *alternatives*: when either of two dependees suffices, moving one leaves the other and
    refinement removes both edges, so the removed dependees of a test whose outcome alone
    differs from the collected run are tried alone; *search*: a conditional dependency
    (below) points at a cleaner, and delta debugging over its schedule finds the polluter.
-5. **Report** (:mod:`.findings`): manifest dependencies become OD findings (004's vocabulary: a brittle
-   with its state-setters, a victim with its polluters and cleaners) with their failing
-   and passing orders, merged into an existing report or a new one; the report's
-   ``"pradet"`` key keeps the data dependencies, the roots they flow through and the cost.
+   What they find is re-run like refinement's finds.
+5. **Non-determinism**: every dependent runs alone ``alone_runs`` times; a test whose
+   outcome changed within one and the same order is ND (``flaky``): its dependencies are
+   dropped (a test failing at random shows chance "dependencies", more of them the more
+   dependees it has).
+6. **Report** (:mod:`.findings`): manifest dependencies become OD findings (004's
+   vocabulary: a brittle with its state-setters, a victim with its polluters and
+   cleaners) with their failing and passing orders, merged into an existing report or a
+   new one; the report's ``"pradet"`` key keeps the data dependencies, the roots they
+   flow through and the cost; flaky dependents join its ND tests.
 
 A dependency whose dependee alone shows it (``alone``) is an alternative of its own
 (``state_setters``/``polluters``); several that only show it together become one group.
@@ -34,10 +43,13 @@ If the dependent's behaviour alone contradicts the kind (a "brittle" that passes
 the dependee was a cleaner of some polluter in the schedule), the dependency is real but
 *conditional*: it is kept under ``"pradet"`` and not turned into a finding.
 
-Limits (besides the paper's §V): a state-setter whose write changes nothing in the
-collected run (an earlier test did the same) leaves no data dependency; a victim whose
-cleaner runs between it and its polluter in both collected orders, with the schedules
-keeping the cleaner's own dependencies, is not seen.
+Limits (besides the paper's §V), in the reference and reversed orders alone: a
+state-setter whose write changes nothing in the collected run (an earlier test did the
+same) leaves no data dependency; a victim whose cleaner runs between it and its
+polluters in both orders (e.g. between the two members of a polluter group), so that
+moving any one test changes nothing, is not seen. Random extra orders find both when
+one of them puts the hidden test first (the later setter) or the polluters together
+(docs/benchmarks.md, section PRADET, measures how often, and the cost).
 """
 
 from __future__ import annotations
@@ -125,8 +137,9 @@ def refine_collected(
     start = time.perf_counter()
     result = PradetResult(collected=collected)
     refined: list[tuple[Collection, nx.DiGraph, RefineResult]] = []
+    verdicts: Verdicts = {}
     for c in collected.collections:
-        graph = c.graph()
+        graph, keep = _untested(c, verdicts)
         say(f"refining {graph.number_of_edges()} data dependencies of the {c.source} order")
         found = refine(
             executor,
@@ -136,7 +149,9 @@ def refine_collected(
             jobs=jobs,
             on_progress=on_progress,
             source=c.source,
+            keep=keep,
         )
+        _remember(c, found, verdicts)
         refined.append((c, graph, found))
         result.refined.merge(found)
     if confirm_runs > 0:
@@ -161,6 +176,38 @@ def refine_collected(
     return result
 
 
+# (dependent, dependee, did the dependent fail in the collected run) -> found manifest
+Verdicts = dict[tuple[str, str, bool], bool]
+
+
+def _untested(c: Collection, verdicts: Verdicts) -> tuple[nx.DiGraph, set[tuple[str, str]]]:
+    """``c``'s graph without the edges an earlier collection's refinement removed, and
+    the edges it found manifest (kept as constraints, not tested again), for the same
+    pair with the dependent's outcome the same as in ``c``'s run. With another outcome
+    (a victim that fails only in this run: its cleaner was between in the others) the
+    pair is tested again."""
+    graph = c.graph()
+    failed = {t: o.is_failure for t, o in zip(c.order, c.outcomes)}
+    keep: set[tuple[str, str]] = set()
+    drop: list[tuple[str, str]] = []
+    for dependent, dependee in graph.edges:
+        verdict = verdicts.get((dependent, dependee, failed[dependent]))
+        if verdict is True:
+            keep.add((dependent, dependee))
+        elif verdict is False:
+            drop.append((dependent, dependee))
+    graph.remove_edges_from(drop)
+    return graph, keep
+
+
+def _remember(c: Collection, found: RefineResult, verdicts: Verdicts) -> None:
+    failed = {t: o.is_failure for t, o in zip(c.order, c.outcomes)}
+    for dependent, dependee in found.removed:
+        verdicts.setdefault((dependent, dependee, failed[dependent]), False)
+    for m in found.manifest:
+        verdicts[(m.dependent, m.dependee, failed[m.dependent])] = True
+
+
 def run_pradet(
     executor: Executor,
     reference_order: Optional[Sequence[str]] = None,
@@ -171,15 +218,21 @@ def run_pradet(
     alternatives: bool = True,
     search: bool = True,
     alone_runs: int = DEFAULT_ALONE_RUNS,
+    extra_orders: int = 0,
+    seed: int = 0,
     probe_options: Optional[Mapping[str, Any]] = None,
     project: str = "",
     on_progress: Optional[ProgressCallback] = None,
     notice: Optional[Notice] = None,
 ) -> PradetResult:
-    """All of PRADET: :func:`collect`, then :func:`refine_collected`."""
+    """All of PRADET: :func:`collect` (with ``extra_orders`` random orders from ``seed``),
+    then :func:`refine_collected`."""
     start = time.perf_counter()
     say = notice or (lambda message: None)
-    say("collecting data dependencies" + (" (reference and reversed orders)" * also_reverse))
+    runs = ["reference", *(["reversed"] if also_reverse else [])]
+    runs += [f"{extra_orders} random"] if extra_orders else []
+    named = " and ".join([", ".join(runs[:-1]), runs[-1]] if len(runs) > 1 else runs)
+    say(f"collecting data dependencies ({named} order{'s' * (len(runs) > 1)})")
     collected = collect(
         executor,
         reference_order,
@@ -187,6 +240,8 @@ def run_pradet(
         probe_options=probe_options,
         project=project,
         jobs=jobs,
+        extra_orders=extra_orders,
+        seed=seed,
     )
     result = refine_collected(
         executor,

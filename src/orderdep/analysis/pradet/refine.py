@@ -34,7 +34,7 @@ second graph from the reversed order catches those (the paper's http-request cas
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Optional
 
@@ -250,6 +250,7 @@ def refine(
     source: str = "reference",
     also_reverse: bool = False,
     probe_options: Optional[dict[str, Any]] = None,
+    keep: Container[Edge] = (),
 ) -> RefineResult:
     """Test every data dependency of ``graph`` (edges ``dependent -> dependee``).
 
@@ -258,8 +259,11 @@ def refine(
     ``also_reverse`` then collects a second graph from the reversed order with the state
     probe (``probe_options``) and refines it too, to catch polluters that run after their
     victims in the reference order (findings marked ``source="reversed"``).
+
+    Edges in ``keep`` are manifest already (another refinement tested the same pair): they
+    constrain the schedules like manifest edges but are not tested again.
     """
-    result = _refine(executor, graph, reference_order, reference, jobs, on_progress, source)
+    result = _refine(executor, graph, reference_order, reference, jobs, on_progress, source, keep)
     if also_reverse:
         backwards = list(reference_order)[::-1]
         result.merge(
@@ -292,6 +296,7 @@ def _refine(
     jobs: int,
     on_progress: Optional[ProgressCallback],
     source: str,
+    keep: Container[Edge] = (),
 ) -> RefineResult:
     if jobs < 1:
         raise UsageError(f"jobs must be at least 1, got {jobs!r}")
@@ -306,7 +311,8 @@ def _refine(
     position = {t: i for i, t in enumerate(reference.order)}
 
     work = _Work(graph.edges, index)
-    priority = sorted(graph.edges, key=lambda e: (-index[e[0]], -index[e[1]]))  # source-first
+    tested = [e for e in graph.edges if e not in keep]
+    priority = sorted(tested, key=lambda e: (-index[e[0]], -index[e[1]]))  # source-first
     total = len(priority)
     groups: list[tuple[set[str], list[Edge]]] = []
     for component in work.components(work.succ):

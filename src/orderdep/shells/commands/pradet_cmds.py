@@ -8,6 +8,7 @@ handed to ``run``.
 from __future__ import annotations
 
 import difflib
+import secrets
 import shlex
 from pathlib import Path
 from typing import Any, Optional
@@ -96,6 +97,17 @@ REVERSE_OPTION = click.option(
     show_default=True,
     help="Also collect the reversed order: finds victims that run before their polluters.",
 )
+EXTRA_OPTION = click.option(
+    "--extra-orders",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Also collect this many random class-compatible orders (finds dependencies that "
+    "a cleaner or an earlier no-op write hides in both the order and its reverse).",
+)
+SEED_OPTION = click.option(
+    "--seed", type=int, default=None, help="Seed of the random extra orders (printed)."
+)
 CONFIRM_OPTION = click.option(
     "--confirm-runs",
     type=click.IntRange(min=0),
@@ -117,6 +129,15 @@ def _paths(
 ) -> tuple[Path, Path]:
     root = Path(params["project"]).resolve()
     return report or root / DEFAULT_REPORT, graph or root / DEFAULT_GRAPH
+
+
+def _seed(seed: Optional[int], extra_orders: int) -> int:
+    """The seed of the extra orders: given, or drawn and printed so it can be given."""
+    if seed is None:
+        seed = secrets.randbelow(2**31) if extra_orders else 0
+        if extra_orders:
+            click.echo(f"orderdep: seed {seed} (rerun with --seed {seed})", err=True)
+    return seed
 
 
 def _order(order_file: Optional[Path]) -> Optional[list[str]]:
@@ -169,7 +190,10 @@ def _load_existing(path: Path, project: Path) -> Optional[Report]:
 def _collection_lines(collected: Collected) -> list[str]:
     runs = len(collected.collections)
     wall = sum(c.wall_seconds for c in collected.collections)
-    sources = " and ".join(c.source for c in collected.collections)
+    names = [c.source for c in collected.collections]
+    sources = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+    if collected.seed is not None:
+        sources += f"; seed {collected.seed}"
     lines = [
         f"PRADET: {len(collected.tests)} tests; reference order: {collected.reference}",
         f"collection: {runs} probed run(s) ({sources}), "
@@ -251,6 +275,8 @@ def _finish(
 @GRAPH_OPTION
 @ORDER_OPTION
 @REVERSE_OPTION
+@EXTRA_OPTION
+@SEED_OPTION
 @CONFIRM_OPTION
 @ALONE_OPTION
 def run_cmd(
@@ -258,6 +284,8 @@ def run_cmd(
     graph_file: Optional[Path],
     order_file: Optional[Path],
     also_reverse: bool,
+    extra_orders: int,
+    seed: Optional[int],
     confirm_runs: int,
     alone_runs: int,
     **params: Any,
@@ -270,11 +298,14 @@ def run_cmd(
     """
     report_path, graph_path = _paths(params, report, graph_file)
     project = Path(params["project"]).resolve()
+    seed = _seed(seed, extra_orders)
     with open_engine(params, job=None) as engine, _Progress() as progress:
         result = run_pradet(
             engine,
             _order(order_file),
             also_reverse=also_reverse,
+            extra_orders=extra_orders,
+            seed=seed,
             jobs=params["jobs"],
             confirm_runs=confirm_runs,
             alone_runs=alone_runs,
@@ -293,18 +324,28 @@ def run_cmd(
 @GRAPH_OPTION
 @ORDER_OPTION
 @REVERSE_OPTION
+@EXTRA_OPTION
+@SEED_OPTION
 def collect_cmd(
-    graph_file: Optional[Path], order_file: Optional[Path], also_reverse: bool, **params: Any
+    graph_file: Optional[Path],
+    order_file: Optional[Path],
+    also_reverse: bool,
+    extra_orders: int,
+    seed: Optional[int],
+    **params: Any,
 ) -> int:
     """Only collect: run the reference order (and its reverse) under the state probe and
     save what every test wrote and read (default .orderdep/pradet.json)."""
     _, graph_path = _paths(params, None, graph_file)
     project = Path(params["project"]).resolve()
+    seed = _seed(seed, extra_orders)
     with open_engine(params, job=None) as engine:
         collected = run_collect(
             engine,
             _order(order_file),
             also_reverse=also_reverse,
+            extra_orders=extra_orders,
+            seed=seed,
             project=str(project),
             jobs=params["jobs"],
         )

@@ -251,6 +251,31 @@ def test_fix_without_a_verified_patch_says_why(
     assert not (root / ".orderdep" / "patches").exists()
 
 
+def test_fix_does_not_compare_the_reports_nondeterministic_tests(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path / "shop", with_report=False)
+    counter = tmp_path / "runs"
+    flaky = "tests/test_flaky.py::test_replica"
+    (root / "tests" / "test_flaky.py").write_text(
+        "import pathlib\n\n\ndef test_replica():\n"
+        f"    counter = pathlib.Path({str(counter)!r})\n"
+        "    n = int(counter.read_text()) if counter.exists() else 0\n"
+        "    counter.write_text(str(n + 1))\n"
+        "    assert n < 2  # the two unpatched runs of the suite pass, the patched one fails\n"
+    )
+    report = Report(
+        project=str(root.resolve()), tests=[*IDS, flaky],
+        od_tests=[ODFinding(EMPTY, "victim", polluters=[ADD], cleaners={ADD: [CANCEL]})],
+        nd_tests=[flaky],
+    )  # fmt: skip
+    save_report(root / ".orderdep" / "report.json", report)
+    assert main(["fix", str(root), "--strategy", "cleaner"]) == 0
+    out = capsys.readouterr().out
+    assert f"fix for {EMPTY} (victim): cleaner, 1 changed line(s)" in out
+    assert counter.read_text() == "3"  # it did run, and fail, in the patched suite
+
+
 def test_fix_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = make_project(tmp_path / "shop")
     assert main(["fix", str(root), "--test", MATH]) == 2

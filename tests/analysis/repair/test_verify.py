@@ -104,3 +104,79 @@ def test_copy_config_moves_paths_into_the_copy(tmp_path: Path) -> None:
     assert moved.rootdir == str(tmp_path / "b")
     assert moved.pythonpath == (str(tmp_path / "b" / "src"), "lib")
     assert moved.jobs == 1
+
+
+FLIPPERS = """
+import pathlib
+
+STATE = []
+
+
+def _run(name):
+    counter = pathlib.Path({counters!r}) / name
+    n = int(counter.read_text()) if counter.exists() else 0
+    counter.write_text(str(n + 1))
+    return n
+
+
+def test_pollute():
+    STATE.append(1)
+
+
+def test_flaky_late():
+    assert _run("late") == 0  # passes, fails, fails, ...
+
+
+def test_flaky_even():
+    assert _run("even") % 2 == 1  # fails, passes, fails, ...
+
+
+def test_victim():
+    assert STATE == []
+"""
+
+
+@pytest.fixture
+def flipping(tmp_path: Path) -> tuple[Path, str]:
+    """A project with two tests whose outcomes change from run to run (counters outside it)."""
+    root = tmp_path / "proj"
+    (root / "tests").mkdir(parents=True)
+    (root / "pytest.ini").write_text("[pytest]\n")
+    source = textwrap.dedent(FLIPPERS).lstrip().format(counters=str(tmp_path))
+    (root / MOD).write_text(source)
+    return root, source
+
+
+def test_tests_flipping_between_two_unpatched_runs_are_not_compared(
+    flipping: tuple[Path, str],
+) -> None:
+    root, source = flipping
+    fixed = source.replace("    assert STATE == []", "    STATE.clear()\n    assert STATE == []")
+    config = EngineConfig(root)
+    with Engine(config) as engine:
+        verifier = Verifier(config, engine)
+        result = verifier.verify({MOD: (source, fixed)}, TARGET)
+        # two unpatched runs of the suite, then the patched one: the late one fails there
+        assert result.ok, result.problems
+        assert verifier.unstable() == {f"{MOD}::test_flaky_late", f"{MOD}::test_flaky_even"}
+        assert result.ignored == [f"{MOD}::test_flaky_late"]
+
+
+def test_nondeterministic_tests_of_the_report_are_not_compared(
+    flipping: tuple[Path, str],
+) -> None:
+    root, source = flipping
+    even = f"{MOD}::test_flaky_even"
+    fixed = source.replace("    assert STATE == []", "    STATE.clear()\n    assert STATE == []")
+    target = Target(V, failing_orders=[[P, even, V]], passing_orders=[[V]])
+    config = EngineConfig(root)
+    with Engine(config) as engine:
+        # the patched order runs first (the even one fails), the unpatched one then passes
+        result = Verifier(config, engine, full_suite=False, nd_tests=[even]).verify(
+            {MOD: (source, fixed)}, target
+        )
+        assert result.ok, result.problems
+        assert result.ignored == [even]
+        assert result.summary() == f"verified in 2 orders; ignored nondeterministic {even}"
+        strict = Verifier(config, engine, full_suite=False).verify({MOD: (source, fixed)}, target)
+        assert strict.problems == [f"{even} now failed in failing order"]

@@ -4,20 +4,26 @@ ODRepair's Debugger (003 §3.1, Figure 2) acts right before the OD test runs (po
 ``options["at"]``), in one of three modes:
 
 ``capture``
-    Fingerprint every root (:mod:`orderdep.analysis.state.roots`) and describe its value:
-    a bounded structure (PolDet's XML serialisation, as JSON) the parent diffs into
+    Fingerprint every root (:mod:`orderdep.analysis.state.roots`, plus the entries of
+    ``sys.modules`` and the wide fixtures' values of :mod:`.probe_roots`) and describe its
+    value: a bounded structure (PolDet's XML serialisation, as JSON) the parent diffs into
     readable sentences, and, when the value can be written as a Python literal, that
-    literal (the restore patches need it). ``ensure_modules`` are imported first, so
+    literal (the restore patches need it). A fixture value equal to what its fixture
+    function returned is *fresh* (a fixture not set up yet is too), and a changed one is
+    described next to its fresh content. ``ensure_modules`` are imported first, so
     roots another order loaded lazily exist here too (the paper's ``state_capture_eager``).
 ``restore``
     At position 0 capture the roots named in ``roots`` (:func:`orderdep.analysis.state.get`);
     at ``at`` put each back (:func:`orderdep.analysis.state.restore`: in place, so
     references held elsewhere see the restored content, as 003 §3.1.1 reuses live
     objects). A root whose module was not imported at position 0 gets the value a fresh
-    execution of its module creates.
+    execution of its module creates; a ``sys.modules`` entry absent then is removed; a
+    fixture value gets its fresh content back.
 ``exec``
     Execute ``code`` (a generated cleaner, or a cleaner's statements) in a copy of the
-    namespace of module ``namespace`` (or a fresh one).
+    namespace of module ``namespace`` (or a fresh one). With ``phase: "call"`` it runs
+    where a patch's statements would, after the test's fixtures were set up and right
+    before its function is called, with the values of ``fixtures`` bound by name.
 
 The probe never raises into the run; problems land in its result.
 """
@@ -36,12 +42,24 @@ import zlib
 from collections import deque
 from typing import Any, Optional
 
-from orderdep.analysis.state.roots import RootsConfig, StateTracker
+from orderdep.analysis.repair.probe_roots import (
+    FIXTURE_PREFIX,
+    FixtureValues,
+    describe_module,
+    library_dirs,
+    sysmodule_name,
+    sysmodule_root,
+    watched_modules,
+)
+from orderdep.analysis.state import fixtures as fixture_state
+from orderdep.analysis.state.fingerprint import INTERNAL_MODULE_PREFIXES as INTERNAL
+from orderdep.analysis.state.roots import ProjectModules, RootsConfig, StateTracker
 from orderdep.analysis.state.values import RootValue, get, restore
 from orderdep.analysis.state.values import describe as describe_root
+from orderdep.analysis.state.windows import find_session
 
-# Never compared: the engine reseeds ``random`` in every child, and modules imported
-# during a run are not state a test reads.
+# Never compared: the engine reseeds ``random`` in every child; ``sys.modules`` as a whole
+# differs with whatever the runner imported (its entries are roots of their own instead).
 IGNORED_ROOTS = frozenset({"random", "sys.modules"})
 MAX_LITERAL = 4000
 MAX_NODES = 300
@@ -131,7 +149,9 @@ def roots_config(rootdir: str) -> RootsConfig:
 
 def is_python_root(name: str) -> bool:
     """A module global, class attribute or cache (named after its module)."""
-    return name not in PROCESS_ROOTS and not name.startswith(("env:", "file:", "logging:"))
+    return name not in PROCESS_ROOTS and not name.startswith(
+        ("env:", "file:", "logging:", FIXTURE_PREFIX, "sys.modules[")
+    )
 
 
 def _relative(path: str, rootdir: str) -> str:
@@ -152,6 +172,12 @@ def split_python_root(name: str, modules: frozenset[str]) -> Optional[tuple[str,
     return None
 
 
+def fixture_meta(name: str) -> dict[str, Any]:
+    """Kind, scope and fixture name of a ``fixture:<scope>:<baseid>::<name>`` root."""
+    scope, _, rest = name[len(FIXTURE_PREFIX) :].partition(":")
+    return {"kind": "fixture", "scope": scope, "fixture": rest.rpartition("::")[2]}
+
+
 def root_meta(name: str, tracker: StateTracker, rootdir: str) -> dict[str, Any]:
     """What kind of root ``name`` is and where it lives (for the patches)."""
     if name.startswith("env:"):
@@ -165,6 +191,8 @@ def root_meta(name: str, tracker: StateTracker, rootdir: str) -> dict[str, Any]:
         return {"kind": "syspath"}
     if name.startswith("logging:"):
         return {"kind": "logging"}
+    if name.startswith(FIXTURE_PREFIX):
+        return fixture_meta(name)
     split = split_python_root(name, tracker.module_names)
     if split is None:
         return {"kind": "other"}
@@ -276,6 +304,31 @@ def restore_from_fresh_module(name: str) -> None:
         setattr(owner, attr, value)
 
 
+def capture_fixture(name: str, values: FixtureValues, fp: int, rootdir: str) -> dict[str, Any]:
+    """A fixture root's value: ``fresh`` when as its fixture function made it (or when not
+    set up), else described next to its fresh content (``fresh_desc``)."""
+    out: dict[str, Any] = {**fixture_meta(name), "present": True}
+    set_up, value = values.value(name)
+    out["fresh"] = not set_up or fp == fixture_state.FRESH
+    if not set_up:
+        return out
+    cls = type(value)
+    out.update(type=cls.__qualname__, desc=describe(value), literal=literal(value))
+    owner = sys.modules.get(cls.__module__)
+    file = getattr(owner, "__file__", None)
+    out.update(
+        value_module=cls.__module__,
+        value_class=cls.__qualname__,
+        value_file=_relative(file, rootdir) if isinstance(file, str) else None,
+    )
+    if not isinstance(value, (type(None), bool, int, float, complex, str, bytes, tuple)):
+        out["ident"] = id(value)
+    if not out["fresh"] and name in values.fresh:
+        fresh = values.fresh[name]
+        out.update(fresh_desc=describe(fresh), fresh_literal=literal(fresh))
+    return out
+
+
 # -- the probe --------------------------------------------------------------------------------
 class DebugProbe:
     """Captures, restores or executes at one position of one order."""
@@ -288,9 +341,15 @@ class DebugProbe:
         self.config = roots_config(rootdir)
         self.data: dict[str, Any] = {"mode": self.mode, "at": self.at, "salt": hash("orderdep")}
         self._captured: dict[str, RootValue] = {}
+        self._modules_at_start: dict[str, Any] = {}
         self._failed: dict[str, str] = {}
+        self._library = library_dirs()
+        self.fixtures: Optional[FixtureValues] = None
+        self._armed: Optional[str] = None  # the test whose call runs the code (phase "call")
 
     def before_test(self, index: int, test_id: str) -> None:
+        if index == 0:
+            self._attach(find_session())
         if self.mode == "restore" and index == 0:
             self._snapshot()
         if index != self.at:
@@ -302,7 +361,27 @@ class DebugProbe:
         elif self.mode == "restore":
             self._restore()
         elif self.mode == "exec":
-            self._exec()
+            if self.options.get("phase") == "call" and self._armed is None:
+                self._armed = test_id  # the plugin runs it (see _attach)
+                if "exec_error" not in self.data:
+                    self.data["exec_error"] = "the test's call phase never started"
+            else:
+                self._exec()
+
+    def _attach(self, session: Any) -> None:
+        """Fixture values and the call-phase hook, through the session running the order."""
+        if session is None:
+            return
+        try:
+            manager = session.config.pluginmanager
+            project = ProjectModules(self.config.rootdir, ("orderdep", *INTERNAL))
+            values = FixtureValues.of_session(session, project.is_project_path)
+            if values.register(manager):
+                self.fixtures = values
+            if self.mode == "exec" and self.options.get("phase") == "call":
+                manager.register(_call_phase_plugin(self), "orderdep-repair-call-phase")
+        except Exception as exc:
+            self.data["attach_error"] = f"{type(exc).__name__}: {exc}"[:300]
 
     def after_test(self, index: int, test_id: str) -> None:
         pass
@@ -319,21 +398,38 @@ class DebugProbe:
                 missing.append(str(name))
         self.data["not_importable"] = missing
         tracker = StateTracker(self.config)
+        if self.fixtures is not None:
+            tracker.fixtures = self.fixtures.roots
         fingerprints = tracker.snapshot()
         captured: dict[str, Any] = {}
         for name, fp in fingerprints.items():
             if name in IGNORED_ROOTS:
                 continue
-            meta = root_meta(name, tracker, self.rootdir)
             try:
-                captured[name] = capture_root(name, meta, self.config)
+                if name.startswith(FIXTURE_PREFIX) and self.fixtures is not None:
+                    captured[name] = capture_fixture(name, self.fixtures, fp, self.rootdir)
+                else:
+                    meta = root_meta(name, tracker, self.rootdir)
+                    captured[name] = capture_root(name, meta, self.config)
             except Exception as exc:
+                meta = root_meta(name, tracker, self.rootdir)
                 captured[name] = {**meta, "present": True, "error": repr(exc)[:300]}
             captured[name]["fp"] = fp
+        for module_name, module in watched_modules(self._library).items():
+            captured[sysmodule_root(module_name)] = {
+                "kind": "sysmodule",
+                "present": True,
+                "type": "module",
+                "desc": describe_module(module, self.rootdir),
+                "literal": None,
+            }
         self.data["roots"] = captured
 
     def _snapshot(self) -> None:
+        self._modules_at_start = dict(sys.modules)
         for name in [str(n) for n in self.options.get("roots") or []]:
+            if name.startswith((FIXTURE_PREFIX, "sys.modules[")):
+                continue  # fixtures are not set up yet; sys.modules is kept whole above
             if is_python_root(name) and split_python_root(name, frozenset(sys.modules)) is None:
                 continue  # imported later: restored from a fresh copy of its module
             try:
@@ -348,7 +444,14 @@ class DebugProbe:
             if name in failed:
                 continue
             try:
-                if name in self._captured:
+                module_name = sysmodule_name(name)
+                if module_name is not None:
+                    self._restore_sysmodule(module_name)
+                elif name.startswith(FIXTURE_PREFIX):
+                    if self.fixtures is None:
+                        raise LookupError("no pytest session found: fixture values unknown")
+                    self.fixtures.restore_fresh(name)
+                elif name in self._captured:
                     restore(name, self._captured[name], self.config)
                 else:
                     restore_from_fresh_module(name)
@@ -358,17 +461,54 @@ class DebugProbe:
         self.data["restored"] = restored
         self.data["failed"] = failed
 
-    def _exec(self) -> None:
+    def _restore_sysmodule(self, name: str) -> None:
+        if name in self._modules_at_start:
+            sys.modules[name] = self._modules_at_start[name]
+        else:
+            sys.modules.pop(name, None)
+
+    def _exec(self, namespace_extra: Optional[dict[str, Any]] = None) -> None:
         namespace: dict[str, Any] = {"__name__": "orderdep_repair_exec"}
         module_name = self.options.get("namespace")
         module = loaded_module(str(module_name)) if module_name else None
         if module is not None:
             namespace = dict(vars(module))
+        namespace.update(namespace_extra or {})
         try:
             exec(compile(str(self.options.get("code", "")), "<candidate>", "exec"), namespace)
             self.data["exec_error"] = ""
         except BaseException:
             self.data["exec_error"] = traceback.format_exc(limit=3)[-1500:]
+
+    def call_phase(self, item: Any) -> None:
+        """Run the code right before the armed test's function (its fixtures are set up)."""
+        if self._armed is None or getattr(item, "nodeid", None) != self._armed:
+            return
+        self._armed = ""  # once
+        bound: dict[str, Any] = {}
+        try:
+            funcargs = getattr(item, "funcargs", {}) or {}
+            for name in [str(n) for n in self.options.get("fixtures") or []]:
+                if name in funcargs:
+                    bound[name] = funcargs[name]
+                else:  # a fixture the patch would add to the test's parameters
+                    bound[name] = item._request.getfixturevalue(name)
+        except BaseException:
+            self.data["exec_error"] = traceback.format_exc(limit=3)[-1500:]
+            return
+        self._exec(bound)
+
+
+def _call_phase_plugin(probe: DebugProbe) -> object:
+    """A pytest plugin running the probe's code first thing in a test's call phase."""
+    import pytest  # only ever called inside a pytest process
+
+    class CallPhase:
+        @pytest.hookimpl(tryfirst=True)
+        def pytest_runtest_call(self, item: Any) -> None:
+            probe.call_phase(item)
+
+    return CallPhase()
 
 
 def make_probe(options: dict[str, Any], rootdir: str) -> DebugProbe:

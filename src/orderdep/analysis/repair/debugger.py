@@ -45,8 +45,8 @@ PROBE_MODULE = "orderdep.analysis.repair.debug_probe"
 MAX_RESTORES = 60
 # Restore experiments try likely culprits first (003 §3.1 looks at static fields).
 KIND_ORDER = (
-    "global", "classattr", "cache", "env", "file", "cwd", "syspath", "logging", "warnings",
-    "other",
+    "global", "classattr", "fixture", "cache", "env", "file", "cwd", "syspath", "sysmodule",
+    "logging", "warnings", "other",
 )  # fmt: skip
 
 Progress = Callable[[str], None]
@@ -90,14 +90,20 @@ class RootInfo:
     path: Optional[str] = None  # file roots: relative path ("$TMP/..." for the temp dir)
     var: Optional[str] = None  # env roots
     aliases: tuple[str, ...] = ()  # other roots naming the same object
+    fixture: Optional[str] = None  # fixture roots: the fixture's name
+    scope: Optional[str] = None  # fixture roots: session, package, module or class
+    value_module: Optional[str] = None  # fixture roots: where the value's class lives
+    value_class: Optional[str] = None
+    value_file: Optional[str] = None
 
     @classmethod
     def from_captures(
         cls, name: str, failing: Optional[dict[str, Any]], passing: Optional[dict[str, Any]]
     ) -> RootInfo:
         meta = failing or passing or {}
-        f, p = ValueView.from_capture(failing), ValueView.from_capture(passing)
+        f, p = _fixture_views(failing, passing)
         kind = str(meta.get("kind", "other"))
+        typed = next((c for c in (failing, passing) if c and c.get("value_class")), meta)
         return cls(
             name=name,
             kind=kind,
@@ -109,6 +115,11 @@ class RootInfo:
             module_file=meta.get("module_file"),
             path=meta.get("path"),
             var=meta.get("var"),
+            fixture=meta.get("fixture"),
+            scope=meta.get("scope"),
+            value_module=typed.get("value_module"),
+            value_class=typed.get("value_class"),
+            value_file=typed.get("value_file"),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -119,6 +130,23 @@ class RootInfo:
             "failing": self.failing.to_json(),
             "passing": self.passing.to_json(),
         }
+
+
+def _fixture_views(
+    failing: Optional[dict[str, Any]], passing: Optional[dict[str, Any]]
+) -> tuple[ValueView, ValueView]:
+    """Views of both captures; a fresh fixture value not set up in one capture takes the
+    fresh content the other capture recorded (what its fixture function returns)."""
+    views = []
+    for this, other in ((failing, passing), (passing, failing)):
+        view = ValueView.from_capture(this)
+        if this and this.get("fresh") and this.get("desc") is None and other:
+            fresh = other.get("fresh_desc", other.get("desc") if other.get("fresh") else None)
+            if fresh is not None:
+                literal = other.get("fresh_literal", other.get("literal"))
+                view = ValueView(True, fresh, literal, str(other.get("type", "")))
+        views.append(view)
+    return views[0], views[1]
 
 
 @dataclass
@@ -278,6 +306,7 @@ def change_lines(kind: str, failing: ValueView, passing: ValueView) -> list[str]
             {
                 "env": f"is set to {lit} (unset in the passing order)",
                 "file": "was created (absent in the passing order)",
+                "sysmodule": f"holds {_render(failing.desc)} (absent in the passing order)",
             }.get(kind, f"is {_render(failing.desc)} (absent in the passing order)")
         ]
     if passing.present and not failing.present:
@@ -328,6 +357,9 @@ def _differs(f: Optional[dict[str, Any]], p: Optional[dict[str, Any]], same_salt
     Fingerprints (deep, but salted per process for strings) decide when both captures
     come from children of one fork server; the bounded descriptions decide otherwise.
     """
+    fixture_values = f is not None and p is not None and "fresh" in f and "fresh" in p
+    if fixture_values and f and p and (f["fresh"] or p["fresh"]):  # fresh: no description
+        return bool(f["fresh"]) != bool(p["fresh"])
     fv, pv = ValueView.from_capture(f), ValueView.from_capture(p)
     if fv.present != pv.present:
         return True

@@ -4,21 +4,27 @@ Strategies, each producing :class:`~orderdep.analysis.repair.patches.Insertion` 
 
 ``cleaner``
     iFixFlakies' Patcher (003 §2): the statements of a cleaner of the victim (of a
-    state-setter, for a brittle), minimised by :func:`~orderdep.core.ddmin.ddmin` to the
-    ones that still make the OD test pass in its failing order, inserted at its start.
+    state-setter, or of every member of a state-setter group in order, for a brittle),
+    minimised by :func:`~orderdep.core.ddmin.ddmin` to the ones that still make the OD
+    test pass in its failing order, inserted at its start. Cleaners are tried best first
+    (:func:`rank_cleaners`): those of the victim's own module, then those sharing its
+    fixtures or naming the polluted root's module, then the rest.
 ``generated``
     ODRepair's Generator (003 §3.2): the Debugger names the polluted root, the
     reset-method finder and literal miner (:mod:`~orderdep.analysis.repair.resets`)
     propose call sequences, the ones that work are minimised and inserted likewise.
 ``restore``
     Put the polluted root back to its passing value at the start of the OD test, in
-    place or through ``monkeypatch`` (undone after the test).
+    place or through ``monkeypatch`` (undone after the test); a wide fixture's value gets
+    its fresh content back, a module planted into ``sys.modules`` is removed.
 ``polluter``
     Make each polluter undo its write when it ends (``monkeypatch`` on a copy, or a
     finaliser), so the victim is safe in every order.
 
 Candidate statements are first screened cheaply: the debug probe executes them right
-before the OD test in its failing order(s) on the unpatched project. Every candidate is
+before the OD test in its failing order(s) on the unpatched project (statements that
+need fixtures run where the patch would put them: after the test's setup, with the
+fixtures' values). Every candidate is
 then turned into a real patch and verified on a patched copy
 (:mod:`~orderdep.analysis.repair.verify`); the smallest verified change wins (fewest
 changed lines; at equal size the strategy listed first, then fewest changed characters).
@@ -44,6 +50,7 @@ from orderdep.analysis.repair.debugger import (
     orders_for,
 )
 from orderdep.analysis.repair.patches import (
+    FIXTURE_PARAMS,
     Changes,
     Insertion,
     ModuleNames,
@@ -261,6 +268,67 @@ def transplant(
     return insertion(victim.test, [*imports, *statements], fixtures)
 
 
+def transplant_group(
+    statements: Sequence[tuple[int, str]], donors: Sequence[FunctionSource], victim: FunctionSource
+) -> Insertion:
+    """Statements of several donors (``(index into donors, statement)``, in order) as one
+    insertion into ``victim``: each donor's run of statements transplanted, imports first."""
+    stmts: list[str] = []
+    fixtures: list[str] = []
+    runs: list[tuple[int, list[str]]] = []
+    for index, text in statements:
+        if runs and runs[-1][0] == index:
+            runs[-1][1].append(text)
+        else:
+            runs.append((index, [text]))
+    for index, texts in runs:
+        ins = transplant(texts, donors[index], victim)
+        stmts += ins.statements
+        fixtures += ins.fixtures
+    return insertion(victim.test, stmts, fixtures)
+
+
+def _touches_module(donor: FunctionSource, modules: set[str]) -> bool:
+    """Whether the donor's statements name one of ``modules`` (or what they import from it)."""
+    if not modules:
+        return False
+    free = set(_free_names(donor.statements))
+    if donor.module in modules:
+        return True
+    names = ModuleNames.parse(donor.source, donor.module)
+    bound = {
+        b for m, b in names.imports.items() if any(m == r or m.startswith(r + ".") for r in modules)
+    }
+    return bool(free & bound)
+
+
+def rank_cleaners(
+    project: Path, cleaners: Sequence[str], victim: FunctionSource, culprits: Sequence[RootInfo]
+) -> list[str]:
+    """Cleaners most likely to give a patch first, report order within each rank.
+
+    0. tests of the victim's own module (its module fixtures and globals are theirs too;
+       every test of another module "cleans" a module fixture just by tearing it down);
+    1. tests sharing a fixture with the victim, or naming the module of a polluted root;
+    2. the rest (3: those whose source cannot be read).
+    """
+    modules = {m for r in culprits for m in (r.module, r.value_module) if m}
+    shared = set(victim.params) | {r.fixture for r in culprits if r.fixture}
+
+    def rank(test: str) -> int:
+        if test.split("::", 1)[0] == victim.file:
+            return 0
+        try:
+            donor = read_function(project, test)
+        except UsageError:
+            return 3
+        if set(donor.params) & shared or _touches_module(donor, modules):
+            return 1
+        return 2
+
+    return sorted(cleaners, key=rank)
+
+
 class Repairer:
     """Finds verified fixes for the OD tests of one project."""
 
@@ -273,6 +341,7 @@ class Repairer:
         progress: Optional[Progress] = None,
         full_suite: bool = True,
         max_verify: int = MAX_VERIFY,
+        nd_tests: Sequence[str] = (),
     ) -> None:
         if strategy not in STRATEGY_CHOICES:
             raise UsageError(
@@ -283,21 +352,31 @@ class Repairer:
         self.engine = engine
         self.strategies = STRATEGIES if strategy == "auto" else (strategy,)
         self.progress = progress or (lambda message: None)
-        self.verifier = Verifier(config, engine, full_suite=full_suite)
+        self.verifier = Verifier(config, engine, full_suite=full_suite, nd_tests=nd_tests)
         self.max_verify = max_verify
-        self._screened: dict[tuple[str, Optional[str], str], bool] = {}
+        self._screened: dict[tuple[str, Optional[str], str, tuple[str, ...]], bool] = {}
         self.screen_runs = 0
 
     # -- screening: run statements right before the OD test on the unpatched project ------
-    def screen(self, target: Target, code: str, namespace: Optional[str]) -> bool:
-        key = (code, namespace, target.test)
+    def screen(
+        self, target: Target, code: str, namespace: Optional[str], fixtures: Sequence[str] = ()
+    ) -> bool:
+        """Whether ``code`` run in ``namespace`` makes the OD test pass in its failing orders;
+        with ``fixtures``, in its call phase with those fixtures' values bound."""
+        key = (code, namespace, target.test, tuple(fixtures))
         if key not in self._screened:
-            self._screened[key] = self._screen(target, code, namespace)
+            self._screened[key] = self._screen(target, code, namespace, fixtures)
         return self._screened[key]
 
-    def _screen(self, target: Target, code: str, namespace: Optional[str]) -> bool:
+    def _screen(
+        self, target: Target, code: str, namespace: Optional[str], fixtures: Sequence[str]
+    ) -> bool:
         for order in target.failing_orders:
-            options = {"mode": "exec", "at": len(order) - 1, "code": code, "namespace": namespace}
+            options: dict[str, object] = {
+                "mode": "exec", "at": len(order) - 1, "code": code, "namespace": namespace
+            }  # fmt: skip
+            if fixtures:
+                options.update(phase="call", fixtures=list(fixtures))
             self.screen_runs += 1
             res = self.engine.run(order, probe=ProbeSpec(PROBE_MODULE, options))
             if res.probe.get("error") or res.probe.get("exec_error"):
@@ -317,8 +396,6 @@ class Repairer:
         target = target_for(finding, kind, failing, passing)
         result = FixResult(finding.test, kind)
         candidates: list[Candidate] = []
-        if "cleaner" in self.strategies:
-            candidates += self._cleaner_candidates(finding, kind, target, victim, result)
         if any(s in self.strategies for s in ("generated", "restore", "polluter")):
             self.progress(f"debugging {finding.test}")
             try:
@@ -331,10 +408,12 @@ class Repairer:
                 )
             except DebugError as exc:
                 result.notes.append(f"debugger: {exc}")
-            if result.debug is not None:
-                if result.debug.test_module:
-                    victim.module = result.debug.test_module
-                candidates += self._root_candidates(finding, kind, target, victim, result)
+            if result.debug is not None and result.debug.test_module:
+                victim.module = result.debug.test_module
+        if "cleaner" in self.strategies:
+            candidates += self._cleaner_candidates(finding, kind, target, victim, result)
+        if result.debug is not None:
+            candidates += self._root_candidates(finding, kind, target, victim, result)
         result.candidates = len(candidates)
         self._rank_and_verify(candidates, target, result)
         return result
@@ -347,43 +426,55 @@ class Repairer:
         victim: FunctionSource,
         result: FixResult,
     ) -> list[Candidate]:
+        donors: list[list[str]]
         if kind == "victim":
-            donors = list(dict.fromkeys(c for cs in finding.cleaners.values() for c in cs))
+            cleaners = list(dict.fromkeys(c for cs in finding.cleaners.values() for c in cs))
+            culprits = result.debug.culprits if result.debug is not None else []
+            donors = [[c] for c in rank_cleaners(self.project, cleaners, victim, culprits)]
             what = "cleaner"
         else:
-            donors = list(finding.state_setters)
+            donors = [[s] for s in finding.state_setters]
+            donors += [list(g) for g in finding.state_setter_groups if g]
             what = "state-setter"
         if not donors:
             result.notes.append(f"cleaner: the report names no {what} for this test")
             return []
         out = []
-        for donor_id in donors[:MAX_CLEANERS]:
-            self.progress(f"minimising the statements of {what} {donor_id}")
+        for group in donors[:MAX_CLEANERS]:
+            name = f"{what} {group[0]}" if len(group) == 1 else f"{what} group {' + '.join(group)}"
+            self.progress(f"minimising the statements of {name}")
             try:
-                donor = read_function(self.project, donor_id)
+                sources = [read_function(self.project, d) for d in group]
             except UsageError as exc:
                 result.notes.append(f"cleaner: {exc}")
                 continue
-            stmts = donor.statements[:MAX_CLEANER_STATEMENTS]
+            stmts = [(i, st) for i, fs in enumerate(sources) for st in fs.statements]
+            stmts = stmts[:MAX_CLEANER_STATEMENTS]
             if not stmts:
                 continue
 
-            def works(sub: list[str], donor: FunctionSource = donor) -> bool:
-                return self.screen(target, "\n".join(sub), donor.module)
+            def patch(
+                sub: list[tuple[int, str]], sources: list[FunctionSource] = sources
+            ) -> Insertion:
+                return transplant_group(sub, sources, victim)
+
+            def works(sub: list[tuple[int, str]]) -> bool:
+                ins = patch(sub)
+                fixtures = [f for f in ins.fixtures if f not in FIXTURE_PARAMS]
+                return self.screen(target, "\n".join(ins.statements), victim.module, fixtures)
 
             try:
                 kept = ddmin(stmts, works)
                 how = (
-                    f"the statement of {what} {donor_id}"
+                    f"the statement of {name}"
                     if len(stmts) == 1
-                    else f"{len(kept)} of the {len(stmts)} statements of {what} {donor_id} "
+                    else f"{len(kept)} of the {len(stmts)} statements of {name} "
                     "(minimised by delta debugging)"
                 )
             except DDMinPreconditionError:
                 kept = stmts  # it needs its fixtures or self: only a real run can tell
-                how = f"the statements of {what} {donor_id}"
-            ins = transplant(kept, donor, victim)
-            out.append(Candidate("cleaner", how, [ins]))
+                how = f"the statements of {name}"
+            out.append(Candidate("cleaner", how, [patch(kept)]))
         return out
 
     def _root_candidates(
@@ -443,10 +534,12 @@ class Repairer:
                 pass
         names = ModuleNames.parse(victim.source, victim.module)
         for root in roots:
-            if root.module is None or not root.module_file:
+            fixture = root.fixture if root.kind == "fixture" else None
+            source_file = root.value_file if fixture else root.module_file
+            if (root.module is None and fixture is None) or not source_file:
                 continue
             try:
-                module_source = (self.project / root.module_file).read_text(encoding="utf-8")
+                module_source = (self.project / source_file).read_text(encoding="utf-8")
             except OSError:
                 continue
             gen = generate(root, module_source, context)
@@ -454,26 +547,34 @@ class Repairer:
                 result.notes.append(f"generated: no reset-method found for {root.name}")
                 continue
             found = 0
+            fixtures = [fixture] if fixture else []
             for seq in gen.sequences:
                 head = seq.method.path[0]
                 imports: list[str] = []
-                if root.module == victim.module:
+                if fixture:  # methods of the fixture's value, called on it
+                    expr = f"{fixture}.{head}"
+                elif root.module == victim.module:
                     expr = head
                 else:
+                    assert root.module is not None
                     expr, imports = attribute_reference(root.module, [head], names)
                 calls = [c.replace(f"{{m}}.{head}", expr) for c in seq.calls]
                 self.progress(f"trying {calls[0]}" + (" ..." if len(calls) > 1 else ""))
 
-                def works(sub: list[str], imports: list[str] = imports) -> bool:
-                    return self.screen(target, "\n".join([*imports, *sub]), victim.module)
+                def works(
+                    sub: list[str], imports: list[str] = imports, fixtures: list[str] = fixtures
+                ) -> bool:
+                    code = "\n".join([*imports, *sub])
+                    return self.screen(target, code, victim.module, fixtures)
 
                 if not works(calls):
                     continue
                 kept = ddmin(calls, works) if len(calls) > 1 else calls
                 desc = f"calls reset-method {seq.method.describe()}"
-                out.append(
-                    Candidate("generated", desc, [insertion(finding.test, [*imports, *kept], [])])
-                )
+                if fixture:
+                    desc += f" on the value of fixture {fixture}"
+                ins = insertion(finding.test, [*imports, *kept], fixtures)
+                out.append(Candidate("generated", desc, [ins]))
                 found += 1
                 if found >= MAX_GENERATED_PER_ROOT:
                     break

@@ -29,6 +29,7 @@ from typing import Any, Optional
 import libcst as cst
 
 from orderdep.analysis.repair.debugger import RootInfo
+from orderdep.analysis.repair.probe_roots import sysmodule_name
 from orderdep.core.suite import split_node_id
 from orderdep.errors import UsageError
 
@@ -402,6 +403,101 @@ def changed_attributes(root: RootInfo) -> dict[str, str]:
     return out
 
 
+def desc_literal(desc: Any) -> Optional[str]:
+    """Python literal of a described value (atoms, dicts, lists, tuples, sets of them)."""
+    text = _desc_literal(desc, 0)
+    if text is None:
+        return None
+    try:
+        ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return text
+
+
+def _desc_literal(desc: Any, depth: int) -> Optional[str]:
+    if depth > 8 or not (isinstance(desc, list) and len(desc) == 3):
+        return None
+    tag, tname, payload = desc
+    if tag == "atom":
+        return _atom_literal(desc)
+    if tag == "dict" and tname == "dict":
+        items = []
+        for key, value in payload:
+            text = _desc_literal(value, depth + 1)
+            if text is None or _atom_literal(["atom", "", key]) is None:
+                return None
+            items.append(f"{key}: {text}")
+        return "{" + ", ".join(items) + "}"
+    if tag == "seq" and tname in ("list", "tuple"):
+        parts = [_desc_literal(v, depth + 1) for v in payload]
+        if any(x is None for x in parts):
+            return None
+        inner = ", ".join(str(x) for x in parts)
+        if tname == "list":
+            return f"[{inner}]"
+        return f"({inner},)" if len(parts) == 1 else f"({inner})"
+    if tag == "set" and tname == "set":
+        if any(_atom_literal(["atom", "", x]) is None for x in payload):
+            return None
+        return "{" + ", ".join(payload) + "}" if payload else "set()"
+    return None
+
+
+def _refill(ref: str, type_name: str, literal: str) -> list[str]:
+    """Statements giving the object ``ref`` (of ``type_name``) the value ``literal`` in place."""
+    if type_name in ("dict", "set"):
+        empty = literal in ("{}", "set()")
+        return [f"{ref}.clear()", *([] if empty else [f"{ref}.update({literal})"])]
+    if type_name == "list":
+        return [f"{ref}[:] = {literal}"]
+    return []
+
+
+def _desc_type(desc: Any) -> str:
+    return str(desc[1]) if isinstance(desc, list) and len(desc) == 3 else ""
+
+
+def attribute_restores(root: RootInfo, ref: str) -> Optional[list[str]]:
+    """Statements putting back, in place, every attribute of object ``ref`` that differs
+    from the passing value (containers refilled, other values assigned); None when one of
+    them has no literal."""
+    f, p = root.failing.desc, root.passing.desc
+    if not (isinstance(f, list) and isinstance(p, list) and f[:2] == p[:2] and f[0] == "obj"):
+        return None
+    fa, pa = dict((k, v) for k, v in f[2]), dict((k, v) for k, v in p[2])
+    out: list[str] = []
+    for key in sorted(set(fa) | set(pa)):
+        if fa.get(key) == pa.get(key):
+            continue
+        if not str(key).isidentifier():
+            return None
+        if key not in pa:
+            out.append(f"del {ref}.{key}")
+            continue
+        literal = desc_literal(pa[key])
+        if literal is None:
+            return None
+        same_type = _desc_type(fa.get(key)) == _desc_type(pa[key])
+        refill = _refill(f"{ref}.{key}", _desc_type(pa[key]), literal) if same_type else []
+        out += refill or [f"{ref}.{key} = {literal}"]
+    return out or None
+
+
+def _fixture_restores(root: RootInfo) -> list[Stmts]:
+    """A fixture value back to its fresh content, in place, at the start of the test."""
+    assert root.fixture is not None
+    ref, p = root.fixture, root.passing
+    out: list[Stmts] = []
+    literal = p.literal if p.literal is not None else desc_literal(p.desc)
+    if literal is not None and _refill(ref, p.type, literal):
+        out.append((_refill(ref, p.type, literal), [ref]))
+    in_place = attribute_restores(root, ref)
+    if in_place:
+        out.append((in_place, [ref]))
+    return out
+
+
 def restore_statements(
     root: RootInfo, names: ModuleNames, test_module: Optional[str]
 ) -> list[Stmts]:
@@ -449,6 +545,14 @@ def restore_statements(
     elif root.kind == "cache" and root.module:
         ref, imports = _ref(root, names, test_module)
         out.append(([*imports, f"{ref}.cache_clear()"], []))
+    elif root.kind == "fixture" and root.fixture:
+        out += _fixture_restores(root)
+    elif root.kind == "sysmodule" and not p.present and root.failing.present:
+        module = sysmodule_name(root.name)
+        if module is not None:
+            sys_ref, imports = module_reference("sys", names)
+            stmt = f"monkeypatch.delitem({sys_ref}.modules, {module!r}, raising=False)"
+            out.append(([*imports, stmt], ["monkeypatch"]))
     elif root.kind == "env" and root.var:
         if p.present and p.literal is not None:
             out.append(([f"monkeypatch.setenv({root.var!r}, {p.literal})"], ["monkeypatch"]))
@@ -522,6 +626,25 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
     elif root.kind == "cache" and root.module:
         ref, imports = _ref(root, names, test_module)
         out.append(([*imports, f"request.addfinalizer({ref}.cache_clear)"], ["request"]))
+    elif root.kind == "fixture" and root.fixture:
+        # the polluter puts the fixture's value back when it ends (a deep copy of it now)
+        ref = root.fixture
+        if p.type in ("dict", "set", "list"):
+            refill = "extend" if p.type == "list" else "update"
+            finish = f"({ref}.clear(), {ref}.{refill}(saved))"
+            saved = f"saved = copy.deepcopy({ref})"
+        else:
+            finish = f"(vars({ref}).clear(), vars({ref}).update(saved))"
+            saved = f"saved = copy.deepcopy(vars({ref}))"
+        out.append(
+            (["import copy", saved, f"request.addfinalizer(lambda: {finish})"], ["request", ref])
+        )
+    elif root.kind == "sysmodule" and not p.present:
+        module = sysmodule_name(root.name)
+        if module is not None:
+            sys_ref, imports = module_reference("sys", names)
+            stmt = f"request.addfinalizer(lambda: {sys_ref}.modules.pop({module!r}, None))"
+            out.append(([*imports, stmt], ["request"]))
     elif root.kind == "env" and root.var:
         if p.present and p.literal is not None:
             out.append(([f"monkeypatch.setenv({root.var!r}, {p.literal})"], ["monkeypatch"]))

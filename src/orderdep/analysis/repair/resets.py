@@ -228,24 +228,60 @@ def find_reset_methods(source: str, root: RootInfo) -> list[ResetMethod]:
             cls = classes.get(cls_name)
             if cls is None:
                 continue
-            for fn in cls.body:
-                if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    continue
-                if fn.name.startswith("__") or _decorators(fn) & {"staticmethod", "classmethod"}:
-                    continue
-                fields = {
-                    n.attr
-                    for n in ast.walk(fn)
-                    if isinstance(n, ast.Attribute)
-                    and isinstance(n.value, ast.Name)
-                    and n.value.id == "self"
-                }
-                why = _touches(fn, fields, bare_ok=False)
-                if why:
-                    for holder in holders:
-                        add((*holder, fn.name), fn, why, True, via=holder[0] != attr)
+            for fn, why in _field_mutators(cls):
+                for holder in holders:
+                    add((*holder, fn.name), fn, why, True, via=holder[0] != attr)
     found.sort(key=lambda m: (-m.score, len(m.path), m.path))
     return found
+
+
+def _field_mutators(
+    cls: ast.ClassDef,
+) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]]:
+    """Instance methods of ``cls`` that reset one of its own fields, and how."""
+    out = []
+    for fn in cls.body:
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if fn.name.startswith("__") or _decorators(fn) & {"staticmethod", "classmethod"}:
+            continue
+        fields = {
+            n.attr
+            for n in ast.walk(fn)
+            if isinstance(n, ast.Attribute)
+            and isinstance(n.value, ast.Name)
+            and n.value.id == "self"
+        }
+        why = _touches(fn, fields, bare_ok=False)
+        if why:
+            out.append((fn, why))
+    return out
+
+
+def find_value_methods(source: str, class_name: str, module: str) -> list[ResetMethod]:
+    """Reset-method candidates of an object that no module global holds (a fixture's
+    value): the methods of its class ``class_name`` (a qualname in ``source``) that reset
+    one of its fields, best first; their ``path`` is the method name alone."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    body: list[ast.stmt] = tree.body
+    cls: Optional[ast.ClassDef] = None
+    for part in class_name.split("."):
+        found = [n for n in body if isinstance(n, ast.ClassDef) and n.name == part]
+        if not found:
+            return []
+        cls = found[0]
+        body = cls.body
+    if cls is None:
+        return []
+    out = []
+    for fn, why in _field_mutators(cls):
+        params = _params(fn, True)
+        out.append(ResetMethod(module, (fn.name,), params, why, _score(fn.name, params, why)))
+    out.sort(key=lambda m: (-m.score, m.path))
+    return out
 
 
 # -- literals --------------------------------------------------------------------------
@@ -278,13 +314,23 @@ def mine_literals(sources: Iterable[str]) -> list[Any]:
 
 def excess_literals(root: RootInfo) -> list[Any]:
     """Keys/elements the failing value has and the passing value lacks (plain literals)."""
-    f, p = root.failing.desc, root.passing.desc
+    return _excess(root.failing.desc, root.passing.desc, 0)
+
+
+def _excess(f: Any, p: Any, depth: int) -> list[Any]:
+    """Keys, elements or trailing items of description ``f`` that ``p`` lacks; inside
+    objects (a fixture's value), those of the attributes that differ."""
     if not (isinstance(f, list) and isinstance(p, list) and len(f) == 3 and f[0] == p[0]):
         return []
     if f[0] == "dict":
         keys = [k for k, _ in f[2] if k not in {k2 for k2, _ in p[2]}]
     elif f[0] == "set":
         keys = [k for k in f[2] if k not in p[2]]
+    elif f[0] == "seq" and len(f[2]) > len(p[2]) and f[2][: len(p[2])] == p[2]:
+        keys = [x[2] for x in f[2][len(p[2]) :] if isinstance(x, list) and x[:1] == ["atom"]]
+    elif f[0] == "obj" and depth == 0:
+        fa, pa = dict((k, v) for k, v in f[2]), dict((k, v) for k, v in p[2])
+        return [x for k in fa if k in pa and fa[k] != pa[k] for x in _excess(fa[k], pa[k], 1)]
     else:
         return []
     out = []
@@ -350,8 +396,15 @@ class Generated:
 
 
 def generate(root: RootInfo, module_source: str, context_sources: Sequence[str]) -> Generated:
-    """Reset-methods, literals and call sequences for ``root`` (§3.2.1-3.2.2)."""
-    methods = find_reset_methods(module_source, root)
+    """Reset-methods, literals and call sequences for ``root`` (§3.2.1-3.2.2).
+
+    ``module_source`` is the root's module, or for a fixture root the module of its
+    value's class (whose methods are called on the fixture, ``{m}`` standing for it).
+    """
+    if root.kind == "fixture" and root.value_class and root.value_module:
+        methods = find_value_methods(module_source, root.value_class, root.value_module)
+    else:
+        methods = find_reset_methods(module_source, root)
     literals: dict[str, Any] = {}
     for v in [*excess_literals(root), *mine_literals([*context_sources, module_source])]:
         literals.setdefault(repr(v), v)

@@ -8,6 +8,10 @@ A fix is only offered when, in a private copy of the project with the change app
 4. the whole suite in its original order has the outcomes it had before, except that
    failing tests may now pass (a fix for one victim can fix its siblings too).
 
+Tests known to be nondeterministic (the report's ``nd_tests``) are never compared, and in
+the original order neither are tests whose outcome differed between two runs of the
+unpatched suite: a test failing at random would reject good patches at random.
+
 The user's tree is never touched: the copy lives in a temporary directory and a fresh
 :class:`~orderdep.engine.runner.Engine` runs it.
 """
@@ -17,7 +21,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -46,10 +51,13 @@ class Verification:
     problems: list[str] = field(default_factory=list)
     improved: list[str] = field(default_factory=list)  # other tests that now pass
     orders_run: int = 0
+    ignored: list[str] = field(default_factory=list)  # nondeterministic tests that flipped
 
     def summary(self) -> str:
         if self.ok:
             extra = f"; also fixes {', '.join(self.improved)}" if self.improved else ""
+            if self.ignored:
+                extra += f"; ignored nondeterministic {', '.join(self.ignored)}"
             return f"verified in {self.orders_run} orders{extra}"
         return "; ".join(self.problems)
 
@@ -85,10 +93,22 @@ def write_changes(root: Path, changes: Changes) -> None:
 
 
 def _compare(
-    before: OrderResult, after: OrderResult, target: str, where: str, out: Verification
+    before: OrderResult,
+    after: OrderResult,
+    target: str,
+    where: str,
+    out: Verification,
+    ignore: AbstractSet[str] = frozenset(),
 ) -> None:
-    """Passing tests must still pass; failing ones may now pass (noted, unless the target)."""
+    """Passing tests must still pass; failing ones may now pass (noted, unless the target).
+
+    Tests in ``ignore`` (nondeterministic) are not compared; those that flipped are noted.
+    """
     for b, a in zip(before.results, after.results):
+        if b.test in ignore and b.test != target:
+            if a.outcome.is_failure != b.outcome.is_failure:
+                out.ignored = list(dict.fromkeys([*out.ignored, b.test]))
+            continue
         if a.outcome.is_failure and not b.outcome.is_failure:
             out.problems.append(f"{b.test} now {a.outcome.value} in {where}")
         elif b.outcome.is_failure and not a.outcome.is_failure and b.test != target:
@@ -98,11 +118,20 @@ def _compare(
 class Verifier:
     """Runs candidate changes of one project; remembers the unpatched outcomes."""
 
-    def __init__(self, config: EngineConfig, engine: Engine, *, full_suite: bool = True) -> None:
+    def __init__(
+        self,
+        config: EngineConfig,
+        engine: Engine,
+        *,
+        full_suite: bool = True,
+        nd_tests: Iterable[str] = (),
+    ) -> None:
         self.config = config
         self.engine = engine  # on the unpatched project: the outcomes to compare with
         self.full_suite = full_suite
+        self.nd_tests = frozenset(nd_tests)
         self._before: dict[tuple[str, ...], OrderResult] = {}
+        self._unstable: Optional[frozenset[str]] = None
         self.verifications = 0
 
     def before(self, order: Sequence[str]) -> OrderResult:
@@ -110,6 +139,18 @@ class Verifier:
         if key not in self._before:
             self._before[key] = self.engine.run(list(order))
         return self._before[key]
+
+    def unstable(self) -> frozenset[str]:
+        """Tests of the original order whose outcome differs between two unpatched runs."""
+        if self._unstable is None:
+            order = list(self.engine.suite.ids)
+            first, second = self.before(order), self.engine.run(order)
+            self._unstable = frozenset(
+                a.test
+                for a, b in zip(first.results, second.results)
+                if a.outcome.is_failure != b.outcome.is_failure
+            )
+        return self._unstable
 
     def verify(self, changes: Changes, target: Target) -> Verification:
         """Run ``target``'s orders (and the suite) on a patched copy; see the module doc."""
@@ -122,6 +163,7 @@ class Verifier:
         ]
         if self.full_suite:
             checks.append(("the original order", suite_order, False))
+            self.unstable()  # both baseline runs before the patched one
         with tempfile.TemporaryDirectory(prefix="orderdep-fix-") as tmp:
             copy = Path(tmp) / "project"
             copy_project(self.config.project, copy)
@@ -140,7 +182,10 @@ class Verifier:
                                 f"in its {where}"
                             )
                             return out
-                        _compare(self.before(order), after, target.test, where, out)
+                        ignore = self.nd_tests
+                        if not must_pass:  # the original order: also what flipped alone
+                            ignore = ignore | self.unstable()
+                        _compare(self.before(order), after, target.test, where, out, ignore)
                         if out.problems:
                             return out
             except OrderdepError as exc:

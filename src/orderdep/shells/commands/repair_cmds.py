@@ -297,8 +297,9 @@ def fix(
     For each OD test of the report: prints a unified diff, writes it to
     PROJECT/.orderdep/patches/ and prints the commands that apply it. A patch is shown only
     if it made the test pass in its failing and passing orders without changing the
-    outcomes of the suite. Files change only with --apply. Exit code 0 when every OD test
-    got a fix, 1 otherwise.
+    outcomes of the suite (the report's nondeterministic tests, and tests whose outcome
+    differs between two unpatched runs of the suite, are not compared). Files change only
+    with --apply. Exit code 0 when every OD test got a fix, 1 otherwise.
     """
     from orderdep.analysis.repair.debugger import finding_for
     from orderdep.analysis.repair.fix import Repairer, apply_fix
@@ -320,6 +321,7 @@ def fix(
             strategy=strategy,
             progress=_notice,
             full_suite=not no_suite_check,
+            nd_tests=data.nd_tests if data is not None else (),
         )
         for test, found in selected:
             if data is not None and found is not None and found.kind is None and not polluters:

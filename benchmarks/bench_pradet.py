@@ -1,7 +1,7 @@
 """PRADET benchmark: collection overhead, and PRADET against Tuscan detection + classify.
 
 For generated suites (``orderdep.synth.generate.generate_suite``, the plan
-``SuitePlan.for_size(n)`` without its ND test) of each ``--sizes``:
+``SuitePlan.for_size(n)``, its ND test included) of each ``--sizes``:
 
 * **Collection overhead** (largest size): the original order run plainly and under the
   state probe through the engine (fork runner), alternately, ``--reps`` times each; the
@@ -13,7 +13,10 @@ For generated suites (``orderdep.synth.generate.generate_suite``, the plan
   OD tests, test executions and wall time, with ``--jobs 1`` and ``--jobs 2`` (refinement
   and checks run their independent schedules in parallel), and recall/precision of the
   manifest dependencies against the ground truth (every planted polluter, polluter-group
-  member, state-setter and state-setter-group member of every victim and brittle).
+  member, state-setter and state-setter-group member of every victim and brittle), in
+  all and per channel / scenario.
+* **Extra orders**: the same with ``--extra-orders`` 1 and 3 (seeded random
+  class-compatible orders collected and refined too): recall and cost.
 * **Tuscan + classify**: ``detect --strategy tuscan`` then ``classify`` (polluters,
   cleaners, state-setters), run for real with ``--jobs 2`` up to ``--real-max`` tests.
   Above that their executions are counted exactly on the ground-truth simulation
@@ -22,13 +25,14 @@ For generated suites (``orderdep.synth.generate.generate_suite``, the plan
   ``orderdep.core.tuscan.pair_cover`` on the suite's class groups; no wall time is given.
 
 Usage: python benchmarks/bench_pradet.py [--sizes 100 500] [--reps 5] [--real-max 100]
+       [--extra-orders 1 3]
 Writes the section "PRADET" of docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import os
 import random
 import statistics
 import sys
@@ -46,12 +50,14 @@ from benchdoc import table, write_section
 from orderdep.analysis.classify import classify
 from orderdep.analysis.detect import detect
 from orderdep.analysis.pradet.pipeline import (
+    DEFAULT_ALONE_RUNS,
     STATE_PROBE,
     PradetResult,
     collect,
     findings,
     refine_collected,
 )
+from orderdep.core.odmodel import ODSpec
 from orderdep.core.report import Report
 from orderdep.core.tuscan import pair_cover
 from orderdep.engine.config import EngineConfig
@@ -69,8 +75,30 @@ Pair = tuple[str, str]
 
 
 def make_suite(root: Path, n: int) -> GroundTruth:
-    plan = dataclasses.replace(SuitePlan.for_size(n), nd_tests=0)
-    return generate_suite(root, n_tests=n, seed=SUITE_SEED, plan=plan)
+    return generate_suite(root, n_tests=n, seed=SUITE_SEED, plan=SuitePlan.for_size(n))
+
+
+def label(truth: GroundTruth, spec: ODSpec) -> str:
+    """The channel of a planted OD test, with its scenario when it is not the plain one."""
+    channel = truth.channels.get(spec.test, "?")
+    if spec.polluter_groups:
+        return f"{channel} (victim, polluter group)"
+    if len(spec.polluters) > 1:
+        return f"{channel} (victim, {len(spec.polluters)} polluters)"
+    if spec.state_setter_groups:
+        return f"{channel} (brittle, setter group)"
+    if spec.kind == "brittle":
+        return f"{channel} (brittle, {len(spec.state_setters)} setter(s))"
+    return channel
+
+
+def planted_by_label(truth: GroundTruth) -> dict[str, set[Pair]]:
+    out: dict[str, set[Pair]] = {}
+    for spec in truth.specs:
+        groups = spec.polluter_groups + spec.state_setter_groups
+        for dependee in [*spec.polluters, *spec.state_setters, *(t for g in groups for t in g)]:
+            out.setdefault(label(truth, spec), set()).add((spec.test, dependee))
+    return out
 
 
 def planted_pairs(truth: GroundTruth) -> set[Pair]:
@@ -151,13 +179,15 @@ class PradetRun:
         return self.collect_seconds + self.refine_seconds
 
 
-def run_pradet(root: Path, jobs: int) -> PradetRun:
+def run_pradet(root: Path, jobs: int, extra_orders: int = 0) -> PradetRun:
     with Engine(EngineConfig(root, jobs=jobs)) as engine:
         _ = engine.suite  # start the workers' servers before timing
         if jobs > 1:
             engine.run_many([[engine.suite.ids[0]]] * jobs)
         t0 = time.perf_counter()
-        collected = collect(engine, project=str(root), jobs=jobs)
+        collected = collect(
+            engine, project=str(root), jobs=jobs, extra_orders=extra_orders, seed=DETECT_SEED
+        )
         t1 = time.perf_counter()
         result = refine_collected(engine, collected, jobs=jobs)
         t2 = time.perf_counter()
@@ -211,6 +241,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 500])
     parser.add_argument("--reps", type=int, default=5, help="overhead repetitions")
     parser.add_argument("--real-max", type=int, default=100, help="largest real Tuscan run")
+    parser.add_argument(
+        "--extra-orders", type=int, nargs="*", default=[1, 3], help="extra random orders"
+    )
     parser.add_argument("--no-write", action="store_true", help="print, do not write docs")
     args = parser.parse_args(argv)
 
@@ -225,7 +258,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     over = measure_overhead(suites[largest][0], args.reps)
     print(f"  ratio {over.ratio:.2f}", flush=True)
 
-    rows, cost_rows, speed_rows = [], [], []
+    rows, cost_rows, speed_rows, extra_rows = [], [], [], []
+    by_channel: dict[str, dict[int, str]] = {}
     for n in args.sizes:
         root, truth = suites[n]
         planted = planted_pairs(truth)
@@ -240,6 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         }
         deps = {(d["dependent"], d["dependee"]) for d in res.collected.data_dependencies()}
         od = {f.test for f in findings(res)}
+        nd = set(truth.nd_tests)
         tus = tuscan_real(root, jobs=2) if n <= args.real_max else tuscan_model(truth)
         print(f"Tuscan+classify {n}: {tus.executions} executions ({tus.how})", flush=True)
         cover = pair_cover_executions(truth)
@@ -256,9 +291,29 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{len(found & planted)}/{len(planted)} ({percent(len(found & planted), len(planted))})",
                 percent(len(found & planted), len(found)),
                 f"{len(od & set(truth.od_tests))}/{len(truth.od_tests)}",
+                f"{len(od & nd)} / {len(set(res.flaky) & nd)}",
                 f"{len(tus_pairs & planted)}/{len(planted)}, OD {len(set(tus.report.od_ids) & set(truth.od_tests))}/{len(truth.od_tests)}",
             ]
         )
+        for name, pairs in planted_by_label(truth).items():
+            by_channel.setdefault(name, {})[n] = f"{len(pairs & found)}/{len(pairs)}"
+        for k in [0, *args.extra_orders]:
+            run = two if k == 0 else run_pradet(root, jobs=2, extra_orders=k)
+            got = {(e.dependency.dependent, e.dependency.dependee) for e in run.result.manifest}
+            total = run.result.executions["total"]
+            print(f"PRADET {n} extra orders {k}: {len(got & planted)} {total}", flush=True)
+            extra_rows.append(
+                [
+                    n,
+                    k,
+                    f"{len(got & planted)}/{len(planted)}",
+                    percent(len(got & planted), len(got)),
+                    total,
+                    run.result.executions["refinement"],
+                    f"{run.wall:.1f}",
+                    percent(total, tus.executions),
+                ]
+            )
         tus_wall = f"{tus.wall:.1f}" if tus.wall is not None else "not run"
         cost_rows.append(
             [
@@ -291,12 +346,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parts = over.parts()
     body = "\n\n".join(
         [
-            f"Generated suites (`SuitePlan.for_size(n)` without its ND test, seed {SUITE_SEED}): "
-            "victims, brittles, polluter and state-setter groups, cleaners, through every "
-            "state channel. PRADET collects the original and the reversed order, refines, "
-            "confirms each manifest dependency once, tries removed dependees of tests that "
-            "behave differently alone, and searches the polluters behind conditional "
+            f"Generated suites (`SuitePlan.for_size(n)`, seed {SUITE_SEED}): victims, brittles, "
+            "polluter and state-setter groups, cleaners, through every state channel, and a "
+            "test failing at random (ND). PRADET collects the original and the reversed "
+            "order, refines, confirms each manifest dependency once, tries removed dependees "
+            "of tests that behave differently alone, runs every dependent alone "
+            f"{DEFAULT_ALONE_RUNS} times (a test whose outcome changes is ND, its "
+            "dependencies dropped), and searches the polluters behind conditional "
             "dependencies (`orderdep.analysis.pradet.pipeline`).",
+            *(
+                [f"Environment: `PYTEST_ADDOPTS={os.environ['PYTEST_ADDOPTS']}`."]
+                if os.environ.get("PYTEST_ADDOPTS")
+                else []
+            ),
             f"### Collection overhead ({largest} tests, fork runner, {args.reps} alternating "
             "repetitions)",
             table(
@@ -326,9 +388,35 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "recall",
                     "precision",
                     "OD tests found",
+                    "ND test: reported OD / found flaky",
                     "Tuscan + classify found",
                 ],
                 rows,
+            ),
+            "### Recall per channel (planted pairs found, `--jobs 1`)",
+            table(
+                ["channel (scenario)", *(f"{n} tests" for n in args.sizes)],
+                [
+                    [name, *(found_at.get(n, "-") for n in args.sizes)]
+                    for name, found_at in sorted(by_channel.items())
+                ],
+            ),
+            f"### Extra random orders (`--extra-orders`, `--jobs 2`, seed {DETECT_SEED})",
+            "Seeded random class-compatible orders collected and refined after the original "
+            "and reversed ones; pairs a refinement already tested with the dependent's "
+            "outcome the same are not tested again.",
+            table(
+                [
+                    "tests",
+                    "extra orders",
+                    "recall",
+                    "precision",
+                    "executions",
+                    "of which refinement",
+                    "wall (s)",
+                    "PRADET / Tuscan",
+                ],
+                extra_rows,
             ),
             "### Cost: PRADET vs Tuscan + classify",
             f"Executions are test executions. PRADET's split: collection / refinement / "

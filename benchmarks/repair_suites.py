@@ -3,8 +3,9 @@
 Two generated suites differ only in ``SuitePlan.channel_cleaners``: with it, every channel
 victim that can have a cleaner test has one (iFixFlakies' patcher needs one); without
 it, only the scenario victims (many cleaners, two polluters, polluter group) keep theirs.
-Neither plants an ND test: patch verification compares the whole suite's outcomes
-before and after, and a test failing at random would reject good patches at random.
+Both keep the default plan's ND test (``app/balancer.py`` picks a replica through
+``random.SystemRandom``): patch verification does not compare the report's ND tests, nor
+tests whose outcome differs between two unpatched runs of the suite.
 
 The finding handed to the repairer comes from the ground truth, not from detection, so
 the repair figures do not depend on it: a victim's failing order is ``[polluter, victim]``
@@ -39,12 +40,10 @@ class BenchSuite:
 
 
 def plan_for(name: str, n_tests: int) -> SuitePlan:
-    """The default plan for ``n_tests``, with or without channel cleaners, no ND test."""
+    """The default plan for ``n_tests``, with or without channel cleaners."""
     if name not in SUITES:
         raise ValueError(f"unknown suite {name!r}; choose one of {SUITES!r}")
-    return dataclasses.replace(
-        SuitePlan.for_size(n_tests), channel_cleaners=name == "cleaners", nd_tests=0
-    )
+    return dataclasses.replace(SuitePlan.for_size(n_tests), channel_cleaners=name == "cleaners")
 
 
 def make_suite(name: str, root: Path, n_tests: int, seed: int) -> BenchSuite:

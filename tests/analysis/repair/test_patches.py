@@ -79,9 +79,11 @@ def test_missing_functions_and_bad_sources_are_usage_errors() -> None:
         apply_insertion("def (:\n", Insertion("t.py::f", ("x = 1",)))
 
 
-def test_insertion_orders_imports_first_and_dedupes() -> None:
-    ins = insertion("t.py::f", ["a()", "import copy", "a()", "import copy"], ["request", "x"])
-    assert ins.statements == ("import copy", "a()")
+def test_insertion_orders_imports_first_and_dedupes_them() -> None:
+    ins = insertion(
+        "t.py::f", ["a()", "import copy", "b()", "a()", "import copy"], ["request", "x"]
+    )
+    assert ins.statements == ("import copy", "a()", "b()", "a()")  # the last a() may matter
     assert ins.fixtures == ("request", "x")
 
 

@@ -698,15 +698,15 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
 
 
 def insertion(test: str, stmts: Sequence[str], fixtures: Sequence[str]) -> Insertion:
-    """An :class:`Insertion` with imports first, duplicates dropped, fixtures in order."""
-    seen: dict[str, None] = {}
+    """An :class:`Insertion` with imports first (duplicate imports dropped), fixtures in
+    order. Other statements keep their order and repeats: a cleaner that unsubscribes,
+    subscribes and unsubscribes again ends clean only with the last call."""
     imports = [s for s in stmts if s.startswith(("import ", "from "))]
-    for s in [*imports, *[s for s in stmts if s not in imports]]:
-        seen.setdefault(s, None)
+    rest = [s for s in stmts if s not in imports]
     fx = tuple(f for f in FIXTURE_PARAMS if f in fixtures) + tuple(
         f for f in dict.fromkeys(fixtures) if f not in FIXTURE_PARAMS
     )
-    return Insertion(test, tuple(seen), fx)
+    return Insertion(test, (*dict.fromkeys(imports), *rest), fx)
 
 
 def read_sources(project: Path, files: Iterable[str]) -> dict[str, str]:

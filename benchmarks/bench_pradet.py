@@ -351,8 +351,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "test failing at random (ND). PRADET collects the original and the reversed "
             "order, refines, confirms each manifest dependency once, tries removed dependees "
             "of tests that behave differently alone, runs every dependent alone "
-            f"{DEFAULT_ALONE_RUNS} times (a test whose outcome changes is ND, its "
-            "dependencies dropped), and searches the polluters behind conditional "
+            f"{DEFAULT_ALONE_RUNS} times, one more per doubling of the candidate dependencies "
+            "checked for it (a test whose outcome changes is ND, its dependencies dropped), "
+            "and searches the polluters behind conditional "
             "dependencies (`orderdep.analysis.pradet.pipeline`).",
             *(
                 [f"Environment: `PYTEST_ADDOPTS={os.environ['PYTEST_ADDOPTS']}`."]

@@ -14,6 +14,8 @@ from typing import Optional
 
 import pytest
 
+from orderdep.analysis.pradet.confirm import Checks, screen
+from orderdep.analysis.pradet.evidence import Evidence
 from orderdep.analysis.pradet.pipeline import (
     Collected,
     PradetResult,
@@ -25,6 +27,7 @@ from orderdep.analysis.pradet.pipeline import (
     run_pradet,
     save_collected,
 )
+from orderdep.analysis.pradet.refine import ManifestDependency
 from orderdep.core.depsfile import deps_from_report
 from orderdep.core.odmodel import ODSpec
 from orderdep.core.outcomes import OrderResult, Outcome
@@ -181,8 +184,8 @@ def test_a_test_failing_at_random_is_flaky_not_order_dependent() -> None:
         ex = ProbedModel(order, [], access, nd_tests=["n"], seed=seed)
         return run_pradet(ex, alone_runs=alone_runs, project="/proj")
 
-    unscreened = [pradet_with(seed, alone_runs=1) for seed in range(12)]
-    assert any(r.manifest for r in unscreened)  # chance "dependencies" without screening
+    barely = [pradet_with(seed, alone_runs=1) for seed in range(12)]
+    assert any(r.manifest for r in barely)  # chance "dependencies" when hardly screened
     for seed in range(12):
         result = pradet_with(seed, alone_runs=5)
         assert result.manifest == [], seed
@@ -417,3 +420,17 @@ def test_findings_match_the_ground_truth_specs(
         assert sorted(finding.polluters) == sorted(spec.polluters)
         assert sorted(finding.state_setters) == sorted(spec.state_setters)
     assert Collected.from_json(result.collected.to_json()).to_json() == (result.collected.to_json())
+
+
+def test_screening_runs_a_dependent_alone_once_more_per_doubling_of_its_candidates() -> None:
+    ex = ProbedModel(["p", "v", "q"], [ODSpec("v", "victim", polluters=["p"])], {})
+    collected = collect(ex, also_reverse=False)
+    result = PradetResult(collected=collected)
+    shown = ManifestDependency("v", "p", [], "victim", ["p", "v"], ["v"])
+    result.evidence = [Evidence(shown, alone=True, confirmed=True)]
+    checks = Checks(ex, 1, 1, result)
+    for _ in range(4):
+        checks.tried("v")
+    assert screen(checks, result, alone_runs=5) == set()
+    assert ex.history.count(["v"]) == 5 + 2  # log2(4) more
+    assert result.confirm_executions == 7

@@ -11,9 +11,9 @@
   alone differs from the collected run are tried alone (:func:`alternatives`).
 * **Search**: a conditional dependency (the dependent alone contradicts its kind) points
   at a cleaner; delta debugging over its schedule finds the polluter (:func:`search`).
-* **Non-determinism**: every dependent is run alone ``alone_runs`` times, and a test
-  whose outcome changes within one order is ND, its dependencies dropped
-  (:func:`screen`); what alternatives and search found is re-run like refinement's finds
+* **Non-determinism**: every dependent is run alone ``alone_runs`` times (plus one per
+  doubling of the candidates checked for it), and a test whose outcome changes within
+  one order is ND, its dependencies dropped (:func:`screen`); what alternatives and search found is re-run like refinement's finds
   (:func:`verify`).
 
 All of them run orders through :class:`Checks`, which runs each distinct order once per
@@ -23,6 +23,7 @@ confirmation run and remembers the outcomes (the tests alone are shared).
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Optional
 
@@ -43,6 +44,11 @@ class Checks:
     def __init__(self, executor: Executor, runs: int, jobs: int, result: PradetResult) -> None:
         self.executor, self.runs, self.jobs, self.result = executor, runs, jobs, result
         self.failed: dict[Order, list[bool]] = {}  # order -> did its last test fail, per run
+        self.tries: dict[str, int] = {}  # dependent -> candidate dependencies checked
+
+    def tried(self, dependent: str) -> None:
+        """One more candidate dependency of ``dependent`` was checked (see :func:`screen`)."""
+        self.tries[dependent] = self.tries.get(dependent, 0) + 1
 
     def run(self, orders: Iterable[Order]) -> int:
         """Run the orders not run yet; return the test executions spent."""
@@ -105,6 +111,8 @@ def schedule_orders(m: ManifestDependency, position: Mapping[str, int]) -> tuple
 def confirm(checks: Checks, result: PradetResult) -> None:
     """Confirm each manifest dependency: the pair orders first, else the schedule orders."""
     manifest = result.refined.manifest
+    for m in manifest:
+        checks.tried(m.dependent)
     pairs = [pair_orders(m.dependent, m.dependee, m.kind) for m in manifest]
     result.confirm_executions += checks.run(o for p in pairs for o in p)
     later: list[int] = []
@@ -163,6 +171,7 @@ def alternatives(
         kind = "brittle" if alone_failed else "victim"
         failing, passing = pair_orders(dependent, dependee, kind)
         tries.append(((dependent, dependee), kind, failing, passing))
+        checks.tried(dependent)
     result.alternative_executions += checks.run(o for _, _, f, p in tries for o in (f, p))
     for edge, kind, failing, passing in tries:
         if not checks.shows(failing, passing):
@@ -260,13 +269,21 @@ def _searched(
 def screen(checks: Checks, result: PradetResult, alone_runs: int) -> set[str]:
     """Dependents that are not deterministic: ND tests, not order-dependent ones.
 
-    Every test that has evidence runs alone until it has been seen ``alone_runs`` times
-    (as classify does, 004 §4.1); a test whose outcome differed between runs of any one
-    order is non-deterministic (a test failing at random would otherwise show
-    "dependencies" by chance, and the more dependees it has the likelier).
+    Every test that has evidence runs alone (as classify does, 004 §4.1) until it has
+    been seen ``alone_runs + ceil(log2(c))`` times, ``c`` being the candidate
+    dependencies checked for it; a test whose outcome differed between runs of any one
+    order is non-deterministic. A test failing at random half of the time gets evidence
+    by chance from any candidate whose orders happen to fail and pass as wanted, the
+    likelier the more candidates are tried: each doubling of them costs one more run
+    alone to keep the chance that it slips through about ``2**-(alone_runs - 1)``.
     """
-    tests = sorted({e.dependency.dependent for e in result.evidence})
-    result.confirm_executions += checks.observe(((t,) for t in tests), alone_runs)
+    want: dict[Order, int] = {}
+    for test in sorted({e.dependency.dependent for e in result.evidence}):
+        tries = max(1, checks.tries.get(test, 1))
+        want[(test,)] = alone_runs + math.ceil(math.log2(tries))
+    for times in sorted(set(want.values())):
+        orders = (o for o, n in want.items() if n == times)
+        result.confirm_executions += checks.observe(orders, times)
     return checks.flaky()
 
 

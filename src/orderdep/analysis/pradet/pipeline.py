@@ -27,10 +27,13 @@
    differs from the collected run are tried alone; *search*: a conditional dependency
    (below) points at a cleaner, and delta debugging over its schedule finds the polluter.
    What they find is re-run like refinement's finds.
-5. **Non-determinism**: every dependent runs alone ``alone_runs`` times; a test whose
-   outcome changed within one and the same order is ND (``flaky``): its dependencies are
-   dropped (a test failing at random shows chance "dependencies", more of them the more
-   dependees it has).
+5. **Non-determinism**: every dependent runs alone ``alone_runs`` times, one more per
+   doubling of the candidate dependencies checked for it; a test whose outcome changed
+   within one and the same order is ND (``flaky``): its dependencies are dropped (a test
+   failing at random shows chance "dependencies", more of them the more candidates are
+   tried). One failing half of the time still slips through about once in
+   ``2**(alone_runs - 1)`` times it gets that far; ``orderdep classify`` (10 runs alone)
+   re-checks the findings.
 6. **Report** (:mod:`.findings`): manifest dependencies become OD findings (004's
    vocabulary: a brittle with its state-setters, a victim with its polluters and
    cleaners) with their failing and passing orders, merged into an existing report or a
@@ -106,7 +109,7 @@ __all__ = [
 ]
 
 Notice = Callable[[str], None]
-DEFAULT_ALONE_RUNS = 5  # runs of each dependent alone before it is believed deterministic
+DEFAULT_ALONE_RUNS = 5  # runs alone of a dependent with one candidate (see confirm.screen)
 
 
 def refine_collected(

@@ -120,7 +120,8 @@ ALONE_OPTION = click.option(
     type=click.IntRange(min=1),
     default=DEFAULT_ALONE_RUNS,
     show_default=True,
-    help="Runs of each dependent test alone; one whose outcome changes is ND, not OD.",
+    help="Runs of each dependent test alone (one more per doubling of the candidate "
+    "dependencies checked for it); one whose outcome changes is ND, not OD.",
 )
 
 

@@ -234,7 +234,15 @@ class ForkWorker(_WorkerBase):
         control, events = self._new_paths()
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
-        write_json(control, {"mode": "serve", "events": str(events), "fds": [req_r, rep_w]})
+        write_json(
+            control,
+            {
+                "mode": "serve",
+                "events": str(events),
+                "fds": [req_r, rep_w],
+                "basetemp": str(self.sandbox.basetemp),
+            },
+        )
         log = open(self.log_path, "ab")  # noqa: SIM115  (append: truncating stays safe)
         try:
             self._proc = subprocess.Popen(
@@ -305,7 +313,6 @@ class ForkWorker(_WorkerBase):
         request = {
             "order": list(order),
             "events": str(events),
-            "basetemp": str(self.sandbox.basetemp),
             "probe": probe.to_json() if probe else None,
         }
         started = time.perf_counter()

@@ -112,7 +112,10 @@ def main() -> None:
         many = pair_orders(ids, 400, seed=3)
         rates = bench_jobs(project, many)
     body = [
-        f"Generated suite: {len(ids)} tests (`orderdep.synth.generate.generate_suite`, seed 1).",
+        f"Generated suite: {len(ids)} tests (`orderdep.synth.generate.generate_suite`, seed 1). "
+        f"PYTEST_ADDOPTS={os.environ.get('PYTEST_ADDOPTS', '')!r} (hypothesis' pytest plugin, "
+        "when installed, adds about 0.5-1 s to every fresh pytest process; the subprocess "
+        "runner pays it per order, the fork runner once per worker).",
         "",
         "### 2-test orders (mean per order, server start-up excluded)",
         "",

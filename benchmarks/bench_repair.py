@@ -87,21 +87,22 @@ from orderdep.engine.sandbox import copy_project
 from orderdep.shells.cli import main as orderdep_main
 
 PARTS = ("strategies", "apply", "pipeline", "ipflakies")
-# Why a channel's OD test can be left unrepaired (printed only for channels that were).
-CAUSES = {
-    "sys_modules": "the debug probe never compares `sys.modules` (`IGNORED_ROOTS` in "
-    "`analysis/repair/debug_probe.py`), so the module the polluter planted there is not a "
-    "culprit and generated, restore and polluter have no root; only a cleaner's "
-    "`sys.modules.pop(...)` repairs it",
-    "session_fixture": "the polluted object is a session fixture's value, held in pytest's "
-    "fixture cache and not under any module global, so the debugger names no root; "
-    "only a cleaner that uses the same fixture repairs it",
-    "module_fixture": "the debugger cannot reach the module fixture's object (held by "
-    "pytest, like a session fixture's); every test of another module is a cleaner (the fixture is torn "
-    "down when the module changes) and the cleaner strategy tries only the first "
-    "`MAX_CLEANERS` = 5 cleaners in report order, all in other modules, whose statements "
-    "do not help. Given only the same-module cleaner (`coupon_cart.clear()`), the "
-    "cleaner strategy repairs it",
+# Why a strategy alone leaves some channels unrepaired (printed for strategies that did).
+STRATEGY_LIMITS = {
+    "cleaner": "it needs a cleaner (a state-setter or a group of them, for a brittle) named "
+    "in the report: the *no cleaners* suite names none for most channels, and neither suite "
+    "has one for `cwd` or `sys_path`; the module-fixture victim of the *no cleaners* suite "
+    "has only tests of other modules as cleaners (they clean by letting pytest tear the "
+    "fixture down), and no statement of theirs resets the value",
+    "generated": "it calls reset-methods of the project's code (003 §3.2.1): no project "
+    "function resets an environment variable, a file, the working directory, `sys.path`, "
+    "`sys.modules`, an lru cache, a class attribute set by assignment, a test module's own "
+    "global or the connection pool; a brittle's state is rebuilt only when one method call "
+    "with a mined literal does it (not the setter group's three migrations in order)",
+    "restore": "the `sys.path` entry the polluter adds is its `tmp_path`, a new directory in "
+    "every run, so no literal inserted into the victim names it; the polluter strategy "
+    "(the polluter works on a copy of `sys.path`) repairs it",
+    "polluter": "brittles have no polluter to guard",
 }
 RANDOM_ORDERS = 5
 Json = dict[str, Any]
@@ -483,6 +484,15 @@ def render(results: dict[str, Any], args: argparse.Namespace) -> str:
                 line.append("; ".join(cells))
             srow.append(line)
         body += [table(["channel", *STRATEGY_CHOICES[:-1]], srow), ""]
+        missed = [
+            s
+            for s in STRATEGY_CHOICES[:-1]
+            if any(not r["fixed"] for r in rows if r["strategy"] == s)
+        ]
+        if missed:
+            body += ["Why a strategy alone leaves channels unrepaired:", ""]
+            body += [f"- {s}: {STRATEGY_LIMITS[s]}." for s in missed if s in STRATEGY_LIMITS]
+            body.append("")
         missing = [r for r in auto if not r["fixed"]]
         if missing:
             body += ["Unrepaired by `auto`, with every note:", ""]
@@ -490,11 +500,6 @@ def render(results: dict[str, Any], args: argparse.Namespace) -> str:
                 body.append(f"- {r['suite']}: `{r['test']}` ({r['label']}):")
                 body += [f"  - {short(n)}" for n in r["notes"]]
             body.append("")
-            causes = {r["channel"] for r in missing if r["channel"] in CAUSES}
-            if causes:
-                body += ["Why:", ""]
-                body += [f"- {c}: {CAUSES[c]}." for c in sorted(causes)]
-                body.append("")
     checks: list[Json] = results.get("apply", [])
     if checks:
         body += [

@@ -23,6 +23,12 @@ value right before ``t`` in ``[s, t]`` makes ``t`` fail.
 
 When no root alone explains the outcome, all differing roots are restored together and,
 if that works, :func:`~orderdep.core.ddmin.ddmin` shrinks them to a minimal set.
+
+Besides the roots of :mod:`orderdep.analysis.state`, the probe captures two kinds the JVM
+has no counterpart for (:mod:`.probe_roots`): each entry of ``sys.modules`` that is not
+library code (restored by removing it when the passing order did not have it), and the
+cached value of every session-, package-, module- and class-scoped fixture of the
+project (compared with what its fixture function returned; restored to that content).
 """
 
 from __future__ import annotations

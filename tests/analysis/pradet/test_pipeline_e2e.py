@@ -184,9 +184,9 @@ def test_a_test_failing_at_random_is_flaky_not_order_dependent() -> None:
         ex = ProbedModel(order, [], access, nd_tests=["n"], seed=seed)
         return run_pradet(ex, alone_runs=alone_runs, project="/proj")
 
-    barely = [pradet_with(seed, alone_runs=1) for seed in range(12)]
+    barely = [pradet_with(seed, alone_runs=1) for seed in range(40)]
     assert any(r.manifest for r in barely)  # chance "dependencies" when hardly screened
-    for seed in range(12):
+    for seed in range(40):
         result = pradet_with(seed, alone_runs=5)
         assert result.manifest == [], seed
         report = merge_report(None, result)

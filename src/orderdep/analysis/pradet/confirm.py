@@ -108,11 +108,20 @@ def schedule_orders(m: ManifestDependency, position: Mapping[str, int]) -> tuple
     return (with_it, without) if m.kind == "victim" else (without, with_it)
 
 
-def confirm(checks: Checks, result: PradetResult) -> None:
-    """Confirm each manifest dependency: the pair orders first, else the schedule orders."""
+def confirm(checks: Checks, result: PradetResult, alone_runs: int = 0) -> None:
+    """Confirm each manifest dependency: the pair orders first, else the schedule orders.
+
+    With ``alone_runs``, the dependents are screened first (:func:`screen`): a test
+    failing at random gets chance candidates from refinement, and confirming them costs
+    more than running it alone a few times.
+    """
     manifest = result.refined.manifest
     for m in manifest:
         checks.tried(m.dependent)
+    if alone_runs:
+        flaky = screen(checks, result, alone_runs, {m.dependent for m in manifest})
+        result.flaky = sorted(set(result.flaky) | flaky)
+        manifest = [m for m in manifest if m.dependent not in flaky]
     pairs = [pair_orders(m.dependent, m.dependee, m.kind) for m in manifest]
     result.confirm_executions += checks.run(o for p in pairs for o in p)
     later: list[int] = []
@@ -266,7 +275,9 @@ def _searched(
     )
 
 
-def screen(checks: Checks, result: PradetResult, alone_runs: int) -> set[str]:
+def screen(
+    checks: Checks, result: PradetResult, alone_runs: int, tests: Optional[set[str]] = None
+) -> set[str]:
     """Dependents that are not deterministic: ND tests, not order-dependent ones.
 
     Every test that has evidence runs alone (as classify does, 004 §4.1) until it has
@@ -276,14 +287,21 @@ def screen(checks: Checks, result: PradetResult, alone_runs: int) -> set[str]:
     by chance from any candidate whose orders happen to fail and pass as wanted, the
     likelier the more candidates are tried: each doubling of them costs one more run
     alone to keep the chance that it slips through about ``2**-(alone_runs - 1)``.
+    ``tests`` (default: the dependents with evidence) are screened; runs go in rounds,
+    so an ND test usually stops after two or three.
     """
+    if tests is None:
+        tests = {e.dependency.dependent for e in result.evidence}
     want: dict[Order, int] = {}
-    for test in sorted({e.dependency.dependent for e in result.evidence}):
+    for test in sorted(tests):
         tries = max(1, checks.tries.get(test, 1))
         want[(test,)] = alone_runs + math.ceil(math.log2(tries))
-    for times in sorted(set(want.values())):
-        orders = (o for o, n in want.items() if n == times)
-        result.confirm_executions += checks.observe(orders, times)
+    times = 1
+    while want:
+        flaky = checks.flaky()
+        want = {o: n for o, n in want.items() if o[-1] not in flaky and n >= times}
+        result.confirm_executions += checks.observe(want, times)
+        times += 1
     return checks.flaky()
 
 

@@ -161,7 +161,7 @@ def refine_collected(
         checks = checking.Checks(executor, confirm_runs, jobs, result)
         if result.refined.manifest:
             say(f"confirming {len(result.refined.manifest)} manifest dependencies")
-            checking.confirm(checks, result)
+            checking.confirm(checks, result, alone_runs)
         if alternatives:
             say("trying removed dependencies of tests that behave differently alone")
             checking.alternatives(checks, result, refined)

@@ -12,6 +12,9 @@ from orderdep.engine.config import RUNNERS, EngineConfig
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# Where commands read and write the report, relative to the project (one place).
+DEFAULT_REPORT = Path(".orderdep") / "report.json"
+
 PROJECT_ARG = click.argument(
     "project", type=click.Path(file_okay=False, path_type=Path), default=".", required=False
 )

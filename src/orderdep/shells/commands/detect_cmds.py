@@ -25,10 +25,9 @@ from orderdep.core.suite import GROUP_LEVELS, GroupLevel, Suite
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine, run_command
-from orderdep.shells.options import PROJECT_ARG, engine_options
+from orderdep.shells.options import DEFAULT_REPORT, PROJECT_ARG, engine_options
 from orderdep.shells.summary import Printer, render_summary
 
-DEFAULT_REPORT = Path(".orderdep") / "report.json"
 ORDERS_DIR = Path(".orderdep") / "orders"
 # Longer failing orders are written to a file and rerun with --order-file.
 MAX_INLINE_TESTS = 8

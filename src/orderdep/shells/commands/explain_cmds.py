@@ -12,9 +12,8 @@ from orderdep.core.report import load_report, save_report
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine
 from orderdep.shells.explain import explain_lines
-from orderdep.shells.options import PROJECT_ARG, engine_options
+from orderdep.shells.options import DEFAULT_REPORT, PROJECT_ARG, engine_options
 
-DEFAULT_REPORT = Path(".orderdep") / "report.json"
 DEFAULT_DEPS = "orderdep-deps.json"
 
 

@@ -35,9 +35,8 @@ from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.detect_cmds import reproduce_command
 from orderdep.shells.commands.engine_cmds import open_engine, read_order_file
-from orderdep.shells.options import engine_options
+from orderdep.shells.options import DEFAULT_REPORT, engine_options
 
-DEFAULT_REPORT = Path(".orderdep") / "report.json"
 DEFAULT_GRAPH = Path(".orderdep") / "pradet.json"
 SHOWN_ROOTS = 5
 SHOWN_DEPS = 20

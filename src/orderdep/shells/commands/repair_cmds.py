@@ -18,9 +18,8 @@ from orderdep.core.report import ODFinding, Report, load_report
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine
-from orderdep.shells.options import engine_options
+from orderdep.shells.options import DEFAULT_REPORT, engine_options
 
-DEFAULT_REPORT = Path(".orderdep") / "report.json"
 PATCH_DIR = Path(".orderdep") / "patches"
 MAX_SHOWN_ROOTS = 20
 

@@ -394,3 +394,21 @@ def test_last_failed_with_a_dependee_file_that_cannot_import(suite: pytest.Pytes
     result = suite.runpytest("-p", "no:hypothesispytest", "--lf", "--orderdep-deps", "deps.json")
     result.assert_outcomes(failed=1)  # the state-setter cannot be added; the run goes on
     result.stdout.fnmatch_lines(["orderdep: added 0 tests, moved 0 to satisfy 0 dependencies*"])
+
+
+def test_testmon_deselection_gets_the_state_setter_back(suite: pytest.Pytester) -> None:
+    pytest.importorskip("testmon")
+    args = ["-p", "no:hypothesispytest", "-p", "no:randomly", "--testmon"]  # needs the cache
+    suite.runpytest_subprocess(*args).assert_outcomes(passed=16)
+    # Change only the brittle: testmon now selects it alone and deselects its state-setter.
+    suite.makepyfile(
+        test_b=TEST_B.replace(
+            'def test_brittle(): assert S["set"] or (S["g1"] and S["g2"])',
+            'def test_brittle():\n    ok = S["set"] or (S["g1"] and S["g2"])\n    assert ok',
+        )
+    )
+    assert _failed(suite.runpytest_subprocess(*args)) == 1
+    result = suite.runpytest_subprocess(*args, "--orderdep-deps", "deps.json", "-v")
+    result.stdout.fnmatch_lines(["orderdep: added 1 test*", "*test_a.py::test_setter PASSED*"])
+    assert _failed(result) == 0
+    assert "test_b.py::test_brittle PASSED" in result.stdout.str()

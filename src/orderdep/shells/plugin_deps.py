@@ -230,6 +230,19 @@ class DepsPlugin:
         }
         self._unfiltered: list[pytest.Item] = []
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> Optional[bool]:
+        # pytest-testmon skips whole unchanged files; a file holding a state-setter must
+        # still be collected so a selected brittle can get it back (testmon then
+        # deselects its tests, and the enhancement re-adds only what is needed).
+        if not self.deps or not config.pluginmanager.hasplugin("pytest-testmon"):
+            return None
+        try:
+            rel = collection_path.relative_to(config.rootpath).as_posix()
+        except ValueError:
+            return None
+        return False if rel in self._dependee_files else None
+
     @pytest.hookimpl(wrapper=True, trylast=True)
     def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
         # trylast: inside --lf's collection wrapper, so this sees a file's tests before

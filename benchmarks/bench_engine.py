@@ -19,11 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchdoc import table, write_section  # noqa: E402
+from benchdoc import table, write_section
 
-from orderdep.engine.config import EngineConfig  # noqa: E402
-from orderdep.engine.runner import Engine  # noqa: E402
-from orderdep.synth.generate import generate_suite  # noqa: E402
+from orderdep.engine.config import EngineConfig
+from orderdep.engine.runner import Engine
+from orderdep.synth.generate import generate_suite
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -65,7 +65,9 @@ def bench_full(project: Path, ids: list[str]) -> dict[str, float]:
     t0 = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider"],
-        cwd=project, capture_output=True, check=False,
+        cwd=project,
+        capture_output=True,
+        check=False,
     )
     out["plain pytest"] = time.perf_counter() - t0
     for runner in ("fork", "subprocess"):

@@ -43,7 +43,9 @@ def write_section(name: str, body: str) -> None:
         f"{body.strip()}\n<!-- end {name} -->\n"
     )
     text = DOC.read_text(encoding="utf-8") if DOC.exists() else HEADER
-    pattern = re.compile(rf"<!-- begin {re.escape(name)} -->.*?<!-- end {re.escape(name)} -->\n", re.S)
+    pattern = re.compile(
+        rf"<!-- begin {re.escape(name)} -->.*?<!-- end {re.escape(name)} -->\n", re.S
+    )
     if pattern.search(text):
         text = pattern.sub(lambda _m: section, text)
     else:

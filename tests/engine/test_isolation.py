@@ -86,6 +86,10 @@ def test_each_channel_alone(planted: Planted, make_engine: EngineFactory) -> Non
         if got != [[p], [p, f], [p], [p, p, f]]:
             wrong[_channel(victim)] = got
     assert wrong == {}
+    # Enough orders ran for later children to pre-fault the pages earlier ones wrote
+    # (orderdep.engine.prefault); the server's page files do not linger.
+    assert engine.orders_run > 8
+    assert not list(engine._workers[0].sandbox.workdir.glob("*.pages"))
 
 
 def planted_orders(planted: Planted, ids: list[str]) -> list[list[str]]:

@@ -834,6 +834,7 @@ def test_pytest_command(tmp_path: Path) -> None:
     rest = cmd[7:]
     # Our options come after the user's, so the last word on maxfail is ours.
     assert rest.index("--maxfail=0") > 0
+    assert "--tb=line" in rest  # only the message is kept: a one-line report is enough
     assert "orderdep.engine.childplugin" in rest and "no:orderdep" not in rest
     assert "no:stepwise" in rest
     assert f"cache_dir={tmp_path / 'cache'}" in rest
@@ -875,3 +876,8 @@ def test_orderdep_options_in_addopts_do_not_break_the_engine(
     result = engine.run(["test_a.py::test_b"])
     assert [r.test for r in result.results] == ["test_a.py::test_b"]
     assert [r.outcome for r in result.results] == [Outcome.PASSED]
+
+
+def test_a_traceback_style_given_to_orderdep_is_kept(tmp_path: Path) -> None:
+    cmd = EngineConfig(tmp_path, pytest_args=("--tb=long",)).pytest_command(tmp_path / "c")
+    assert "--tb=long" in cmd and "--tb=line" not in cmd

@@ -124,14 +124,20 @@ def load_probe(spec: Optional[dict[str, Any]], rootdir: str) -> Any:
     return module.make_probe(spec.get("options") or {}, rootdir)
 
 
+def items_by_id(session: pytest.Session) -> dict[str, pytest.Item]:
+    return {item.nodeid: item for item in session.items}
+
+
 def run_order(
     session: pytest.Session,
     order: Sequence[str],
     recorder: Recorder,
     probe: Any = None,
+    by_id: Optional[dict[str, pytest.Item]] = None,
 ) -> None:
     """Run ``order`` (node ids, all collected) in this process, recording each outcome."""
-    by_id = {item.nodeid: item for item in session.items}
+    if by_id is None:
+        by_id = items_by_id(session)
     missing = [t for t in order if t not in by_id]
     if missing:
         # Collection in this process differs from the suite (e.g. --lf in addopts).

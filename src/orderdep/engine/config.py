@@ -93,6 +93,11 @@ class EngineConfig:
         if self._has_xdist:
             cmd += ["-n", "0"]
         cmd += ["--maxfail=0", "-o", f"cache_dir={cache_dir}", "-p", "no:stepwise"]
+        # Outcomes need only the failure's message (the same in every style); a one-line
+        # report skips reading and parsing the test's source for every failure. A --tb
+        # the user passes to orderdep stays in charge.
+        if not any(a == "--tb" or a.startswith("--tb=") for a in self.pytest_args):
+            cmd += ["--tb=line"]
         if self.rootdir:
             cmd += ["--rootdir", self.rootdir]
         if self.pythonpath:

@@ -1,11 +1,13 @@
 """The fork server: a pytest process that collected the suite once and forks a child per order.
 
-The server never runs a test. For each request it forks; the child starts from the
-collected-but-not-run state (every test module imported, no fixture set up), restarts
-output capture, gets a private ``tmp_path`` base and fresh random seeds, runs the order
-with :func:`orderdep.engine.childrun.run_order` and leaves with ``os._exit``. Nothing a
-child does reaches the server or the next child: each has its own copy of the
-interpreter (files on disk are restored by the controller, see :mod:`~orderdep.engine.sandbox`).
+The server never runs a test. Each child is forked ahead of its order (while the
+previous order runs); it starts from the collected-but-not-run state (every test module
+imported, no fixture set up), restarts output capture, gets a private ``tmp_path`` base
+and fresh random seeds, copies in advance the memory pages orders usually write (see
+:mod:`~orderdep.engine.prefault`), then waits for its order, runs it with
+:func:`orderdep.engine.childrun.run_order` and leaves with ``os._exit``. Nothing a child
+does reaches the server or the next child: each has its own copy of the interpreter
+(files on disk are restored by the controller, see :mod:`~orderdep.engine.sandbox`).
 
 Protocol on two inherited pipes (JSON lines): the server first sends ``{"ready": true}``
 (or ``{"fork": false, "reason": ...}`` when forking is unsafe); then for each request
@@ -16,6 +18,7 @@ Protocol on two inherited pipes (JSON lines): the server first sends ``{"ready":
 from __future__ import annotations
 
 import gc
+import io
 import json
 import os
 import random
@@ -23,12 +26,14 @@ import signal
 import sys
 import tempfile
 import threading
+import tokenize
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Optional
 
 import pytest
 
-from orderdep.engine.childrun import Recorder, load_probe, run_order
+from orderdep.engine import prefault
+from orderdep.engine.childrun import Recorder, items_by_id, load_probe, run_order
 from orderdep.engine.protocol import EventWriter
 
 
@@ -67,46 +72,105 @@ def _prepare_child(session: pytest.Session, basetemp: str) -> None:
             pass
 
 
-def _child(session: pytest.Session, basetemp: str, recorder: Recorder, rfd: int) -> None:
-    """A pre-forked child: get ready, wait for an order on ``rfd``, run it, leave."""
-    code = 0
-    try:
-        _prepare_child(session, basetemp)
-        with os.fdopen(rfd, "r", encoding="utf-8") as requests:
-            line = requests.readline()
-        if line.strip():  # EOF: the server is shutting down and this child is not needed
-            request = json.loads(line)
-            recorder.writer = EventWriter(Path(request["events"]))
-            probe = load_probe(request.get("probe"), str(session.config.rootpath))
-            run_order(session, request["order"], recorder, probe)
-            recorder.writer.close()
-    except BaseException:  # the child must never return into the server's loop
-        code = 3
-    finally:
+class _Server:
+    """Forks one child per order, each ahead of its request (see the module docstring)."""
+
+    def __init__(
+        self, session: pytest.Session, basetemp: str, recorder: Recorder, closing: list[Any]
+    ) -> None:
+        self.session = session
+        self.basetemp = basetemp
+        self.recorder = recorder
+        self.closing = closing
+        # Built once here, not per child: touching every item in a child would make it
+        # copy the pages they live on.
+        self.by_id = items_by_id(session)
+        self.learner = prefault.Learner() if prefault.supported() else None
+        self.pages_file = basetemp + ".pages"
+        self.spawned = 0
+
+    def spawn(self) -> tuple[int, int, bool]:
+        """Fork the next child (returns its pid, its request pipe and whether it learns).
+
+        It is forked while the previous order runs, so forking, preparing and
+        pre-faulting it overlap with that order and the controller's work after it.
+        """
+        learner = self.learner
+        learn = learner is not None and learner.wants(self.spawned)
+        self.spawned += 1
+        # A learning child must not pre-fault: it has to see every page its order writes.
+        ranges = learner.ranges if learner is not None and not learn else []
+        rfd, wfd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(wfd)
+            for fh in self.closing:
+                fh.close()
+            self.child(rfd, ranges, self.pages_file if learn else None)
+        os.close(rfd)
+        return pid, wfd, learn
+
+    def child(self, rfd: int, ranges: list[prefault.Range], learn: Optional[str]) -> None:
+        """In a pre-forked child: get ready, wait for an order on ``rfd``, run it, leave.
+
+        A learning child (``learn`` names a file) records which pages the order itself
+        made it copy, for the server to pre-fault in later children.
+        """
+        code = 0
+        session, recorder = self.session, self.recorder
         try:
-            sys.stdout.flush()
-            sys.stderr.flush()
+            _prepare_child(session, self.basetemp)
+            prefault.populate(ranges)
+            owned_before = set(prefault.owned_pages()) if learn else set()
+            with os.fdopen(rfd, "r", encoding="utf-8") as requests:
+                line = requests.readline()
+            if line.strip():  # EOF: the server is shutting down and this child is not needed
+                request = json.loads(line)
+                recorder.writer = EventWriter(Path(request["events"]))
+                probe = load_probe(request.get("probe"), str(session.config.rootpath))
+                run_order(session, request["order"], recorder, probe, self.by_id)
+                recorder.writer.close()
+                if learn:
+                    fresh = [p for p in prefault.owned_pages() if p not in owned_before]
+                    prefault.write_pages(learn, fresh)
+        except BaseException:  # the child must never return into the server's loop
+            code = 3
         finally:
-            os._exit(code)
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
+
+    def learn_from(self, learned: bool) -> None:
+        if learned and self.learner is not None:
+            self.learner.add(prefault.read_pages(self.pages_file))
+            Path(self.pages_file).unlink(missing_ok=True)
 
 
-def _spawn(
-    session: pytest.Session, basetemp: str, recorder: Recorder, closing: list[Any]
-) -> tuple[int, int]:
-    """Fork the next child ahead of its request (returns its pid and request pipe).
+def _warm_failure_reports() -> None:
+    """Fill, once in the server, the caches a failure report needs in every child.
 
-    Forking and preparing the child overlaps with the controller's work on the
-    previous order (reading results, restoring the sandbox).
+    Formatting a failed test's traceback maps every loaded module to its file
+    (``inspect.getmodule``, about 10 ms with a few hundred modules) and compiles
+    ``tokenize``'s regular expressions; a fresh child would redo both at its first
+    failure. These caches are derived from what is loaded, so a warm child reports
+    exactly what a cold one would. No test or hook runs: this formats an exception
+    raised right here.
     """
-    rfd, wfd = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(wfd)
-        for fh in closing:
-            fh.close()
-        _child(session, basetemp, recorder, rfd)
-    os.close(rfd)
-    return pid, wfd
+    try:
+        raise AssertionError("orderdep: warming up failure reports")
+    except AssertionError:
+        excinfo = pytest.ExceptionInfo.from_current()
+    for style in ("long", "short"):
+        try:
+            excinfo.getrepr(style=style)
+        except Exception:  # a cache left cold only costs time
+            pass
+    try:  # pytest finds the extent of a failing statement with tokenize
+        list(tokenize.generate_tokens(io.StringIO("if x:\n    y = 1\n").readline))
+    except Exception:
+        pass
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -118,7 +182,6 @@ def _write_all(fd: int, data: bytes) -> None:
 def serve(session: pytest.Session, control: dict[str, Any], recorder: Recorder) -> None:
     """Answer order requests until the request pipe closes."""
     rfd, wfd = control["fds"]
-    basetemp = str(control["basetemp"])
     inbox = os.fdopen(rfd, "r", encoding="utf-8")
     outbox = os.fdopen(wfd, "w", encoding="utf-8")
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -131,19 +194,23 @@ def serve(session: pytest.Session, control: dict[str, Any], recorder: Recorder) 
         )
         _send(outbox, {"fork": False, "reason": reason})
         return
+    server = _Server(session, str(control["basetemp"]), recorder, [inbox, outbox])
+    _warm_failure_reports()
     gc.collect()
     gc.freeze()  # keep collected objects out of the children's collections (copy-on-write)
     _send(outbox, {"ready": True})
-    pid, child_in = _spawn(session, basetemp, recorder, [inbox, outbox])
+    pid, child_in, learning = server.spawn()
     for line in inbox:
         if not line.strip():
             continue
         _write_all(child_in, line.rstrip("\n").encode("utf-8") + b"\n")
         os.close(child_in)
         _send(outbox, {"pid": pid})
-        _, status = os.waitpid(pid, 0)
+        running, learned = pid, learning
+        pid, child_in, learning = server.spawn()  # the next child, while this order runs
+        _, status = os.waitpid(running, 0)
         _send(outbox, {"status": status})
-        pid, child_in = _spawn(session, basetemp, recorder, [inbox, outbox])
+        server.learn_from(learned)
     os.close(child_in)  # the waiting child reads EOF and leaves
     os.waitpid(pid, 0)
     # The server never ran a test, so there is nothing to tear down or report: skip

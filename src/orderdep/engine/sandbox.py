@@ -57,9 +57,9 @@ def copy_project(source: Path, dest: Path) -> None:
 def scan(root: Path) -> dict[str, Fingerprint]:
     """Fingerprint every file and directory under ``root`` (relative paths)."""
     out: dict[str, Fingerprint] = {}
-    stack = [root]
+    stack: list[tuple[str, str]] = [(str(root), "")]
     while stack:
-        current = stack.pop()
+        current, prefix = stack.pop()
         try:
             entries = list(os.scandir(current))
         except OSError:
@@ -71,10 +71,10 @@ def scan(root: Path) -> dict[str, Fingerprint]:
                 st = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            rel = os.path.relpath(entry.path, root)
+            rel = prefix + entry.name
             out[rel] = (st.st_mode, st.st_size, st.st_mtime_ns)
             if stat.S_ISDIR(st.st_mode):
-                stack.append(Path(entry.path))
+                stack.append((entry.path, rel + os.sep))
     return out
 
 

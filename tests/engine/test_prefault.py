@@ -1,0 +1,145 @@
+from __future__ import annotations
+
+import os
+import resource
+import sys
+
+import pytest
+
+from orderdep.engine import prefault
+from orderdep.engine.prefault import PAGE, Learner, to_ranges
+
+linux_only = pytest.mark.skipif(not prefault.supported(), reason="needs /proc/self/pagemap")
+
+
+def test_to_ranges_merges_runs_and_small_gaps() -> None:
+    within = [(0, 1000 * PAGE)]
+    assert to_ranges([5, 6, 7], within) == [(5 * PAGE, 8 * PAGE)]
+    # a gap of up to GAP missing pages is filled in, a larger one is not
+    gap = prefault.GAP
+    assert to_ranges([1, 2 + gap], within) == [(1 * PAGE, (3 + gap) * PAGE)]
+    assert to_ranges([1, 3 + gap], within) == [
+        (PAGE, 2 * PAGE),
+        ((3 + gap) * PAGE, (4 + gap) * PAGE),
+    ]
+
+
+def test_to_ranges_clips_to_mappings() -> None:
+    within = [(10 * PAGE, 12 * PAGE), (20 * PAGE, 30 * PAGE)]
+    pages = [5, 10, 11, 12, 13, 25]
+    assert to_ranges(pages, within) == [(10 * PAGE, 12 * PAGE), (25 * PAGE, 26 * PAGE)]
+    assert to_ranges([], within) == []
+    assert to_ranges([1, 2], []) == []
+
+
+def test_learner_keeps_pages_most_orders_write(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(prefault, "writable_private_ranges", lambda: [(0, 10_000 * PAGE)])
+    learner = Learner()
+    common = list(range(100, 110))
+    learner.add([*common, 500])
+    assert (500 * PAGE, 501 * PAGE) in learner.ranges  # one order: everything it wrote
+    for extra in (600, 700, 800):
+        learner.add([*common, extra])
+    # four orders: only pages written by at least three of them
+    assert learner.ranges == [(100 * PAGE, 110 * PAGE)]
+    assert learner.learned == 4
+
+
+def test_learner_learns_early_then_sometimes() -> None:
+    learner = Learner()
+    wanted = [n for n in range(200) if learner.wants(n)]
+    assert wanted[:4] == [0, 1, 2, 3]
+    assert 4 < len(wanted) < 20
+
+
+def test_pages_file_round_trip(tmp_path: os.PathLike[str]) -> None:
+    path = os.path.join(str(tmp_path), "pages")
+    prefault.write_pages(path, [3, 1, 2**40])
+    assert prefault.read_pages(path) == [3, 1, 2**40]
+    assert prefault.read_pages(os.path.join(str(tmp_path), "missing")) == []
+
+
+def _in_child(body: object) -> str:
+    """Run ``body()`` in a forked child; return what it wrote to the pipe."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        os.close(r)
+        try:
+            text = str(body())  # type: ignore[operator]
+        except BaseException as exc:
+            text = f"error {exc!r}"
+        os.write(w, text.encode())
+        os._exit(0)
+    os.close(w)
+    chunks = []
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(r)
+    os.waitpid(pid, 0)
+    return b"".join(chunks).decode()
+
+
+@linux_only
+def test_owned_pages_are_the_pages_written_after_fork() -> None:
+    buf = bytearray(64 * PAGE)
+    for i in range(0, len(buf), PAGE):
+        buf[i] = 1  # populated in the parent, so shared after the fork
+    address = _address(buf)
+
+    def child() -> str:
+        before = set(prefault.owned_pages())
+        for i in range(0, 16 * PAGE, PAGE):
+            buf[i] = 2
+        fresh = set(prefault.owned_pages()) - before
+        first = address // PAGE + (1 if address % PAGE else 0)
+        written = set(range(first, first + 15))
+        return f"{len(written & fresh)} {len(fresh & set(range(first + 20, first + 60)))}"
+
+    hit, untouched = map(int, _in_child(child).split())
+    assert hit == 15
+    assert untouched == 0
+
+
+@linux_only
+def test_populate_copies_pages_ahead_without_changing_them() -> None:
+    buf = bytearray(os.urandom(256 * PAGE))
+    address = _address(buf)
+    snapshot = bytes(buf)
+
+    def child() -> str:
+        lo = (address + PAGE - 1) // PAGE * PAGE
+        hi = (address + len(buf)) // PAGE * PAGE
+        if not prefault.populate([(lo, hi)]):
+            return "unsupported"
+        same = bytes(buf) == snapshot
+        f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        for i in range(lo - address, hi - address, PAGE):
+            buf[i] = buf[i]
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0
+        return f"{same} {faults}"
+
+    out = _in_child(child)
+    if out == "unsupported":
+        pytest.skip("the kernel lacks MADV_POPULATE_WRITE")
+    same, faults = out.split()
+    assert same == "True"
+    assert int(faults) < 50  # 250 pages written, almost none of them faulted
+
+
+def test_populate_of_nothing_is_fine() -> None:
+    assert prefault.populate([]) is True
+
+
+def _address(buf: bytearray) -> int:
+    import ctypes
+
+    return ctypes.addressof((ctypes.c_char * len(buf)).from_buffer(buf))
+
+
+def test_unsupported_platform_is_detected(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert prefault.supported() is False

@@ -143,3 +143,16 @@ def _address(buf: bytearray) -> int:
 def test_unsupported_platform_is_detected(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "platform", "darwin")
     assert prefault.supported() is False
+
+
+@linux_only
+def test_populate_touches_only_writable_private_mappings() -> None:
+    import ctypes
+    import mmap
+
+    shared = mmap.mmap(-1, 4 * PAGE)  # MAP_SHARED: pre-faulting it for writing is not ours to do
+    address = ctypes.addressof(ctypes.c_char.from_buffer(shared))
+    span = (address, address + 4 * PAGE)
+    assert prefault.clip([span], prefault.writable_private_ranges()) == []
+    assert prefault.populate([span, (0, PAGE)]) is True
+    assert prefault.clip([(10, 20), (30, 50)], [(0, 15), (40, 100)]) == [(10, 15), (40, 50)]

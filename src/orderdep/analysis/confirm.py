@@ -104,14 +104,12 @@ class OrderRunner:
         self.executions = 0
 
     def run(self, orders: Sequence[Sequence[str]]) -> list[OrderResult]:
-        """Run every order (in slices of ``jobs``); results in input order."""
-        out: list[OrderResult] = []
-        for start in range(0, len(orders), self.jobs):
-            out += self.run_slice(orders[start : start + self.jobs])
-        return out
+        """Run every order (one ``run_many`` call, spread over the workers); results in
+        input order."""
+        return self.run_slice(orders) if orders else []
 
     def run_slice(self, orders: Sequence[Sequence[str]]) -> list[OrderResult]:
-        """Run at most ``jobs`` orders at once (one ``run_many`` call)."""
+        """Run ``orders`` at once (one ``run_many`` call)."""
 
         def done(_index: int, result: OrderResult) -> None:
             self.log.add(result)

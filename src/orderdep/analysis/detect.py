@@ -52,6 +52,8 @@ DEFAULT_ROUNDS = 20
 # Time allowed for the default tuscan strategy when no budget is given.
 AUTO_TUSCAN_SECONDS = 3600.0
 RR_CHAINS = 4
+# Orders per worker handed to the engine at once (budget and limits are checked between).
+SLICE = 8
 DEFAULT_CONFIRM_RUNS = 5
 
 
@@ -187,17 +189,28 @@ class _Search:
                 self.passed_seen.add(r.test)
         return new
 
+    def slice_size(self) -> int:
+        """Orders to hand the engine at once: :data:`SLICE` per worker, so no worker
+        waits for the slowest order of a small batch, but never more than the order
+        limit or (at the pace so far) the time budget leaves room for."""
+        jobs = self.runner.jobs
+        size = jobs * SLICE
+        left = self.orders_left()
+        if left is not None:
+            size = min(size, left)
+        budget = self.budget_left()
+        if budget is not None and self.count:
+            pace = self.elapsed() / self.count  # seconds per order, all workers together
+            size = min(size, max(jobs, int(budget / pace)))
+        return max(1, size)
+
     def run_orders(self, orders: Sequence[Sequence[str]], *, nio: bool = False) -> list[set[str]]:
-        """Run ``orders`` ``jobs`` at a time while the budget lasts; per order run, the
-        tests that failed for the first time in it."""
+        """Run ``orders`` in slices while the budget lasts; per order run, the tests that
+        failed for the first time in it."""
         out: list[set[str]] = []
         i = 0
         while i < len(orders) and self._may_start():
-            size = self.runner.jobs
-            left = self.orders_left()
-            if left is not None:
-                size = min(size, left)
-            batch = orders[i : i + size]
+            batch = orders[i : i + self.slice_size()]
             for result in self.runner.run_slice(batch):
                 out.append(self._record(result, nio))
             i += len(batch)
@@ -212,7 +225,7 @@ class _Search:
         done = 0
         self._progress(strategy, done, planned)
         while not self.stopped:
-            batch = list(itertools.islice(it, self.runner.jobs))
+            batch = list(itertools.islice(it, self.slice_size()))
             if not batch:
                 return
             done += len(self.run_orders(batch, nio=nio))

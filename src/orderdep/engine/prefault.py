@@ -89,20 +89,7 @@ def to_ranges(pages: Iterable[int], within: Sequence[Range]) -> list[Range]:
             merged[-1][1] = page + 1
         else:
             merged.append([page, page + 1])
-    out: list[Range] = []
-    spans = sorted(within)
-    j = 0
-    for p_lo, p_hi in merged:
-        lo, hi = p_lo * PAGE, p_hi * PAGE
-        while j < len(spans) and spans[j][1] <= lo:
-            j += 1
-        k = j
-        while k < len(spans) and spans[k][0] < hi:
-            a, b = max(lo, spans[k][0]), min(hi, spans[k][1])
-            if a < b:
-                out.append((a, b))
-            k += 1
-    return out
+    return clip([(lo * PAGE, hi * PAGE) for lo, hi in merged], within)
 
 
 class Learner:
@@ -151,9 +138,31 @@ def read_pages(path: str) -> list[int]:
 _madvise: Optional[Any] = None
 
 
+def clip(ranges: Sequence[Range], within: Sequence[Range]) -> list[Range]:
+    """The parts of ``ranges`` (sorted, disjoint) that lie inside ``within``."""
+    out: list[Range] = []
+    spans = sorted(within)
+    j = 0
+    for lo, hi in ranges:
+        while j < len(spans) and spans[j][1] <= lo:
+            j += 1
+        k = j
+        while k < len(spans) and spans[k][0] < hi:
+            a, b = max(lo, spans[k][0]), min(hi, spans[k][1])
+            if a < b:
+                out.append((a, b))
+            k += 1
+    return out
+
+
 def populate(ranges: Sequence[Range]) -> bool:
-    """Pre-fault ``ranges`` for writing; False when the kernel cannot (nothing done)."""
+    """Pre-fault ``ranges`` for writing; False when the kernel cannot (nothing done).
+
+    Only the parts inside this process's writable private mappings are touched, so a
+    range whose mapping went away (or became a shared one) is skipped, never written.
+    """
     global _madvise
+    ranges = clip(ranges, writable_private_ranges())
     if not ranges:
         return True
     if _madvise is None:

@@ -9,7 +9,19 @@ from pathlib import Path
 
 import pytest
 
+from orderdep.engine import treewatch
 from orderdep.engine.sandbox import Sandbox, copy_project, empty_dir, scan
+
+
+@pytest.fixture(autouse=True, params=["inotify", "walk"])
+def change_detection(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every sandbox test runs twice: knowing of changes from inotify, and by walking the
+    tree after every order (where inotify is missing)."""
+    if request.param == "walk":
+        monkeypatch.setattr(treewatch.TreeWatch, "start", classmethod(lambda cls, *a: None))
+    elif treewatch.TreeWatch.start(Path("."), ()) is None:
+        pytest.skip("inotify is not available here")
+    return str(request.param)
 
 
 def tree_state(root: Path) -> dict[str, object]:
@@ -207,3 +219,35 @@ def test_destroy_removes_only_the_working_directory(project: Path, tmp_path: Pat
     assert not sandbox.workdir.exists()
     assert (project / "app.py").exists()
     sandbox.destroy()  # twice is fine
+
+
+def test_a_directory_put_back_is_watched_again(project: Path, tmp_path: Path) -> None:
+    box = Sandbox(project, tmp_path / "w")
+    box.create()
+    before = tree_state(box.tree)
+    import shutil
+
+    shutil.rmtree(box.tree / "data")
+    assert "data/config.json" in box.restore()
+    # A change inside the directory that was just put back is seen after the next order.
+    (box.tree / "data" / "nested" / "deep.txt").write_text("changed\n")
+    assert box.restore() == ["data/nested/deep.txt"]
+    assert tree_state(box.tree) == before
+
+
+def test_an_order_that_changes_nothing_needs_no_walk(
+    project: Path, tmp_path: Path, change_detection: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    box = Sandbox(project, tmp_path / "w")
+    box.create()
+    (box.tree / "__pycache__").mkdir()  # bytecode caches are never compared
+    walks: list[Path] = []
+    import orderdep.engine.sandbox as sandbox_module
+
+    real_scan = sandbox_module.scan
+    monkeypatch.setattr(sandbox_module, "scan", lambda root: walks.append(root) or real_scan(root))
+    assert box.restore() == []
+    assert walks == ([] if change_detection == "inotify" else [box.tree])
+    (box.tree / "app.py").write_text("X = 2\n")
+    assert box.restore() == ["app.py"]
+    assert (box.tree / "app.py").read_text() == "X = 1\n"

@@ -13,6 +13,9 @@ import os
 import shutil
 import stat
 from pathlib import Path
+from typing import Optional
+
+from orderdep.engine.treewatch import TreeWatch
 
 # Never copied: version control, virtual environments, caches, orderdep's own data.
 IGNORED_DIRS = frozenset(
@@ -108,6 +111,7 @@ class Sandbox:
         self.basetemp = workdir / "basetemp"
         self.saved = workdir / "baseline-files"
         self._baseline: dict[str, Fingerprint] = {}
+        self._watch: Optional[TreeWatch] = None
 
     def create(self) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -127,6 +131,7 @@ class Sandbox:
         """
         if not self.copy:
             return
+        self._rewatch()
         self._baseline = scan(self.tree)
         project = scan(self.project)
         if self.saved.exists():
@@ -149,12 +154,28 @@ class Sandbox:
             "TMP": str(self.tmp),
         }
 
+    def _rewatch(self) -> None:
+        """Watch the tree as it is now (new directories too); forget changes seen so far."""
+        if self._watch is None:
+            self._watch = TreeWatch.start(self.tree, VOLATILE_DIRS)
+        elif self._watch.add_tree(self.tree):
+            self._watch.changed()
+        else:
+            self._watch.close()
+            self._watch = None
+
     def restore(self) -> list[str]:
-        """Undo every file change since the baseline; returns the paths put back."""
+        """Undo every file change since the baseline; returns the paths put back.
+
+        With a :class:`~orderdep.engine.treewatch.TreeWatch` on the tree, an order that
+        changed nothing there costs no walk of the tree.
+        """
         changed: list[str] = []
         empty_dir(self.tmp)
         empty_dir(self.home)
         if not self.copy:
+            return changed
+        if self._watch is not None and not self._watch.changed():
             return changed
         now = scan(self.tree)
         for rel in sorted(set(now) - set(self._baseline), key=len, reverse=True):
@@ -180,8 +201,12 @@ class Sandbox:
                     shutil.copy2(source, target, follow_symlinks=False)
             changed.append(rel)
         if changed:
+            self._rewatch()  # new directories need watches; our own changes are not news
             self._baseline = scan(self.tree)
         return changed
 
     def destroy(self) -> None:
+        if self._watch is not None:
+            self._watch.close()
+            self._watch = None
         shutil.rmtree(self.workdir, ignore_errors=True)

@@ -4,6 +4,7 @@ plus a private HOME and TMPDIR emptied after each order."""
 from __future__ import annotations
 
 import os
+import random
 import stat
 from pathlib import Path
 
@@ -251,3 +252,40 @@ def test_an_order_that_changes_nothing_needs_no_walk(
     (box.tree / "app.py").write_text("X = 2\n")
     assert box.restore() == ["app.py"]
     assert (box.tree / "app.py").read_text() == "X = 1\n"
+
+
+def _random_change(root: Path, rng: random.Random, step: int) -> None:
+    entries = sorted(p for p in root.rglob("*") if "__pycache__" not in p.parts)
+    files = [p for p in entries if p.is_file() and not p.is_symlink()]
+    dirs = [root, *(p for p in entries if p.is_dir() and not p.is_symlink())]
+    kind = rng.choice(["create", "modify", "delete", "rename", "mkdir", "rmtree", "chmod"])
+    if kind == "create":
+        (rng.choice(dirs) / f"new{step}.txt").write_text(str(step))
+    elif kind == "modify" and files:
+        rng.choice(files).write_text(f"changed {step}\n")
+    elif kind == "delete" and files:
+        rng.choice(files).unlink()
+    elif kind == "rename" and files:
+        rng.choice(files).rename(rng.choice(dirs) / f"moved{step}")
+    elif kind == "mkdir":
+        inner = rng.choice(dirs) / f"d{step}" / "inner"
+        inner.mkdir(parents=True)
+        (inner / "f.txt").write_text("x")
+    elif kind == "rmtree" and len(dirs) > 1:
+        import shutil
+
+        shutil.rmtree(rng.choice(dirs[1:]))
+    elif kind == "chmod" and files:
+        rng.choice(files).chmod(0o600)
+
+
+def test_many_orders_of_random_changes_are_all_undone(project: Path, tmp_path: Path) -> None:
+    box = Sandbox(project, tmp_path / "w")
+    box.create()
+    before = tree_state(box.tree)
+    rng = random.Random(7)
+    for order in range(60):
+        for step in range(rng.randint(0, 3)):
+            _random_change(box.tree, rng, order * 10 + step)
+        box.restore()
+        assert tree_state(box.tree) == before, f"after order {order}"

@@ -9,9 +9,11 @@ an order running at the same time in another worker.
 
 from __future__ import annotations
 
+import bisect
 import os
 import shutil
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Optional
 
@@ -112,6 +114,7 @@ class Sandbox:
         self.saved = workdir / "baseline-files"
         self._baseline: dict[str, Fingerprint] = {}
         self._watch: Optional[TreeWatch] = None
+        self._keys: Optional[list[str]] = None  # sorted baseline paths, for prefix lookups
 
     def create(self) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -133,6 +136,7 @@ class Sandbox:
             return
         self._rewatch()
         self._baseline = scan(self.tree)
+        self._keys = None
         project = scan(self.project)
         if self.saved.exists():
             shutil.rmtree(self.saved)
@@ -154,12 +158,15 @@ class Sandbox:
             "TMP": str(self.tmp),
         }
 
-    def _rewatch(self) -> None:
-        """Watch the tree as it is now (new directories too); forget changes seen so far."""
+    def _rewatch(self, under: Optional[Iterable[str]] = None) -> None:
+        """Watch the tree as it is now (new directories too; only those ``under`` the
+        given paths when known) and forget the changes seen so far."""
         if self._watch is None:
             self._watch = TreeWatch.start(self.tree, VOLATILE_DIRS)
-        elif self._watch.add_tree(self.tree):
-            self._watch.changed()
+            return
+        roots = [""] if under is None else [r for r in under if (self.tree / r).is_dir()]
+        if all(self._watch.add(r) for r in roots):
+            self._watch.changes()
         else:
             self._watch.close()
             self._watch = None
@@ -167,21 +174,69 @@ class Sandbox:
     def restore(self) -> list[str]:
         """Undo every file change since the baseline; returns the paths put back.
 
-        With a :class:`~orderdep.engine.treewatch.TreeWatch` on the tree, an order that
-        changed nothing there costs no walk of the tree.
+        With a :class:`~orderdep.engine.treewatch.TreeWatch` on the tree, only the paths
+        it saw change are compared (none at all after most orders); without one, or
+        when it lost track, the whole tree is walked.
         """
         changed: list[str] = []
         empty_dir(self.tmp)
         empty_dir(self.home)
         if not self.copy:
             return changed
-        if self._watch is not None and not self._watch.changed():
+        touched = self._watch.changes() if self._watch is not None else None
+        if touched is not None and not touched:
             return changed
-        now = scan(self.tree)
-        for rel in sorted(set(now) - set(self._baseline), key=len, reverse=True):
+        if touched is None:
+            now, base = scan(self.tree), self._baseline
+        else:
+            now, base = self._partial(touched)
+        changed = self._undo(now, base)
+        if changed:
+            if touched is None:
+                self._baseline = scan(self.tree)
+            else:
+                for rel in base:
+                    del self._baseline[rel]
+                self._baseline.update(self._partial(touched)[0])
+                self._keys = None
+        self._rewatch(touched)
+        return changed
+
+    def _partial(
+        self, paths: Iterable[str]
+    ) -> tuple[dict[str, Fingerprint], dict[str, Fingerprint]]:
+        """Fingerprints now and in the baseline of ``paths`` and everything under them."""
+        if self._keys is None:
+            self._keys = sorted(self._baseline)
+        keys = self._keys
+        now: dict[str, Fingerprint] = {}
+        base: dict[str, Fingerprint] = {}
+        for rel in paths:
+            try:
+                st = os.lstat(self.tree / rel)
+            except OSError:
+                pass
+            else:
+                now[rel] = (st.st_mode, st.st_size, st.st_mtime_ns)
+                if stat.S_ISDIR(st.st_mode):
+                    for sub, fp in scan(self.tree / rel).items():
+                        now[rel + os.sep + sub] = fp
+            if rel in self._baseline:
+                base[rel] = self._baseline[rel]
+            prefix = rel + os.sep
+            i = bisect.bisect_left(keys, prefix)
+            while i < len(keys) and keys[i].startswith(prefix):
+                base[keys[i]] = self._baseline[keys[i]]
+                i += 1
+        return now, base
+
+    def _undo(self, now: dict[str, Fingerprint], base: dict[str, Fingerprint]) -> list[str]:
+        """Make the entries ``now`` describes what ``base`` says they were."""
+        changed: list[str] = []
+        for rel in sorted(set(now) - set(base), key=len, reverse=True):
             _remove(self.tree / rel)
             changed.append(rel)
-        for rel, before in sorted(self._baseline.items()):
+        for rel, before in sorted(base.items()):
             after = now.get(rel)
             if after == before:
                 continue
@@ -200,9 +255,6 @@ class Sandbox:
                     target.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(source, target, follow_symlinks=False)
             changed.append(rel)
-        if changed:
-            self._rewatch()  # new directories need watches; our own changes are not news
-            self._baseline = scan(self.tree)
         return changed
 
     def destroy(self) -> None:

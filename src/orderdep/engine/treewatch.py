@@ -79,9 +79,11 @@ def _lib() -> Optional[Any]:
 class TreeWatch:
     """An inotify watch on every directory under ``root`` but the ``skip``-named ones."""
 
-    def __init__(self, fd: int, skip: Collection[str]) -> None:
+    def __init__(self, fd: int, root: Path, skip: Collection[str]) -> None:
         self._fd = fd
+        self._root = str(root)
         self._skip = skip
+        self._dirs: dict[int, str] = {}  # watch descriptor -> directory, relative to root
 
     @classmethod
     def start(cls, root: Path, skip: Collection[str]) -> Optional[TreeWatch]:
@@ -92,61 +94,81 @@ class TreeWatch:
         fd = libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
         if fd < 0:
             return None
-        watch = cls(fd, skip)
-        if not watch.add_tree(root):
+        watch = cls(fd, root, skip)
+        if not watch.add(""):
             watch.close()
             return None
         return watch
 
-    def add_tree(self, root: Path) -> bool:
-        """Watch every directory under ``root`` (again: watching one twice is harmless).
+    def add(self, rel: str) -> bool:
+        """Watch the directory ``rel`` (relative to the root; "" is the root) and every
+        directory under it. Watching one twice is harmless; False if a watch was refused.
 
-        Call it after changing the tree yourself, then :meth:`changed` to forget your
-        own changes; keeping one inotify instance is much cheaper than closing it (the
-        kernel waits for a grace period on close). False if a watch was refused.
+        Call it after changing the tree yourself, then :meth:`changes` to forget your own
+        changes: keeping one inotify instance is much cheaper than closing it (the kernel
+        waits for a grace period on close).
         """
         libc = _lib()
         assert libc is not None
-        stack = [str(root)]
+        stack = [rel]
         while stack:
-            directory = stack.pop()
-            if libc.inotify_add_watch(self._fd, os.fsencode(directory), MASK) < 0:
+            current = stack.pop()
+            directory = os.path.join(self._root, current) if current else self._root
+            wd = libc.inotify_add_watch(self._fd, os.fsencode(directory), MASK)
+            if wd < 0:
                 if ctypes.get_errno() in (errno.ENOENT, errno.ENOTDIR):
-                    continue  # gone or replaced since it was listed: the walk handles it
+                    continue  # gone or replaced since it was listed
                 return False  # e.g. ENOSPC: the per-user watch limit is reached
+            self._dirs[wd] = current
             try:
                 entries = list(os.scandir(directory))
             except OSError:
                 continue
             for entry in entries:
                 if entry.name not in self._skip and entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
+                    stack.append(os.path.join(current, entry.name) if current else entry.name)
         return True
 
-    def changed(self) -> bool:
-        """Whether anything under the tree changed since the last call (drains events)."""
-        seen = False
+    def changes(self) -> Optional[set[str]]:
+        """The paths (relative to the root) created, changed or deleted since the last
+        call, which drains the events; None when that is not known (events were lost or
+        a watched directory itself went away): then anything may have changed."""
+        paths: set[str] = set()
+        unknown = False
         while True:
             try:
                 data = os.read(self._fd, 65536)
             except BlockingIOError:
-                return seen
+                return None if unknown else paths
             except OSError:
-                return True
+                return None
             if not data:
-                return True
-            seen = self._relevant(data) or seen
+                return None
+            unknown = self._collect(data, paths) or unknown
 
-    def _relevant(self, data: bytes) -> bool:
+    def _collect(self, data: bytes, paths: set[str]) -> bool:
+        """Add the paths named by the events in ``data``; True if one was an alarm."""
         offset = 0
-        relevant = False
+        alarm = False
         while offset + HEADER.size <= len(data):
-            _wd, mask, _cookie, length = HEADER.unpack_from(data, offset)
-            name = data[offset + HEADER.size : offset + HEADER.size + length].rstrip(b"\0")
+            wd, mask, _cookie, length = HEADER.unpack_from(data, offset)
+            name = os.fsdecode(
+                data[offset + HEADER.size : offset + HEADER.size + length].rstrip(b"\0")
+            )
             offset += HEADER.size + length
-            if mask & ALARMS or os.fsdecode(name) not in self._skip:
-                relevant = True
-        return relevant
+            directory = self._dirs.get(wd)
+            if mask & ALARMS or directory is None:
+                alarm = True
+            elif not name:  # the watched directory itself (its mode, say)
+                if directory:
+                    paths.add(directory)
+            elif name not in self._skip:
+                paths.add(os.path.join(directory, name) if directory else name)
+        return alarm
+
+    def changed(self) -> bool:
+        """Whether anything under the tree changed since the last call (drains events)."""
+        return self.changes() != set()
 
     def close(self) -> None:
         if self._fd >= 0:

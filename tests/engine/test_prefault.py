@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 import os
-import resource
+import subprocess
 import sys
+import textwrap
 
 import pytest
 
@@ -59,70 +60,90 @@ def test_pages_file_round_trip(tmp_path: os.PathLike[str]) -> None:
     assert prefault.read_pages(os.path.join(str(tmp_path), "missing")) == []
 
 
-def _in_child(body: object) -> str:
-    """Run ``body()`` in a forked child; return what it wrote to the pipe."""
+# The fork scenarios run in a fresh interpreter of their own: forking this (possibly
+# multi-threaded) test process could deadlock the child.
+PRELUDE = """
+import ctypes, os, resource
+from orderdep.engine import prefault
+PAGE = prefault.PAGE
+
+def address(buf):
+    return ctypes.addressof((ctypes.c_char * len(buf)).from_buffer(buf))
+
+def in_child(body):
     r, w = os.pipe()
     pid = os.fork()
-    if pid == 0:  # pragma: no cover - runs in the child
+    if pid == 0:
         os.close(r)
-        try:
-            text = str(body())  # type: ignore[operator]
-        except BaseException as exc:
-            text = f"error {exc!r}"
-        os.write(w, text.encode())
+        os.write(w, str(body()).encode())
         os._exit(0)
     os.close(w)
-    chunks = []
-    while True:
-        chunk = os.read(r, 65536)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(r)
+    out = os.read(r, 65536).decode()
     os.waitpid(pid, 0)
-    return b"".join(chunks).decode()
+    print(out)
+"""
+
+
+def _scenario(code: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-c", PRELUDE + textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
 
 
 @linux_only
 def test_owned_pages_are_the_pages_written_after_fork() -> None:
-    buf = bytearray(64 * PAGE)
-    for i in range(0, len(buf), PAGE):
-        buf[i] = 1  # populated in the parent, so shared after the fork
-    address = _address(buf)
+    out = _scenario(
+        """
+        buf = bytearray(64 * PAGE)
+        for i in range(0, len(buf), PAGE):
+            buf[i] = 1  # populated in the parent, so shared after the fork
+        at = address(buf)
 
-    def child() -> str:
-        before = set(prefault.owned_pages())
-        for i in range(0, 16 * PAGE, PAGE):
-            buf[i] = 2
-        fresh = set(prefault.owned_pages()) - before
-        first = address // PAGE + (1 if address % PAGE else 0)
-        written = set(range(first, first + 15))
-        return f"{len(written & fresh)} {len(fresh & set(range(first + 20, first + 60)))}"
+        def child():
+            before = set(prefault.owned_pages())
+            for i in range(0, 16 * PAGE, PAGE):
+                buf[i] = 2
+            fresh = set(prefault.owned_pages()) - before
+            first = at // PAGE + (1 if at % PAGE else 0)
+            written = set(range(first, first + 15))
+            return f"{len(written & fresh)} {len(fresh & set(range(first + 20, first + 60)))}"
 
-    hit, untouched = map(int, _in_child(child).split())
+        in_child(child)
+        """
+    )
+    hit, untouched = map(int, out.split())
     assert hit == 15
     assert untouched == 0
 
 
 @linux_only
 def test_populate_copies_pages_ahead_without_changing_them() -> None:
-    buf = bytearray(os.urandom(256 * PAGE))
-    address = _address(buf)
-    snapshot = bytes(buf)
+    out = _scenario(
+        """
+        buf = bytearray(os.urandom(256 * PAGE))
+        at = address(buf)
+        snapshot = bytes(buf)
 
-    def child() -> str:
-        lo = (address + PAGE - 1) // PAGE * PAGE
-        hi = (address + len(buf)) // PAGE * PAGE
-        if not prefault.populate([(lo, hi)]):
-            return "unsupported"
-        same = bytes(buf) == snapshot
-        f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-        for i in range(lo - address, hi - address, PAGE):
-            buf[i] = buf[i]
-        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0
-        return f"{same} {faults}"
+        def child():
+            lo = (at + PAGE - 1) // PAGE * PAGE
+            hi = (at + len(buf)) // PAGE * PAGE
+            if not prefault.populate([(lo, hi)]):
+                return "unsupported"
+            same = bytes(buf) == snapshot
+            f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+            for i in range(lo - at, hi - at, PAGE):
+                buf[i] = buf[i]
+            faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0
+            return f"{same} {faults}"
 
-    out = _in_child(child)
+        in_child(child)
+        """
+    )
     if out == "unsupported":
         pytest.skip("the kernel lacks MADV_POPULATE_WRITE")
     same, faults = out.split()
@@ -132,12 +153,6 @@ def test_populate_copies_pages_ahead_without_changing_them() -> None:
 
 def test_populate_of_nothing_is_fine() -> None:
     assert prefault.populate([]) is True
-
-
-def _address(buf: bytearray) -> int:
-    import ctypes
-
-    return ctypes.addressof((ctypes.c_char * len(buf)).from_buffer(buf))
 
 
 def test_unsupported_platform_is_detected(monkeypatch: pytest.MonkeyPatch) -> None:

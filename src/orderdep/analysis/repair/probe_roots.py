@@ -20,7 +20,6 @@ hold such state outside module globals:
 from __future__ import annotations
 
 import ast
-import collections
 import copy
 import os
 import site
@@ -32,6 +31,7 @@ from typing import Any, Callable, Optional
 from orderdep.analysis.state import fixtures as fixture_state
 from orderdep.analysis.state.fingerprint import INTERNAL_MODULE_PREFIXES
 from orderdep.analysis.state.fixtures import FixtureRoots
+from orderdep.analysis.state.values import put_in_place
 
 SYSMODULE_PREFIX = "sys.modules["
 FIXTURE_PREFIX = fixture_state.PREFIX
@@ -115,22 +115,7 @@ def _copy(value: Any) -> Any:
 def fill_in_place(target: Any, content: Any) -> bool:
     """Give ``target`` the content of ``content`` (same type) in place; False if it can't."""
     fresh = _copy(content)
-    if fresh is None or type(fresh) is not type(target):
-        return False
-    if isinstance(target, (dict, set)):
-        target.clear()
-        target.update(fresh)
-        return True
-    if isinstance(target, (list, collections.deque, bytearray)):
-        target.clear()
-        target.extend(fresh)
-        return True
-    state = getattr(target, "__dict__", None)
-    if isinstance(state, dict) and isinstance(getattr(fresh, "__dict__", None), dict):
-        state.clear()
-        state.update(fresh.__dict__)
-        return True
-    return False
+    return fresh is not None and put_in_place(target, fresh)
 
 
 def _cached(fixturedef: Any) -> Optional[tuple[Any, ...]]:

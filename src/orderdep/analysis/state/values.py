@@ -156,13 +156,19 @@ def _logger(name: str) -> logging.Logger:
 def _fill(target: Any, content: Any) -> bool:
     """Put ``content`` into ``target`` in place; False if the type does not allow it."""
     fresh = _copy(content)
-    if fresh is None or type(fresh) is not type(target):
+    return fresh is not None and put_in_place(target, fresh)
+
+
+def put_in_place(target: Any, fresh: Any) -> bool:
+    """Make ``target`` hold what ``fresh`` (a copy, of the same type) holds, keeping
+    ``target``'s identity; False if the type does not allow it."""
+    if type(fresh) is not type(target):
         return False
-    if isinstance(target, (dict, set, bytearray)):
+    if isinstance(target, (dict, set)):
         target.clear()
-        target.update(fresh) if not isinstance(target, bytearray) else target.extend(fresh)
+        target.update(fresh)
         return True
-    if isinstance(target, (list, collections.deque)):
+    if isinstance(target, (list, collections.deque, bytearray)):
         target.clear()
         target.extend(fresh)
         return True

@@ -95,7 +95,7 @@ def to_ranges(pages: Iterable[int], within: Sequence[Range]) -> list[Range]:
 class Learner:
     """The server's record of the pages its children wrote, as ranges to pre-fault.
 
-    Only pages that at least half of the learning children wrote are pre-faulted:
+    Only pages that at least 3/4 of the learning children wrote are pre-faulted:
     those are pytest's and the interpreter's own, written by every order; pages only
     some tests write would cost every child a copy it mostly does not need.
     """
@@ -135,9 +135,6 @@ def read_pages(path: str) -> list[int]:
     return list(entries)
 
 
-_madvise: Optional[Any] = None
-
-
 def clip(ranges: Sequence[Range], within: Sequence[Range]) -> list[Range]:
     """The parts of ``ranges`` (sorted, disjoint) that lie inside ``within``."""
     out: list[Range] = []
@@ -153,6 +150,9 @@ def clip(ranges: Sequence[Range], within: Sequence[Range]) -> list[Range]:
                 out.append((a, b))
             k += 1
     return out
+
+
+_madvise: Optional[Any] = None
 
 
 def populate(ranges: Sequence[Range]) -> bool:

@@ -59,6 +59,10 @@ def copy_project(source: Path, dest: Path) -> None:
     shutil.copytree(source, dest, ignore=ignore, symlinks=True)
 
 
+def fingerprint(st: os.stat_result) -> Fingerprint:
+    return (st.st_mode, st.st_size, st.st_mtime_ns)
+
+
 def scan(root: Path) -> dict[str, Fingerprint]:
     """Fingerprint every file and directory under ``root`` (relative paths)."""
     out: dict[str, Fingerprint] = {}
@@ -77,7 +81,7 @@ def scan(root: Path) -> dict[str, Fingerprint]:
             except OSError:
                 continue
             rel = prefix + entry.name
-            out[rel] = (st.st_mode, st.st_size, st.st_mtime_ns)
+            out[rel] = fingerprint(st)
             if stat.S_ISDIR(st.st_mode):
                 stack.append((entry.path, rel + os.sep))
     return out
@@ -197,8 +201,10 @@ class Sandbox:
             else:
                 for rel in base:
                     del self._baseline[rel]
-                self._baseline.update(self._partial(touched)[0])
-                self._keys = None
+                fresh = self._partial(touched)[0]
+                self._baseline.update(fresh)
+                if fresh.keys() != base.keys():
+                    self._keys = None  # paths came or went: sort again when next needed
         self._rewatch(touched)
         return changed
 
@@ -217,7 +223,7 @@ class Sandbox:
             except OSError:
                 pass
             else:
-                now[rel] = (st.st_mode, st.st_size, st.st_mtime_ns)
+                now[rel] = fingerprint(st)
                 if stat.S_ISDIR(st.st_mode):
                     for sub, fp in scan(self.tree / rel).items():
                         now[rel + os.sep + sub] = fp

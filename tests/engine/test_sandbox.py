@@ -1,5 +1,5 @@
-"""Sandboxes: a private copy of the project, put back exactly as it was after each order,
-plus a private HOME and TMPDIR emptied after each order."""
+"""Sandboxes: a private copy of the project, a private HOME and TMPDIR, each put back
+exactly as it was at the baseline after each order."""
 
 from __future__ import annotations
 
@@ -23,6 +23,16 @@ def change_detection(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyP
     elif treewatch.TreeWatch.start(Path("."), ()) is None:
         pytest.skip("inotify is not available here")
     return str(request.param)
+
+
+@pytest.fixture(autouse=True)
+def user_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's HOME as the sandbox sees it: empty unless a test fills it."""
+    home = tmp_path_factory.mktemp("user-home")
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    return home
 
 
 def tree_state(root: Path) -> dict[str, object]:
@@ -99,8 +109,10 @@ def test_empty_dir_keeps_the_directory(tmp_path: Path) -> None:
     assert (tmp_path / "new").is_dir()
 
 
-def make_sandbox(project: Path, tmp_path: Path, *, copy: bool = True) -> Sandbox:
-    sandbox = Sandbox(project, tmp_path / "work", copy=copy)
+def make_sandbox(
+    project: Path, tmp_path: Path, *, copy: bool = True, home: str = "copy"
+) -> Sandbox:
+    sandbox = Sandbox(project, tmp_path / "work", copy=copy, home=home)
     sandbox.create()
     return sandbox
 
@@ -141,6 +153,7 @@ def test_restore_undoes_every_kind_of_change(project: Path, tmp_path: Path) -> N
     assert tree_state(tree) == pristine
     assert list(sandbox.home.iterdir()) == [] and list(sandbox.tmp.iterdir()) == []
     assert {"new.lock", "newdir", "app.py", "tests/test_app.py", "data/nested"} <= set(changed)
+    assert {".config", "x.tmp"} <= set(changed)
     assert os.readlink(tree / "link_to_app") == "app.py"
     assert sandbox.restore() == []
     assert tree_state(project) == before_project
@@ -209,7 +222,7 @@ def test_without_copy_the_project_is_the_tree(project: Path, tmp_path: Path) -> 
     assert sandbox.tree == project.resolve()
     (project / "left.txt").write_text("x")
     (sandbox.tmp / "x").write_text("x")
-    assert sandbox.restore() == []
+    assert sandbox.restore() == ["x"]  # TMPDIR is still private and put back
     assert (project / "left.txt").exists()  # no copy: nothing to put back
     assert list(sandbox.tmp.iterdir()) == []
 
@@ -243,12 +256,12 @@ def test_an_order_that_changes_nothing_needs_no_walk(
     box.create()
     (box.tree / "__pycache__").mkdir()  # bytecode caches are never compared
     walks: list[Path] = []
-    import orderdep.engine.sandbox as sandbox_module
+    import orderdep.engine.area as area_module
 
-    real_scan = sandbox_module.scan
-    monkeypatch.setattr(sandbox_module, "scan", lambda root: walks.append(root) or real_scan(root))
+    real_scan = area_module.scan
+    monkeypatch.setattr(area_module, "scan", lambda root: walks.append(root) or real_scan(root))
     assert box.restore() == []
-    assert walks == ([] if change_detection == "inotify" else [box.tree])
+    assert walks == ([] if change_detection == "inotify" else [box.tree, box.home, box.tmp])
     (box.tree / "app.py").write_text("X = 2\n")
     assert box.restore() == ["app.py"]
     assert (box.tree / "app.py").read_text() == "X = 1\n"
@@ -289,3 +302,61 @@ def test_many_orders_of_random_changes_are_all_undone(project: Path, tmp_path: P
             _random_change(box.tree, rng, order * 10 + step)
         box.restore()
         assert tree_state(box.tree) == before, f"after order {order}"
+
+
+def test_files_written_while_collecting_stay_for_every_order(project: Path, tmp_path: Path) -> None:
+    """A cache directory made at import under TMPDIR (or a file under HOME) exists for
+    every test of a fresh pytest run: the baseline keeps it, orders only undo their own."""
+    sandbox = make_sandbox(project, tmp_path)
+    cache = sandbox.tmp / "tmpab12cd"
+    cache.mkdir()
+    (cache / "index.json").write_text("{}")
+    (sandbox.home / ".tool.json").write_text('{"a": 1}')
+    sandbox.mark_baseline()  # what the engine does once the suite is collected
+    (cache / "index.json").write_text('{"written": "by an order"}')
+    (cache / "extra.bin").write_text("x")
+    (sandbox.home / ".tool.json").unlink()
+    sandbox.restore()
+    assert sorted(p.name for p in cache.iterdir()) == ["index.json"]
+    assert (cache / "index.json").read_text() == "{}"
+    assert (sandbox.home / ".tool.json").read_text() == '{"a": 1}'
+
+
+def test_home_copy_seeds_the_users_configuration_only(
+    project: Path, tmp_path: Path, user_home: Path
+) -> None:
+    (user_home / ".gitconfig").write_text("[user]\n\tname = T\n")
+    (user_home / ".config/tool").mkdir(parents=True)
+    (user_home / ".config/tool/settings.toml").write_text("x = 1\n")
+    (user_home / ".cache/big").mkdir(parents=True)
+    (user_home / ".cache/big/blob").write_text("c")
+    (user_home / "Documents").mkdir()
+    (user_home / "notes.txt").write_text("n")
+    (user_home / ".huge").write_bytes(b"0" * ((1 << 20) + 1))
+    sandbox = make_sandbox(project, tmp_path)
+    state = tree_state(sandbox.home)
+    assert sorted(state) == [".config", ".config/tool", ".config/tool/settings.toml", ".gitconfig"]
+    assert sandbox.env()["HOME"] == str(sandbox.home)
+    (sandbox.home / ".gitconfig").write_text("changed")
+    (sandbox.home / ".config/tool/settings.toml").unlink()
+    sandbox.restore()
+    assert tree_state(sandbox.home) == state
+    assert (user_home / ".gitconfig").read_text().startswith("[user]")
+
+
+def test_home_policies_empty_and_real(
+    project: Path, tmp_path: Path, user_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (user_home / ".gitconfig").write_text("[user]\n")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(user_home / ".cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", "/etc/elsewhere")
+    empty = make_sandbox(project, tmp_path / "e", home="empty")
+    assert list(empty.home.iterdir()) == []
+    env = empty.env()
+    assert env["XDG_CACHE_HOME"] == str(empty.home / ".cache")  # inside HOME: follows it
+    assert "XDG_CONFIG_HOME" not in env  # elsewhere: left alone
+    real = make_sandbox(project, tmp_path / "r", home="real")
+    assert "HOME" not in real.env() and "XDG_CACHE_HOME" not in real.env()
+    (user_home / "written.txt").write_text("x")
+    real.restore()
+    assert (user_home / "written.txt").exists()  # the real HOME is never put back

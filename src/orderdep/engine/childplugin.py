@@ -7,12 +7,18 @@ Modes (``mode`` in the control file):
 - ``run``: run exactly the order in the control file, then finish the session normally;
 - ``serve``: become a fork server (see :mod:`orderdep.engine.forkserver`); never runs a
   test itself.
+
+The process must look to the tests like ``python -m pytest <the user's arguments>``: this
+module is imported before any conftest or test module (``-p`` plugins are), and puts
+``sys.argv`` back to the user's pytest arguments (``argv`` in the control file), hiding
+the options orderdep added for itself.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any, Optional
 
@@ -31,7 +37,13 @@ def _load_control() -> Optional[dict[str, Any]]:
         if not path:
             return None
         _control = json.loads(Path(path).read_text(encoding="utf-8"))
+        argv = _control.get("argv")
+        if argv is not None:
+            sys.argv[1:] = [str(a) for a in argv]
     return _control
+
+
+_load_control()
 
 
 def describe_items(items: list[pytest.Item], rootdir: Path) -> list[dict[str, Any]]:
@@ -98,13 +110,36 @@ class _ChildSession:
         mode = self.control["mode"]
         if mode == "collect" or self.collect_errors:
             return True
+        from orderdep.engine.childrun import OrderRun, load_probe
+
+        child = None
         if mode == "serve":
-            from orderdep.engine.forkserver import serve
+            from orderdep.engine.forkserver import ChildOrder, serve
 
-            serve(session, self.control, self.recorder)
-            return True
-        from orderdep.engine.childrun import load_probe, run_order
-
-        probe = load_probe(self.control.get("probe"), str(self.config.rootpath))
-        run_order(session, self.control["order"], self.recorder, probe)
+            try:
+                serve(session, self.control, self.recorder)  # the server leaves inside
+            except ChildOrder as order:  # a forked child, its stack unwound to here
+                child = order.with_traceback(None)
+            if child is None:
+                return True
+            run = child.run
+        else:
+            probe = load_probe(self.control.get("probe"), str(self.config.rootpath))
+            run = OrderRun(session, self.control["order"], self.recorder, probe)
+        # pytest's own loop, inline: a test runs at the stack depth it has under pytest.
+        hook = session.config.hook
+        code = 0
+        try:
+            for i, item in enumerate(run.items):
+                run.before(i)
+                hook.pytest_runtest_protocol(item=item, nextitem=run.next_item(i))
+                if run.after(i):
+                    break
+            run.finish()
+        except BaseException:
+            if child is None:
+                raise
+            code = 3
+        if child is not None:
+            child.exit(code)
         return True

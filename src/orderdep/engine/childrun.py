@@ -128,63 +128,83 @@ def items_by_id(session: pytest.Session) -> dict[str, pytest.Item]:
     return {item.nodeid: item for item in session.items}
 
 
-def run_order(
-    session: pytest.Session,
-    order: Sequence[str],
-    recorder: Recorder,
-    probe: Any = None,
-    by_id: Optional[dict[str, pytest.Item]] = None,
-) -> None:
-    """Run ``order`` (node ids, all collected) in this process, recording each outcome."""
-    if by_id is None:
-        by_id = items_by_id(session)
-    missing = [t for t in order if t not in by_id]
-    if missing:
-        # Collection in this process differs from the suite (e.g. --lf in addopts).
-        for i, test in enumerate(order):
-            recorder.writer.emit(
-                "result",
-                index=i,
-                test=test,
-                outcome=Outcome.NOT_RUN.value,
-                duration=0.0,
-                message=f"not collected in the test process: {missing[0]!r}"
-                " (does addopts deselect tests, e.g. --lf or -m?)",
-            )
-        return
-    items: list[pytest.Item] = []
-    used: set[int] = set()
-    for test in order:
-        item = by_id[test]
-        if id(item) in used:
-            item = _clone(item)
-        used.add(id(item))
-        items.append(item)
-    hook = session.config.hook
-    probe_error = ""
-    for i, item in enumerate(items):
-        nextitem = items[i + 1] if i + 1 < len(items) else None
-        recorder.start(i, order[i])
-        if probe is not None:
+class OrderRun:
+    """One requested order in this process: its items and what happens around each.
+
+    The loop itself is not here: the hook implementation that replaces pytest's run loop
+    drives it (``for i, item, nextitem in run.steps(): run.before(i); hook(...);
+    run.after(i)``), so a test's body runs at exactly the stack depth it has under
+    pytest's own loop (a test that lowers ``sys.setrecursionlimit`` keeps the same
+    headroom).
+    """
+
+    def __init__(
+        self,
+        session: pytest.Session,
+        order: Sequence[str],
+        recorder: Recorder,
+        probe: Any = None,
+        by_id: Optional[dict[str, pytest.Item]] = None,
+    ) -> None:
+        self.session = session
+        self.order = list(order)
+        self.recorder = recorder
+        self.probe = probe
+        self.probe_error = ""
+        self.items: list[pytest.Item] = []
+        if by_id is None:
+            by_id = items_by_id(session)
+        missing = [t for t in self.order if t not in by_id]
+        if missing:
+            # Collection in this process differs from the suite (e.g. --lf in addopts).
+            for i, test in enumerate(self.order):
+                recorder.writer.emit(
+                    "result",
+                    index=i,
+                    test=test,
+                    outcome=Outcome.NOT_RUN.value,
+                    duration=0.0,
+                    message=f"not collected in the test process: {missing[0]!r}"
+                    " (does addopts deselect tests, e.g. --lf or -m?)",
+                )
+            return
+        used: set[int] = set()
+        for test in self.order:
+            item = by_id[test]
+            if id(item) in used:
+                item = _clone(item)
+            used.add(id(item))
+            self.items.append(item)
+
+    def next_item(self, i: int) -> Optional[pytest.Item]:
+        return self.items[i + 1] if i + 1 < len(self.items) else None
+
+    def before(self, i: int) -> None:
+        self.recorder.start(i, self.order[i])
+        if self.probe is not None:
             try:
-                probe.before_test(i, order[i])
+                self.probe.before_test(i, self.order[i])
             except Exception:
-                probe_error = probe_error or traceback.format_exc()
-        hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
-        if probe is not None:
+                self.probe_error = self.probe_error or traceback.format_exc()
+
+    def after(self, i: int) -> bool:
+        """Finish position ``i``; True when the session asks to stop."""
+        if self.probe is not None:
             try:
-                probe.after_test(i, order[i])
+                self.probe.after_test(i, self.order[i])
             except Exception:
-                probe_error = probe_error or traceback.format_exc()
-        recorder.finish()
-        if session.shouldstop or session.shouldfail:
-            break
-    if probe is not None:
+                self.probe_error = self.probe_error or traceback.format_exc()
+        self.recorder.finish()
+        return bool(self.session.shouldstop or self.session.shouldfail)
+
+    def finish(self) -> None:
+        if self.probe is None or not self.items:
+            return
         data: dict[str, Any] = {}
         try:
-            data = dict(probe.result())
+            data = dict(self.probe.result())
         except Exception:
-            probe_error = probe_error or traceback.format_exc()
-        if probe_error:
-            data["error"] = probe_error
-        recorder.writer.emit("probe", data=data)
+            self.probe_error = self.probe_error or traceback.format_exc()
+        if self.probe_error:
+            data["error"] = self.probe_error
+        self.recorder.writer.emit("probe", data=data)

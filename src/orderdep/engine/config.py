@@ -13,6 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Optional
 
+from orderdep.engine.home import HOME_POLICIES
 from orderdep.errors import UsageError
 
 RUNNERS = ("fork", "subprocess")
@@ -34,6 +35,7 @@ class EngineConfig:
     pytest_args: Sequence[str] = ()
     workdir: Optional[Path] = None
     copy: bool = True
+    home: str = "copy"
     extra_env: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -42,6 +44,10 @@ class EngineConfig:
             raise UsageError(f"project directory {str(self.project)!r} does not exist")
         if self.runner not in RUNNERS:
             raise UsageError(f"unknown runner {self.runner!r}; choose one of {', '.join(RUNNERS)}")
+        if self.home not in HOME_POLICIES:
+            raise UsageError(
+                f"unknown HOME policy {self.home!r}; choose one of {', '.join(HOME_POLICIES)}"
+            )
         if self.jobs < 1:
             raise UsageError(f"--jobs must be at least 1, got {self.jobs!r}")
         if self.timeout is not None and not (math.isfinite(self.timeout) and self.timeout > 0):
@@ -119,6 +125,8 @@ class EngineConfig:
         env = dict(os.environ)
         env.update(self.extra_env)
         env.update(overrides)
-        env.setdefault("PY_COLORS", "0")
-        env.pop("PYTEST_XDIST_WORKER", None)
+        # What a pytest process running orderdep (or an xdist worker) set for itself is
+        # not what a fresh `python -m pytest` started from a shell sees.
+        for name in [n for n in env if n.startswith("PYTEST_XDIST_")] + ["PYTEST_CURRENT_TEST"]:
+            env.pop(name, None)
         return env

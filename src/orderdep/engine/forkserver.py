@@ -2,12 +2,15 @@
 
 The server never runs a test. Each child is forked ahead of its order (while the
 previous order runs); it starts from the collected-but-not-run state (every test module
-imported, no fixture set up), restarts output capture, gets a private ``tmp_path`` base
-and fresh random seeds, copies in advance the memory pages orders usually write (see
-:mod:`~orderdep.engine.prefault`), then waits for its order, runs it with
-:func:`orderdep.engine.childrun.run_order` and leaves with ``os._exit``. Nothing a child
-does reaches the server or the next child: each has its own copy of the interpreter
-(files on disk are restored by the controller, see :mod:`~orderdep.engine.sandbox`).
+imported, no fixture set up) and is made to look like a fresh ``python -m pytest`` that
+has just collected (see :mod:`~orderdep.engine.childstate`). It copies in advance the
+memory pages orders usually write (see :mod:`~orderdep.engine.prefault`), waits for its
+order, then unwinds its stack back to the child plugin's run loop by raising
+:class:`ChildOrder`, so its tests run at the same stack depth as under pytest's own loop,
+and leaves with ``os._exit`` after running the exit handlers its tests registered.
+Nothing a child does reaches the server or the next child: each has its own copy of the
+interpreter (files on disk are restored by the controller, see
+:mod:`~orderdep.engine.sandbox`).
 
 Protocol on two inherited pipes (JSON lines): the server first sends ``{"ready": true}``
 (or ``{"fork": false, "reason": ...}`` when forking is unsafe); then for each request
@@ -17,14 +20,13 @@ Protocol on two inherited pipes (JSON lines): the server first sends ``{"ready":
 
 from __future__ import annotations
 
+import atexit
 import gc
 import io
 import json
 import os
-import random
 import signal
 import sys
-import tempfile
 import threading
 import tokenize
 from pathlib import Path
@@ -33,7 +35,8 @@ from typing import IO, Any, Optional
 import pytest
 
 from orderdep.engine import prefault
-from orderdep.engine.childrun import Recorder, items_by_id, load_probe, run_order
+from orderdep.engine.childrun import OrderRun, Recorder, items_by_id, load_probe
+from orderdep.engine.childstate import ServerState
 from orderdep.engine.protocol import EventWriter
 
 
@@ -42,43 +45,52 @@ def _send(out: IO[str], message: dict[str, Any]) -> None:
     out.flush()
 
 
-def _prepare_child(session: pytest.Session, basetemp: str) -> None:
-    """Make the forked child look like a fresh process that has just collected."""
-    config = session.config
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    capman = config.pluginmanager.getplugin("capturemanager")
-    if capman is not None and getattr(capman, "_global_capturing", None) is not None:
-        # The server's capture files are shared with it after fork; start our own. Their
-        # temporary files go beside the sandbox, not into its TMPDIR, which the
-        # controller may still be emptying after the previous order.
-        saved, tempfile.tempdir = tempfile.tempdir, str(Path(basetemp).parent)
+class ChildOrder(BaseException):
+    """Raised in a forked child once its order has arrived, to unwind the server's frames.
+
+    The child plugin's run loop catches it and runs :attr:`run` there, then calls
+    :meth:`exit`. A ``BaseException``: nothing on the way may swallow it.
+    """
+
+    def __init__(self, run: OrderRun, learn: Optional[str], owned_before: set[int]) -> None:
+        super().__init__("forked child")
+        self.run = run
+        self.learn = learn
+        self.owned_before = owned_before
+
+    def exit(self, code: int) -> None:
+        """Leave the child: learned pages written, exit handlers run, streams flushed."""
         try:
-            capman.stop_global_capturing()
-            capman.start_global_capturing()
-            capman.suspend_global_capture()
+            self.run.recorder.writer.close()
+            if self.learn:
+                fresh = [p for p in prefault.owned_pages() if p not in self.owned_before]
+                prefault.write_pages(self.learn, fresh)
+            # Handlers the order's tests registered, as a fresh process runs them at its
+            # end; those inherited from collection were cleared when the child started.
+            atexit._run_exitfuncs()
+        except BaseException:
+            code = code or 3
         finally:
-            tempfile.tempdir = saved
-    factory = getattr(config, "_tmp_path_factory", None)
-    if factory is not None:
-        factory._given_basetemp = Path(basetemp)
-        factory._basetemp = None
-    random.seed()
-    numpy = sys.modules.get("numpy")
-    if numpy is not None:
-        try:
-            numpy.random.seed()
-        except Exception:
-            pass
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
 
 
 class _Server:
     """Forks one child per order, each ahead of its request (see the module docstring)."""
 
     def __init__(
-        self, session: pytest.Session, basetemp: str, recorder: Recorder, closing: list[Any]
+        self,
+        session: pytest.Session,
+        basetemp: str,
+        recorder: Recorder,
+        closing: list[Any],
+        state: ServerState,
     ) -> None:
         self.session = session
+        self.state = state
         self.basetemp = basetemp
         self.recorder = recorder
         self.closing = closing
@@ -111,36 +123,28 @@ class _Server:
         return pid, wfd, learn
 
     def child(self, rfd: int, ranges: list[prefault.Range], learn: Optional[str]) -> None:
-        """In a pre-forked child: get ready, wait for an order on ``rfd``, run it, leave.
+        """In a pre-forked child: get ready, wait for an order on ``rfd``, then raise
+        :class:`ChildOrder` (or leave, when the server is shutting down).
 
         A learning child (``learn`` names a file) records which pages the order itself
         made it copy, for the server to pre-fault in later children.
         """
-        code = 0
         session, recorder = self.session, self.recorder
         try:
-            _prepare_child(session, self.basetemp)
+            self.state.enter_child(session, self.basetemp)
             prefault.populate(ranges)
             owned_before = set(prefault.owned_pages()) if learn else set()
             with os.fdopen(rfd, "r", encoding="utf-8") as requests:
                 line = requests.readline()
-            if line.strip():  # EOF: the server is shutting down and this child is not needed
-                request = json.loads(line)
-                recorder.writer = EventWriter(Path(request["events"]))
-                probe = load_probe(request.get("probe"), str(session.config.rootpath))
-                run_order(session, request["order"], recorder, probe, self.by_id)
-                recorder.writer.close()
-                if learn:
-                    fresh = [p for p in prefault.owned_pages() if p not in owned_before]
-                    prefault.write_pages(learn, fresh)
+            if not line.strip():  # EOF: the server is shutting down; this child is not needed
+                os._exit(0)
+            request = json.loads(line)
+            recorder.writer = EventWriter(Path(request["events"]))
+            probe = load_probe(request.get("probe"), str(session.config.rootpath))
+            run = OrderRun(session, request["order"], recorder, probe, self.by_id)
         except BaseException:  # the child must never return into the server's loop
-            code = 3
-        finally:
-            try:
-                sys.stdout.flush()
-                sys.stderr.flush()
-            finally:
-                os._exit(code)
+            os._exit(3)
+        raise ChildOrder(run, learn, owned_before)
 
     def learn_from(self, learned: bool) -> None:
         if learned and self.learner is not None:
@@ -184,6 +188,7 @@ def serve(session: pytest.Session, control: dict[str, Any], recorder: Recorder) 
     rfd, wfd = control["fds"]
     inbox = os.fdopen(rfd, "r", encoding="utf-8")
     outbox = os.fdopen(wfd, "w", encoding="utf-8")
+    state = ServerState.capture()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     extra_threads = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
     if not hasattr(os, "fork") or extra_threads:
@@ -194,7 +199,7 @@ def serve(session: pytest.Session, control: dict[str, Any], recorder: Recorder) 
         )
         _send(outbox, {"fork": False, "reason": reason})
         return
-    server = _Server(session, str(control["basetemp"]), recorder, [inbox, outbox])
+    server = _Server(session, str(control["basetemp"]), recorder, [inbox, outbox], state)
     _warm_failure_reports()
     gc.collect()
     gc.freeze()  # keep collected objects out of the children's collections (copy-on-write)

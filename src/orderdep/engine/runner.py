@@ -73,7 +73,12 @@ class Engine:
         return Path(self._tmp.name)
 
     def _new_worker(self, n: int) -> Worker:
-        sandbox = Sandbox(self.config.project, self._workdir() / f"w{n}", copy=self.config.copy)
+        sandbox = Sandbox(
+            self.config.project,
+            self._workdir() / f"w{n}",
+            copy=self.config.copy,
+            home=self.config.home,
+        )
         if self.runner == "fork":
             worker: Worker = ForkWorker(self.config, sandbox)
             try:

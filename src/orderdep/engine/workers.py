@@ -87,6 +87,15 @@ class _WorkerBase:
             self.sandbox.workdir / f"events-{self._n}.jsonl",
         )
 
+    def _control(self, mode: str, events: Path, **extra: Any) -> dict[str, Any]:
+        """The control file's content; ``argv`` is what the tests see in ``sys.argv[1:]``."""
+        return {
+            "mode": mode,
+            "events": str(events),
+            "argv": list(self.config.pytest_args),
+            **extra,
+        }
+
     def _env(self, control: Path) -> dict[str, str]:
         return self.config.child_env({**self.sandbox.env(), CONTROL_ENV: str(control)})
 
@@ -136,7 +145,7 @@ class SubprocessWorker(_WorkerBase):
     def start(self) -> Suite:
         self.sandbox.create()
         control, events = self._new_paths()
-        write_json(control, {"mode": "collect", "events": str(events)})
+        write_json(control, self._control("collect", events))
         with open(self.log_path, "w") as log:
             subprocess.run(
                 self.config.pytest_command(self.cache_dir),
@@ -160,12 +169,9 @@ class SubprocessWorker(_WorkerBase):
         self.sandbox.basetemp.mkdir(parents=True, exist_ok=True)
         write_json(
             control,
-            {
-                "mode": "run",
-                "order": list(order),
-                "events": str(events),
-                "probe": probe.to_json() if probe else None,
-            },
+            self._control(
+                "run", events, order=list(order), probe=probe.to_json() if probe else None
+            ),
         )
         cmd = [*self.config.pytest_command(self.cache_dir), f"--basetemp={self.sandbox.basetemp}"]
         started = time.perf_counter()
@@ -236,12 +242,7 @@ class ForkWorker(_WorkerBase):
         rep_r, rep_w = os.pipe()
         write_json(
             control,
-            {
-                "mode": "serve",
-                "events": str(events),
-                "fds": [req_r, rep_w],
-                "basetemp": str(self.sandbox.basetemp),
-            },
+            self._control("serve", events, fds=[req_r, rep_w], basetemp=str(self.sandbox.basetemp)),
         )
         log = open(self.log_path, "ab")  # noqa: SIM115  (append: truncating stays safe)
         try:

@@ -1,0 +1,137 @@
+"""Making a forked child look like a fresh ``python -m pytest`` that has just collected.
+
+The fork server collected the suite once; each child starts from a copy of its memory.
+What a test can observe of that copy, and what is done about it here:
+
+- *Output capture.* The server's capture files are shared with it after fork. A fresh
+  process keeps one capture file per stream for the whole session, and objects made at
+  import time keep references to ``sys.stdout``/``sys.stderr`` as they were during
+  collection (a ``logging.StreamHandler`` from ``basicConfig()``, a console object, a
+  saved ``self.stream = sys.stderr``). So the child keeps the very same stream objects
+  and only points their file descriptors at private, empty files: every saved reference
+  keeps working and its output is captured like any other output.
+- *Signal handlers*: the server ignores SIGINT while it serves; the child gets back the
+  handlers the process had after collection.
+- *Exit handlers*: those inherited from collection are dropped (a fresh process would run
+  them after its last test, which cannot change an outcome, and running them in every
+  child could close what later children still share); those the order's tests register
+  run when the child leaves, as they would at a fresh process's end.
+- *Garbage collection*: objects that exist after collection are frozen in the server
+  (``gc.freeze()``) so children share their memory pages. Collection of frozen objects
+  is only ever asked for by a test calling ``gc.collect()`` (or looking at
+  ``gc.get_objects()``/``gc.get_referrers()``); the first such call thaws them, so it
+  sees and frees exactly what it would in a fresh process.
+- *Random state*: ``random`` and numpy's global generator are reseeded from the OS.
+- *``tmp_path``*: a private base directory per child.
+
+What remains different is listed in docs/design.md ("Fidelity").
+"""
+
+from __future__ import annotations
+
+import atexit
+import gc
+import os
+import random
+import signal
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM")
+
+
+@dataclass
+class ServerState:
+    """What the server process looked like right after collection, before serving."""
+
+    handlers: dict[int, Any] = field(default_factory=dict)
+
+    @classmethod
+    def capture(cls) -> ServerState:
+        handlers: dict[int, Any] = {}
+        for name in _SIGNALS:
+            signum = getattr(signal, name, None)
+            if signum is None:
+                continue
+            handler = signal.getsignal(signum)
+            if handler is not None:
+                handlers[int(signum)] = handler
+        return cls(handlers)
+
+    def enter_child(self, session: pytest.Session, basetemp: str) -> None:
+        """Run first in a forked child (see the module docstring)."""
+        for signum, handler in self.handlers.items():
+            try:
+                signal.signal(signum, handler)
+            except (OSError, ValueError, TypeError):
+                pass
+        private_capture_files(session.config, Path(basetemp).parent)
+        factory = getattr(session.config, "_tmp_path_factory", None)
+        if factory is not None:
+            factory._given_basetemp = Path(basetemp)
+            factory._basetemp = None
+        atexit._clear()
+        thaw_on_demand()
+        random.seed()
+        numpy = sys.modules.get("numpy")
+        if numpy is not None:
+            try:
+                numpy.random.seed()
+            except Exception:
+                pass
+
+
+def private_capture_files(config: pytest.Config, directory: Path) -> None:
+    """Point the global capture's files at private, empty files; keep every object.
+
+    With ``--capture=fd`` (the default) ``sys.stdout``/``sys.stderr`` are text files over
+    temporary files shared with the server; dup-ing a new private file onto the same
+    descriptor keeps those objects (and every reference taken at import) valid. With
+    ``--capture=sys`` the buffers live in memory, private after fork already.
+    """
+    capman = config.pluginmanager.getplugin("capturemanager")
+    capturing = getattr(capman, "_global_capturing", None)
+    if capturing is None:
+        return
+    for capture in (getattr(capturing, "out", None), getattr(capturing, "err", None)):
+        tmpfile = getattr(capture, "tmpfile", None)
+        if tmpfile is None or not hasattr(capture, "targetfd_save"):
+            continue
+        try:
+            fd = tmpfile.fileno()
+        except (OSError, ValueError):
+            continue
+        # Beside the sandbox, not in its TMPDIR (the controller may be emptying it).
+        with tempfile.TemporaryFile(dir=directory, buffering=0) as fresh:
+            os.dup2(fresh.fileno(), fd)
+        tmpfile.seek(0)
+        tmpfile.truncate()
+
+
+_THAWING = ("collect", "get_objects", "get_referrers")
+
+
+def thaw_on_demand() -> None:
+    """Make the first ``gc.collect``/``get_objects``/``get_referrers`` call unfreeze."""
+    if not gc.get_freeze_count():
+        return
+    originals: dict[str, Callable[..., Any]] = {name: getattr(gc, name) for name in _THAWING}
+
+    def thawing(name: str) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            for each, original in originals.items():
+                setattr(gc, each, original)
+            gc.unfreeze()
+            return originals[name](*args, **kwargs)
+
+        call.__name__ = name
+        call.__doc__ = originals[name].__doc__
+        return call
+
+    for name in _THAWING:
+        setattr(gc, name, thawing(name))

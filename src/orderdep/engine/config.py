@@ -93,11 +93,7 @@ class EngineConfig:
         """The command line of every pytest process the engine starts."""
         cmd = [self.python, "-m", "pytest", *self.pytest_args]
         # The orderdep plugin stays loaded (addopts may use its options) but idles here.
-        cmd += ["-p", "orderdep.engine.childplugin"]
-        for module in sorted(self.present_plugins):
-            cmd += ["-p", f"no:{_DISABLE_IF_PRESENT[module]}"]
-        if self._has_xdist:
-            cmd += ["-n", "0"]
+        cmd += ["-p", "orderdep.engine.childplugin", *self.in_order_args()]
         cmd += ["--maxfail=0", "-o", f"cache_dir={cache_dir}", "-p", "no:stepwise"]
         # Outcomes need only the failure's message (the same in every style); a one-line
         # report skips reading and parsing the test's source for every failure. A --tb
@@ -110,8 +106,17 @@ class EngineConfig:
             cmd += ["-o", "pythonpath=" + " ".join(self.pythonpath)]
         return cmd
 
+    def in_order_args(self) -> list[str]:
+        """pytest options that switch off every plugin that reorders or distributes."""
+        out: list[str] = []
+        for module in sorted(self.present_plugins):
+            out += ["-p", f"no:{_DISABLE_IF_PRESENT[module]}"]
+        if self.has_xdist:
+            out += ["-n", "0"]
+        return out
+
     @cached_property
-    def _has_xdist(self) -> bool:
+    def has_xdist(self) -> bool:
         if self.python == sys.executable:
             return importlib.util.find_spec("xdist") is not None
         out = subprocess.run(

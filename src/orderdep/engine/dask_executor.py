@@ -34,6 +34,7 @@ def _config_fields(config: EngineConfig) -> dict[str, Any]:
         "pythonpath": list(config.pythonpath),
         "pytest_args": list(config.pytest_args),
         "copy": config.copy,
+        "home": config.home,
     }
 
 

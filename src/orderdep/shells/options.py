@@ -9,6 +9,7 @@ from typing import Any, Callable, TypeVar
 import click
 
 from orderdep.engine.config import RUNNERS, EngineConfig
+from orderdep.engine.home import HOME_POLICIES
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -51,6 +52,15 @@ def engine_options(func: F) -> F:
             default=None,
             help="Interpreter to run the tests with (must have orderdep installed).",
         ),
+        click.option(
+            "--home",
+            type=click.Choice(HOME_POLICIES),
+            default="copy",
+            show_default=True,
+            help="HOME the tests see. copy: a private HOME with a copy of your dot-files "
+            "and ~/.config, put back after every order; empty: a private, empty HOME; "
+            "real: your own HOME (what tests write there stays).",
+        ),
         click.option("--rootdir", default=None, help="Passed to pytest as --rootdir."),
         click.option(
             "--pythonpath",
@@ -89,4 +99,25 @@ def engine_config(params: dict[str, Any]) -> EngineConfig:
         rootdir=params["rootdir"],
         pythonpath=tuple(params["pythonpath"]),
         pytest_args=tuple(params["pytest_args"]),
+        home=params["home"],
     )
+
+
+def engine_flags(params: dict[str, Any]) -> list[str]:
+    """The engine options the user gave, to repeat them in printed commands (so ``orderdep
+    run`` reruns an order the way the printing command ran it)."""
+    out: list[str] = []
+    if params.get("runner") and params["runner"] != "fork":
+        out += ["--runner", params["runner"]]
+    if params.get("timeout") is not None:
+        out += ["--timeout", str(params["timeout"])]
+    if params.get("home") and params["home"] != "copy":
+        out += ["--home", params["home"]]
+    if params.get("python"):
+        out += ["--python", params["python"]]
+    if params.get("rootdir"):
+        out += ["--rootdir", params["rootdir"]]
+    for path in params.get("pythonpath") or ():
+        out += ["--pythonpath", path]
+    out += [f"--pytest-arg={arg}" for arg in params.get("pytest_args") or ()]
+    return out

@@ -25,7 +25,7 @@ from orderdep.core.suite import GROUP_LEVELS, GroupLevel, Suite
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine, run_command
-from orderdep.shells.options import DEFAULT_REPORT, PROJECT_ARG, engine_options
+from orderdep.shells.options import DEFAULT_REPORT, PROJECT_ARG, engine_flags, engine_options
 from orderdep.shells.summary import Printer, render_summary
 
 ORDERS_DIR = Path(".orderdep") / "orders"
@@ -44,28 +44,12 @@ def job_name(params: dict[str, Any], strategies: tuple[str, ...], seed: int, gro
             "seed": seed,
             "group": group,
             "pytest": [params["rootdir"], list(params["pythonpath"]), list(params["pytest_args"])],
+            "home": params.get("home", "copy"),
         },
         sort_keys=True,
     )
     digest = hashlib.sha1(key.encode()).hexdigest()[:10]
     return f"detect/{'+'.join(strategies) or 'default'}/seed={seed}/group={group}/{digest}"
-
-
-def rerun_options(params: dict[str, Any]) -> list[str]:
-    """The engine options ``orderdep run`` needs to run the tests the way detect did."""
-    out: list[str] = []
-    if params["runner"] != "fork":
-        out += ["--runner", params["runner"]]
-    if params["timeout"] is not None:
-        out += ["--timeout", str(params["timeout"])]
-    if params["python"]:
-        out += ["--python", params["python"]]
-    if params["rootdir"]:
-        out += ["--rootdir", params["rootdir"]]
-    for path in params["pythonpath"]:
-        out += ["--pythonpath", path]
-    out += [f"--pytest-arg={arg}" for arg in params["pytest_args"]]
-    return out
 
 
 def _order_file_name(test: str, order: list[str]) -> str:
@@ -78,7 +62,7 @@ def reproduce_command(params: dict[str, Any], test: str, order: list[str], note:
     """The command that reruns ``order``; a long order goes to a file under
     ``PROJECT/.orderdep/orders/`` and the command names the file."""
     project = Path(params["project"])
-    extra = rerun_options(params)
+    extra = engine_flags(params)
     command = run_command(project, order)
     if len(order) > MAX_INLINE_TESTS or len(command) > MAX_INLINE_CHARS:
         name = _order_file_name(test, order)

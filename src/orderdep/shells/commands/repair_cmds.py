@@ -18,7 +18,7 @@ from orderdep.core.report import ODFinding, Report, load_report
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine
-from orderdep.shells.options import DEFAULT_REPORT, engine_options
+from orderdep.shells.options import DEFAULT_REPORT, engine_flags, engine_options
 
 PATCH_DIR = Path(".orderdep") / "patches"
 MAX_SHOWN_ROOTS = 20
@@ -44,24 +44,6 @@ def _load(project: Path, report: Optional[Path], required: bool) -> Optional[Rep
     if report is None and not path.exists() and not required:
         return None
     return load_report(path, project=str(project))
-
-
-def _engine_flags(params: dict[str, Any]) -> list[str]:
-    """The engine options the user gave, to repeat them in printed commands."""
-    out: list[str] = []
-    if params.get("runner") and params["runner"] != "fork":
-        out += ["--runner", params["runner"]]
-    if params.get("timeout"):
-        out += ["--timeout", str(params["timeout"])]
-    if params.get("python"):
-        out += ["--python", params["python"]]
-    if params.get("rootdir"):
-        out += ["--rootdir", params["rootdir"]]
-    for p in params.get("pythonpath") or ():
-        out += ["--pythonpath", p]
-    for a in params.get("pytest_args") or ():
-        out.append(f"--pytest-arg={a}")
-    return out
 
 
 # -- debug ---------------------------------------------------------------------------------
@@ -110,7 +92,7 @@ def debug_lines(result: DebugResult, project: Path, params: dict[str, Any]) -> l
     lines += [f"note: {n}" for n in result.notes]
     for name, why in sorted(result.unrestorable.items()):
         lines.append(f"note: could not restore {name}: {why}")
-    run = ["orderdep", "run", str(project), *_engine_flags(params)]
+    run = ["orderdep", "run", str(project), *engine_flags(params)]
     if any(t.startswith("-") for t in result.failing_order):
         run.append("--")
     lines.append(f"reproduce: {shlex.join([*run, *result.failing_order])}")
@@ -160,7 +142,7 @@ def debug(test: str, polluters: tuple[str, ...], report: Optional[Path], **param
         again += [a for p in polluters for a in ("--polluter", p)]
         if report is not None:
             again += ["--report", str(report)]
-        lines.append(f"repair: {shlex.join([*again, *_engine_flags(params)])}")
+        lines.append(f"repair: {shlex.join([*again, *engine_flags(params)])}")
     click.echo("\n".join(lines))
     return 0 if result.found else 1
 
@@ -251,7 +233,7 @@ def fix_lines(
     again += [a for p in polluters for a in ("--polluter", p)]
     if report is not None:
         again += ["--report", str(report)]
-    lines.append(f"      or: {shlex.join([*again, *_engine_flags(params), '--apply'])}")
+    lines.append(f"      or: {shlex.join([*again, *engine_flags(params), '--apply'])}")
     return lines
 
 

@@ -1,0 +1,111 @@
+"""The plain reference: one fresh ``python -m pytest <the user's arguments>`` per order.
+
+The subprocess runner starts a fresh interpreter but still drives the tests with
+orderdep's run loop. The plain runner changes nothing a test can see: the command line
+is the user's, pytest's own run loop runs the tests, and the order is imposed by a tiny
+plugin (:mod:`~orderdep.engine.plainplugin`) given through ``PYTEST_ADDOPTS``. It cannot
+run a test twice in one order nor load a probe; it is what fidelity checks compare the
+fork and subprocess runners with.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Optional
+
+from orderdep.core.outcomes import OrderResult, Outcome
+from orderdep.engine.config import EngineConfig
+from orderdep.engine.plainplugin import PLAIN_ENV
+from orderdep.engine.protocol import assemble_results, read_events, write_json
+from orderdep.engine.sandbox import Sandbox, empty_dir
+
+
+class PlainRunner:
+    """Runs orders as plain pytest processes in a private sandbox of the project."""
+
+    runner = "plain"
+
+    def __init__(self, config: EngineConfig, workdir: Path) -> None:
+        self.config = config
+        self.sandbox = Sandbox(config.project, workdir, copy=config.copy, home=config.home)
+        self.sandbox.create()
+        self._n = 0
+
+    def _addopts(self, cache_dir: Path) -> str:
+        ours = ["-p", "orderdep.engine.plainplugin", "-o", f"cache_dir={cache_dir}"]
+        ours += [*self.config.in_order_args(), "--maxfail=0", f"--basetemp={self.sandbox.basetemp}"]
+        if self.config.rootdir:
+            ours += ["--rootdir", self.config.rootdir]
+        if self.config.pythonpath:
+            ours += ["-o", "pythonpath=" + " ".join(self.config.pythonpath)]
+        user = os.environ.get("PYTEST_ADDOPTS", "")
+        return (user + " " + shlex.join(ours)).strip()
+
+    def command(self) -> list[str]:
+        """What a user types: ``python -m pytest`` and their own arguments."""
+        return [self.config.python, "-m", "pytest", *self.config.pytest_args]
+
+    def run(self, order: Sequence[str]) -> OrderResult:
+        self._n += 1
+        work = self.sandbox.workdir
+        control = work / f"plain-{self._n}.json"
+        events = work / f"plain-{self._n}.jsonl"
+        cache_dir = work / "plain-cache"
+        write_json(
+            control,
+            {
+                "order": list(order),
+                "events": str(events),
+                "addopts": os.environ.get("PYTEST_ADDOPTS"),
+            },
+        )
+        env = self.config.child_env(
+            {
+                **self.sandbox.env(),
+                PLAIN_ENV: str(control),
+                "PYTEST_ADDOPTS": self._addopts(cache_dir),
+            }
+        )
+        started = time.perf_counter()
+        died: Optional[Outcome] = Outcome.CRASHED
+        with open(work / "plain.log", "w") as log:
+            proc = subprocess.Popen(
+                self.command(),
+                cwd=self.sandbox.tree,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+            try:
+                proc.wait(timeout=self.config.timeout)
+            except subprocess.TimeoutExpired:
+                died = Outcome.TIMEOUT
+            finally:
+                _kill_group(proc.pid)
+                proc.wait()
+        results, _ = assemble_results(order, list(read_events(events)), died=died)
+        for path in (control, events):
+            path.unlink(missing_ok=True)
+        self.sandbox.restore()
+        empty_dir(cache_dir)
+        return OrderResult(
+            list(order), results, runner=self.runner, wall_seconds=time.perf_counter() - started
+        )
+
+    def close(self) -> None:
+        self.sandbox.destroy()
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

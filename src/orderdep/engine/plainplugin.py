@@ -1,0 +1,87 @@
+"""Ordering plugin for the *plain* reference run: pytest's own run loop, in a given order.
+
+Loaded through ``PYTEST_ADDOPTS`` (so ``sys.argv`` is exactly the user's ``python -m
+pytest`` command line) when ``ORDERDEP_PLAIN`` names a control file. It only reorders
+and deselects the collected items (``pytest_collection_modifyitems``) and records each
+outcome; everything else is pytest's own: its run loop, its session start and finish.
+On import it puts ``PYTEST_ADDOPTS`` back to what the user had, so tests see the
+user's environment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Optional
+
+import pytest
+
+from orderdep.engine.childrun import Recorder
+from orderdep.engine.protocol import EventWriter
+
+PLAIN_ENV = "ORDERDEP_PLAIN"
+
+
+def _load() -> Optional[dict[str, Any]]:
+    path = os.environ.pop(PLAIN_ENV, None)
+    if not path:
+        return None
+    control: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
+    addopts = control.get("addopts")
+    if addopts is None:
+        os.environ.pop("PYTEST_ADDOPTS", None)
+    else:
+        os.environ["PYTEST_ADDOPTS"] = str(addopts)
+    return control
+
+
+_control = _load()
+_recorder: Optional[Recorder] = None
+_positions: dict[str, list[int]] = {}
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    global _recorder
+    if _control is None:
+        return
+    order = [str(t) for t in _control["order"]]
+    by_id = {item.nodeid: item for item in items}
+    wanted = [by_id[t] for t in order if t in by_id]
+    if len(wanted) != len(order) or len(set(order)) != len(order):
+        wanted = []  # every position is reported not-run, with the reason
+    chosen = {id(item) for item in wanted}
+    config.hook.pytest_deselected(items=[i for i in items if id(i) not in chosen])
+    items[:] = wanted
+    _recorder = Recorder(EventWriter(Path(_control["events"])))
+    for index, test in enumerate(order):
+        _positions.setdefault(test, []).append(index)
+    if not wanted:
+        missing = next((t for t in order if t not in by_id), "")
+        for index, test in enumerate(order):
+            _recorder.writer.emit(
+                "result",
+                index=index,
+                test=test,
+                outcome="not-run",
+                duration=0.0,
+                message=f"not collected: {missing!r}" if missing else "repeated test id",
+            )
+
+
+def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
+    if _recorder is not None and _positions.get(nodeid):
+        _recorder.start(_positions[nodeid].pop(0), nodeid)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if _recorder is not None:
+        _recorder.on_report(report)
+
+
+def pytest_runtest_logfinish(nodeid: str, location: Any) -> None:
+    if _recorder is not None and _recorder.index >= 0:
+        _recorder.finish()

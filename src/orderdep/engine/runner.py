@@ -9,11 +9,12 @@ every finished order is recorded at once and a rerun of the same job reuses them
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import tempfile
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Callable, Optional, Union
 
@@ -106,12 +107,32 @@ class Engine:
         assert self._suite is not None
         return self._suite
 
-    def close(self) -> None:
+    def _stop_workers(self) -> None:
         for worker in self._workers:
             worker.close()
         for worker in self._workers:
             worker.sandbox.destroy()
         self._workers = []
+
+    @contextlib.contextmanager
+    def unrecorded(self) -> Iterator[None]:
+        """Orders run inside are neither taken from nor written to the store."""
+        saved, self.store = self.store, None
+        try:
+            yield
+        finally:
+            self.store = saved
+
+    def use_subprocess(self) -> None:
+        """Run every later order in fresh subprocesses (the fork runner is not trusted)."""
+        if self.runner == "subprocess":
+            return
+        self._stop_workers()
+        self.runner = "subprocess"
+        self._ensure_workers(1)
+
+    def close(self) -> None:
+        self._stop_workers()
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None

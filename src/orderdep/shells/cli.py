@@ -18,6 +18,7 @@ from orderdep.shells.app import cli
 # Each module attaches its commands to ``cli``.
 from orderdep.shells.commands import (
     detect_cmds,  # noqa: F401  (detect, flakerate)
+    doctor_cmds,  # noqa: F401  (doctor)
     engine_cmds,  # noqa: F401  (collect, run)
     explain_cmds,  # noqa: F401  (classify, deps)
     pradet_cmds,  # noqa: F401  (pradet run|collect|refine|explain)

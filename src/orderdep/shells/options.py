@@ -88,6 +88,17 @@ def engine_options(func: F) -> F:
     return func
 
 
+CHECK_OPTION = click.option(
+    "--check/--no-check",
+    "check",
+    default=True,
+    show_default=True,
+    help="Before relying on the fast fork runner, check once per code version that it "
+    "gives the outcomes a fresh pytest gives (the original order, and failing tests "
+    "alone); when they differ, say so and use the subprocess runner.",
+)
+
+
 def engine_config(params: dict[str, Any]) -> EngineConfig:
     """The EngineConfig named by the engine options in ``params``."""
     return EngineConfig(

@@ -25,7 +25,13 @@ from orderdep.core.suite import GROUP_LEVELS, GroupLevel, Suite
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine, run_command
-from orderdep.shells.options import DEFAULT_REPORT, PROJECT_ARG, engine_flags, engine_options
+from orderdep.shells.options import (
+    CHECK_OPTION,
+    DEFAULT_REPORT,
+    PROJECT_ARG,
+    engine_flags,
+    engine_options,
+)
 from orderdep.shells.summary import Printer, render_summary
 
 ORDERS_DIR = Path(".orderdep") / "orders"
@@ -204,6 +210,7 @@ def _fill_kinds(engine: Any, report: Report, group: GroupLevel, display: DetectD
     show_default=True,
     help="Re-runs of each failing and passing order before a test is called OD, not ND.",
 )
+@CHECK_OPTION
 def detect(
     strategies: tuple[str, ...],
     rounds: Optional[int],

@@ -28,10 +28,25 @@ def open_engine(
     seed: Optional[int] = None,
     store: bool = True,
 ) -> Engine:
-    """An Engine for the command's options, recording into the project's store."""
+    """An Engine for the command's options, recording into the project's store.
+
+    With ``check`` in ``params`` (``--check``, the default of the analysing commands)
+    the fork runner is first checked against a fresh pytest on this project (see
+    :func:`orderdep.analysis.fidelity.trust_fork`).
+    """
     config = engine_config(params)
     db = Store.for_project(config.project) if store else None
-    return Engine(config, store=db, job=job, seed=seed, notice=_notice)
+    engine = Engine(config, store=db, job=job, seed=seed, notice=_notice)
+    if params.get("check") and not params.get("dask_scheduler"):
+        from orderdep.analysis.fidelity import VerdictCache, trust_fork
+
+        cache = VerdictCache(config.project / ".orderdep" / "fidelity.json")
+        try:
+            trust_fork(engine, cache, _notice)
+        except BaseException:
+            engine.close()
+            raise
+    return engine
 
 
 def run_command(project: Path, order: list[str], order_file: Optional[Path] = None) -> str:

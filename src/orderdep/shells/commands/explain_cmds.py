@@ -12,7 +12,7 @@ from orderdep.core.report import load_report, save_report
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine
 from orderdep.shells.explain import explain_lines
-from orderdep.shells.options import DEFAULT_REPORT, PROJECT_ARG, engine_options
+from orderdep.shells.options import CHECK_OPTION, DEFAULT_REPORT, PROJECT_ARG, engine_options
 
 DEFAULT_DEPS = "orderdep-deps.json"
 
@@ -38,6 +38,7 @@ def report_path(project: Path, report: Optional[Path]) -> Path:
     help="Runs of each OD test alone to tell victim, brittle and ND apart.",
 )
 @click.option("--redo", is_flag=True, help="Classify again tests that are classified already.")
+@CHECK_OPTION
 def classify(
     report: Optional[Path], tests: tuple[str, ...], alone_runs: int, redo: bool, **params: Any
 ) -> int:

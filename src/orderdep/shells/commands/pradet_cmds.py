@@ -35,7 +35,7 @@ from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.detect_cmds import reproduce_command
 from orderdep.shells.commands.engine_cmds import open_engine, read_order_file
-from orderdep.shells.options import DEFAULT_REPORT, engine_options
+from orderdep.shells.options import CHECK_OPTION, DEFAULT_REPORT, engine_options
 
 DEFAULT_GRAPH = Path(".orderdep") / "pradet.json"
 SHOWN_ROOTS = 5
@@ -271,6 +271,7 @@ def _finish(
 # -- the commands --------------------------------------------------------------------------
 @pradet.command("run")
 @engine_options
+@CHECK_OPTION
 @REPORT_OPTION
 @GRAPH_OPTION
 @ORDER_OPTION
@@ -321,6 +322,7 @@ def run_cmd(
 
 @pradet.command("collect")
 @engine_options
+@CHECK_OPTION
 @GRAPH_OPTION
 @ORDER_OPTION
 @REVERSE_OPTION
@@ -362,6 +364,7 @@ def collect_cmd(
 
 @pradet.command("refine")
 @engine_options
+@CHECK_OPTION
 @REPORT_OPTION
 @GRAPH_OPTION
 @CONFIRM_OPTION

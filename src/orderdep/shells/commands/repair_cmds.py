@@ -18,7 +18,7 @@ from orderdep.core.report import ODFinding, Report, load_report
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine
-from orderdep.shells.options import DEFAULT_REPORT, engine_flags, engine_options
+from orderdep.shells.options import CHECK_OPTION, DEFAULT_REPORT, engine_flags, engine_options
 
 PATCH_DIR = Path(".orderdep") / "patches"
 MAX_SHOWN_ROOTS = 20
@@ -110,6 +110,7 @@ def debug_lines(result: DebugResult, project: Path, params: dict[str, Any]) -> l
     "Default: from the report, else what runs before it in the original order.",
 )
 @REPORT_OPTION
+@CHECK_OPTION
 def debug(test: str, polluters: tuple[str, ...], report: Optional[Path], **params: Any) -> int:
     """Name the shared state (roots) that makes an OD test fail (ODRepair's Debugger).
 
@@ -264,6 +265,7 @@ def fix_lines(
     help="Verify patches on the OD test's orders only, not on the whole suite too.",
 )
 @REPORT_OPTION
+@CHECK_OPTION
 def fix(
     tests: tuple[str, ...],
     polluters: tuple[str, ...],

@@ -1,0 +1,141 @@
+"""Comparing runners position by position: which orders to sample, what counts as a mismatch.
+
+orderdep's findings rest on one promise: an order run by the fork runner gives the same
+outcome at every position as the same order run in a fresh ``python -m pytest``. A
+fidelity check runs a sample of orders under several runners and lists every position
+where a runner's outcome differs from the reference runner's. Pure: works on test ids
+and :class:`~orderdep.core.outcomes.OrderResult` values.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from orderdep.core.outcomes import OrderResult
+
+REFERENCE = "plain"
+
+
+@dataclass(frozen=True)
+class SampleOrder:
+    """One order of the sample and why it is there (``original``, ``alone``, ...)."""
+
+    label: str
+    order: tuple[str, ...]
+
+
+def sample_orders(
+    ids: Sequence[str], *, seed: int, random_orders: int = 5, singles: int = 20
+) -> list[SampleOrder]:
+    """The original order, its reverse, ``random_orders`` seeded shuffles, then up to
+    ``singles`` tests alone (spread over the suite), most telling first."""
+    ids = list(ids)
+    out = [SampleOrder("original", tuple(ids))]
+    if len(ids) > 1:
+        out.append(SampleOrder("reverse", tuple(reversed(ids))))
+    rng = random.Random(seed)
+    for k in range(random_orders if len(ids) > 2 else 0):
+        shuffled = list(ids)
+        rng.shuffle(shuffled)
+        out.append(SampleOrder(f"random #{k + 1}", tuple(shuffled)))
+    if singles > 0 and len(ids) > 1:
+        step = max(1, len(ids) / singles)
+        picked = sorted({ids[int(i * step)] for i in range(min(singles, len(ids)))}, key=ids.index)
+        out += [SampleOrder("alone", (test,)) for test in picked]
+    return out
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """A position where a runner's outcome differs from the reference's."""
+
+    label: str
+    order: tuple[str, ...]
+    position: int
+    outcomes: dict[str, str]
+    messages: dict[str, str]
+
+    @property
+    def test(self) -> str:
+        return self.order[self.position]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "order": list(self.order),
+            "position": self.position,
+            "test": self.test,
+            "outcomes": self.outcomes,
+            "messages": self.messages,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Mismatch:
+        return cls(
+            str(data["label"]),
+            tuple(data["order"]),
+            int(data["position"]),
+            dict(data["outcomes"]),
+            dict(data["messages"]),
+        )
+
+
+def compare(
+    sample: SampleOrder, results: Mapping[str, OrderResult], reference: str = REFERENCE
+) -> list[Mismatch]:
+    """Every position of ``sample`` where a runner disagrees with ``reference``."""
+    out: list[Mismatch] = []
+    for i in range(len(results[reference].results)):
+        outcomes = {name: r.results[i].outcome.value for name, r in results.items()}
+        if len(set(outcomes.values())) > 1:
+            messages = {name: r.results[i].message for name, r in results.items()}
+            out.append(Mismatch(sample.label, sample.order, i, outcomes, messages))
+    return out
+
+
+@dataclass
+class FidelityReport:
+    """What a check compared and what it found."""
+
+    runners: list[str]
+    orders: int = 0
+    positions: int = 0
+    planned: int = 0
+    mismatches: list[Mismatch] = field(default_factory=list)
+
+    @property
+    def faithful(self) -> bool:
+        return not self.mismatches
+
+    @property
+    def complete(self) -> bool:
+        return self.orders >= self.planned
+
+    def add(self, sample: SampleOrder, results: Mapping[str, OrderResult]) -> list[Mismatch]:
+        found = compare(sample, results)
+        self.orders += 1
+        self.positions += len(sample.order)
+        self.mismatches += found
+        return found
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "runners": self.runners,
+            "orders": self.orders,
+            "positions": self.positions,
+            "planned": self.planned,
+            "mismatches": [m.to_json() for m in self.mismatches],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> FidelityReport:
+        return cls(
+            list(data["runners"]),
+            int(data["orders"]),
+            int(data["positions"]),
+            int(data.get("planned", data["orders"])),
+            [Mismatch.from_json(m) for m in data.get("mismatches", [])],
+        )

@@ -1,0 +1,71 @@
+"""Sampling orders and comparing runners position by position (pure)."""
+
+from __future__ import annotations
+
+from orderdep.core.fidelity import FidelityReport, SampleOrder, compare, sample_orders
+from orderdep.core.outcomes import OrderResult, Outcome, TestResult
+
+
+def result(order: list[str], outcomes: str, runner: str) -> OrderResult:
+    codes = {"p": Outcome.PASSED, "f": Outcome.FAILED, "s": Outcome.SKIPPED}
+    return OrderResult(
+        order, [TestResult(t, codes[c], 0.0, "") for t, c in zip(order, outcomes)], runner=runner
+    )
+
+
+def test_sample_starts_with_original_and_reverse_then_random_then_singles() -> None:
+    ids = [f"t{i}" for i in range(10)]
+    sample = sample_orders(ids, seed=3, random_orders=2, singles=4)
+    assert [s.label for s in sample] == ["original", "reverse", "random #1", "random #2"] + [
+        "alone"
+    ] * 4
+    assert sample[0].order == tuple(ids) and sample[1].order == tuple(reversed(ids))
+    assert all(sorted(s.order) == sorted(ids) for s in sample[2:4])
+    assert sample[2].order != sample[3].order
+    assert [s.order for s in sample[4:]] == [("t0",), ("t2",), ("t5",), ("t7",)]
+    assert sample == sample_orders(ids, seed=3, random_orders=2, singles=4)  # seeded
+    assert sample[2:4] != sample_orders(ids, seed=4, random_orders=2, singles=4)[2:4]
+
+
+def test_small_suites_get_no_useless_orders() -> None:
+    assert [s.label for s in sample_orders(["a"], seed=1)] == ["original"]
+    assert [s.label for s in sample_orders(["a", "b"], seed=1, singles=5)] == [
+        "original",
+        "reverse",
+        "alone",
+        "alone",
+    ]
+
+
+def test_compare_lists_every_disagreeing_position() -> None:
+    order = ["a", "b", "c"]
+    sample = SampleOrder("original", tuple(order))
+    found = compare(
+        sample,
+        {
+            "fork": result(order, "pfp", "fork"),
+            "subprocess": result(order, "ppp", "subprocess"),
+            "plain": result(order, "pps", "plain"),
+        },
+    )
+    assert [(m.position, m.test) for m in found] == [(1, "b"), (2, "c")]
+    assert found[0].outcomes == {"fork": "failed", "subprocess": "passed", "plain": "passed"}
+
+
+def test_report_counts_and_round_trips() -> None:
+    report = FidelityReport(["fork", "plain"], planned=2)
+    order = ["a", "b"]
+    report.add(
+        SampleOrder("original", tuple(order)),
+        {"fork": result(order, "pp", "fork"), "plain": result(order, "pp", "plain")},
+    )
+    assert report.faithful and not report.complete
+    report.add(
+        SampleOrder("alone", ("a",)),
+        {"fork": result(["a"], "f", "fork"), "plain": result(["a"], "p", "plain")},
+    )
+    assert not report.faithful and report.complete
+    assert (report.orders, report.positions) == (2, 3)
+    again = FidelityReport.from_json(report.to_json())
+    assert again.to_json() == report.to_json()
+    assert again.mismatches[0].test == "a"

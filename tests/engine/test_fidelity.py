@@ -1,0 +1,249 @@
+"""A forked child behaves like a fresh ``python -m pytest``: each mechanism of
+:mod:`orderdep.engine.childstate` (and the child plugin) checked against plain pytest.
+
+Every order runs under the fork runner, the subprocess runner and plain pytest; the
+outcomes must be the expected ones under all three (so a test here fails when any runner
+drifts, not only when they drift apart).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from tests.engine.conftest import ProjectWriter
+
+from orderdep.engine.config import EngineConfig
+from orderdep.engine.plain import PlainRunner
+from orderdep.engine.runner import Engine
+
+M = "tests/test_shapes.py::"
+
+SHAPES = {
+    "pytest.ini": "[pytest]\n",
+    "app/__init__.py": "",
+    "app/streams.py": """
+        import logging
+        import sys
+
+        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+        log = logging.getLogger("app")
+
+
+        class Reporter:
+            def __init__(self):
+                self.stream = sys.stderr  # saved at import, as many libraries do
+                self.out = sys.stdout
+
+            def warn(self, text):
+                self.stream.write(text + "\\n")
+                self.stream.flush()
+
+            def say(self, text):
+                print(text, file=self.out)
+
+
+        REPORTER = Reporter()
+        """,
+    "app/state.py": """
+        import atexit
+        import gc
+        import os
+        import signal
+        import sys
+        import tempfile
+        import weakref
+
+        ARGV_AT_IMPORT = list(sys.argv)
+        CACHE_DIR = tempfile.mkdtemp(prefix="appcache-")
+
+
+        def _on_term(signum, frame):
+            pass
+
+
+        signal.signal(signal.SIGUSR1, _on_term)
+
+
+        class Node:
+            def __init__(self):
+                self.me = self  # a reference cycle: only the cycle collector frees it
+
+
+        NODE = Node()
+        NODE_REF = weakref.ref(NODE)
+        """,
+    "tests/test_shapes.py": """
+        import inspect
+        import os
+        import signal
+        import sys
+
+        from app import state
+        from app.streams import REPORTER, log
+
+
+        def test_saved_stderr():
+            REPORTER.warn("written through sys.stderr saved at import")
+
+
+        def test_saved_stdout():
+            REPORTER.say("written through sys.stdout saved at import")
+
+
+        def test_logging_configured_at_import(caplog):
+            log.warning("hello")
+            assert "hello" in caplog.text
+            log.handlers = []
+
+
+        def test_argv_is_the_users():
+            assert sys.argv[1:] == ["-q"], sys.argv
+            assert state.ARGV_AT_IMPORT[1:] == ["-q"], state.ARGV_AT_IMPORT
+
+
+        def test_signal_handlers():
+            assert signal.getsignal(signal.SIGUSR1) is state._on_term
+            assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+        def test_cache_dir_made_at_import_is_empty():
+            assert os.path.isdir(state.CACHE_DIR)
+            assert os.listdir(state.CACHE_DIR) == []
+
+
+        def test_writes_into_cache_dir():
+            with open(os.path.join(state.CACHE_DIR, "entry"), "w") as fh:
+                fh.write("x")
+
+
+        def test_cycle_collected():
+            import gc
+
+            state.NODE = None
+            gc.collect()
+            assert state.NODE_REF() is None, "an object made at import was not collected"
+
+
+        def test_recursion_headroom():
+            depth = len(inspect.stack(0))
+            limit = sys.getrecursionlimit()
+            sys.setrecursionlimit(depth + 40)
+            try:
+                def down(n):
+                    return 0 if n == 0 else down(n - 1)
+                down(25)
+            finally:
+                sys.setrecursionlimit(limit)
+            assert depth == int(os.environ["EXPECTED_DEPTH"]), depth
+
+
+        def test_registers_exit_handler():
+            import atexit
+
+            def mark():
+                with open(os.environ["EXIT_MARKER"], "a") as fh:
+                    fh.write("ran\\n")
+
+            atexit.register(mark)
+        """,
+}
+
+
+def _plain_depth(project: Path, tmp_path: Path) -> int:
+    """The stack depth of a test body under plain pytest (measured, not assumed)."""
+    import subprocess
+    import sys
+
+    (tmp_path / "depth").mkdir()
+    probe = tmp_path / "depth" / "test_depth.py"
+    probe.write_text(
+        "import inspect\ndef test_depth():\n    assert 0, len(inspect.stack(0))\n", "utf-8"
+    )
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:cacheprovider",
+            str(probe),
+        ],
+        cwd=tmp_path / "depth",
+        capture_output=True,
+        text=True,
+    ).stdout
+    line = next(x for x in out.splitlines() if x.startswith("E ") and "AssertionError" in x)
+    return int(line.rsplit(":", 1)[1].split()[0])
+
+
+@pytest.fixture
+def shapes(make_project: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    project = make_project(SHAPES)
+    monkeypatch.setenv("EXPECTED_DEPTH", str(_plain_depth(project, tmp_path)))
+    monkeypatch.setenv("EXIT_MARKER", str(tmp_path / "exit-marker"))
+    return project
+
+
+def _outcomes(results: Sequence[object]) -> list[str]:
+    return [r.outcome.value for r in results]  # type: ignore[attr-defined]
+
+
+def test_fork_subprocess_and_plain_pytest_agree_on_every_mechanism(
+    shapes: Path, tmp_path: Path
+) -> None:
+    config = EngineConfig(shapes, pytest_args=("-q",))
+    with Engine(config) as engine:
+        ids = engine.suite.ids
+    writer, empty = M + "test_writes_into_cache_dir", M + "test_cache_dir_made_at_import_is_empty"
+    orders = [
+        ids,
+        list(reversed(ids)),
+        [writer, empty],  # the import-time cache dir is shared within an order ...
+        [empty, writer, empty],  # ... and put back between orders
+        [M + "test_cycle_collected", M + "test_saved_stderr"],
+    ]
+    reverse = ["passed"] * len(ids)
+    reverse[ids[::-1].index(empty)] = "failed"  # after the writer, within one process
+    expected = [
+        ["passed"] * len(ids),
+        reverse,
+        ["passed", "failed"],
+        ["passed", "passed", "failed"],
+        ["passed", "passed"],
+    ]
+    runs: dict[str, list[list[str]]] = {}
+    messages: dict[str, list[list[str]]] = {}
+    for runner in ("fork", "subprocess"):
+        with Engine(EngineConfig(shapes, runner=runner, pytest_args=("-q",))) as engine:
+            results = engine.run_many(orders)
+        assert all(r.runner == runner for r in results)
+        runs[runner] = [_outcomes(r.results) for r in results]
+        messages[runner] = [[x.message for x in r.results] for r in results]
+    plain = PlainRunner(config, tmp_path / "plain")
+    try:
+        results = [plain.run(o) for o in orders[:3]] + [plain.run(orders[3][:2])]
+        results.append(plain.run(orders[4]))
+    finally:
+        plain.close()
+    runs["plain"] = [_outcomes(r.results) for r in results]
+    runs["plain"][3] += ["failed"]  # plain pytest cannot repeat a test in one order
+    for runner, outcomes in runs.items():
+        for order, got, want in zip(orders, outcomes, expected):
+            assert got == want, (runner, order, got, messages.get(runner))
+    assert (tmp_path / "exit-marker").read_text().count("ran") == 2 * 2 + 2
+
+
+def test_output_through_a_saved_stream_is_captured(
+    shapes: Path, tmp_path: Path, make_engine: object
+) -> None:
+    """What a test writes through a stream saved at import lands in pytest's capture, not
+    in the process's own output (plain pytest shows it under "Captured stderr")."""
+    with Engine(EngineConfig(shapes, runner="fork")) as engine:
+        engine.run([M + "test_saved_stderr"])
+        log = engine._workers[0].log_path.read_text()
+    assert "written through sys.stderr saved at import" not in log

@@ -247,3 +247,45 @@ def test_output_through_a_saved_stream_is_captured(
         engine.run([M + "test_saved_stderr"])
         log = engine._workers[0].log_path.read_text()
     assert "written through sys.stderr saved at import" not in log
+
+
+@pytest.mark.parametrize("runner", ["fork", "subprocess"])
+def test_processes_started_by_tests_end_with_their_order(
+    make_project: ProjectWriter, tmp_path: Path, runner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import time
+
+    pids = tmp_path / "pids"
+    monkeypatch.setenv("PID_FILE", str(pids))
+    project = make_project(
+        {
+            "pytest.ini": "[pytest]\n",
+            "tests/test_spawn.py": """
+                import os
+                import subprocess
+
+                def test_starts_a_server_and_forgets_it():
+                    proc = subprocess.Popen(["sleep", "600"])
+                    with open(os.environ["PID_FILE"], "a") as fh:
+                        fh.write(f"{proc.pid}\\n")
+                """,
+        }
+    )
+    with Engine(EngineConfig(project, runner=runner)) as engine:
+        result = engine.run(engine.suite.ids)
+        assert [r.outcome.value for r in result.results] == ["passed"]
+        (pid,) = [int(x) for x in pids.read_text().split()]
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            # a zombie until its parent (gone) is reaped by init: look at its state
+            stat = Path(f"/proc/{pid}/stat")
+            if not stat.exists() or stat.read_text().split()[2] == "Z":
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail(f"process {pid} started by the test outlived its order")

@@ -115,10 +115,15 @@ class _Server:
         rfd, wfd = os.pipe()
         pid = os.fork()
         if pid == 0:
+            os.setpgid(0, 0)  # its own group: what its tests start is killed with it
             os.close(wfd)
             for fh in self.closing:
                 fh.close()
             self.child(rfd, ranges, self.pages_file if learn else None)
+        try:  # also here, so the group exists before the controller may kill it
+            os.setpgid(pid, pid)
+        except OSError:
+            pass
         os.close(rfd)
         return pid, wfd, learn
 
@@ -214,6 +219,10 @@ def serve(session: pytest.Session, control: dict[str, Any], recorder: Recorder) 
         running, learned = pid, learning
         pid, child_in, learning = server.spawn()  # the next child, while this order runs
         _, status = os.waitpid(running, 0)
+        try:  # processes the order's tests started never outlive it
+            os.killpg(running, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
         _send(outbox, {"status": status})
         server.learn_from(learned)
     os.close(child_in)  # the waiting child reads EOF and leaves

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import signal
 import subprocess
 import time
 from collections.abc import Sequence
@@ -24,6 +23,7 @@ from orderdep.engine.config import EngineConfig
 from orderdep.engine.plainplugin import PLAIN_ENV
 from orderdep.engine.protocol import assemble_results, read_events, write_json
 from orderdep.engine.sandbox import Sandbox, empty_dir
+from orderdep.engine.workers import kill_group
 
 
 class PlainRunner:
@@ -89,7 +89,7 @@ class PlainRunner:
             except subprocess.TimeoutExpired:
                 died = Outcome.TIMEOUT
             finally:
-                _kill_group(proc.pid)
+                kill_group(proc.pid)
                 proc.wait()
         results, _ = assemble_results(order, list(read_events(events)), died=died)
         for path in (control, events):
@@ -102,10 +102,3 @@ class PlainRunner:
 
     def close(self) -> None:
         self.sandbox.destroy()
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass

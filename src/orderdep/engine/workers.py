@@ -134,7 +134,7 @@ class _WorkerBase:
         self._interrupted = True
         pid = self._current
         if pid:
-            _kill_group(pid) if self.runner == "subprocess" else _kill(pid)
+            kill_group(pid)
 
 
 class SubprocessWorker(_WorkerBase):
@@ -191,13 +191,10 @@ class SubprocessWorker(_WorkerBase):
                 proc.wait(timeout=self.config.timeout)
             except subprocess.TimeoutExpired:
                 died = Outcome.TIMEOUT
-                _kill_group(proc.pid)
-                proc.wait()
-            except BaseException:
-                _kill_group(proc.pid)
-                proc.wait()
-                raise
             finally:
+                # The whole group: processes the tests started never outlive their order.
+                kill_group(proc.pid)
+                proc.wait()
                 self._current = 0
         if died is None and proc.returncode not in (0, 1, 2, 3, 4, 5):
             died = Outcome.CRASHED
@@ -210,7 +207,8 @@ class SubprocessWorker(_WorkerBase):
         pass
 
 
-def _kill_group(pid: int) -> None:
+def kill_group(pid: int) -> None:
+    """Kill the process group led by ``pid`` (an order's process and what it started)."""
     try:
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -329,10 +327,10 @@ class ForkWorker(_WorkerBase):
             status_msg = self._read(self.config.timeout)
         except TimeoutError:
             died = Outcome.TIMEOUT
-            _kill(pid)
+            kill_group(pid)
             status_msg = self._read(60.0)
         except BaseException:
-            _kill(pid)
+            kill_group(pid)
             self._read(60.0)
             raise
         finally:
@@ -356,13 +354,6 @@ class ForkWorker(_WorkerBase):
             try:
                 self._proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                _kill_group(self._proc.pid)
+                kill_group(self._proc.pid)
                 self._proc.wait()
             self._proc = None
-
-
-def _kill(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass

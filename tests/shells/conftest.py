@@ -23,6 +23,7 @@ def cli(capsys: pytest.CaptureFixture[str]) -> CliRunner:
     """``cli(*argv) -> (exit code, stdout, stderr)`` through ``main``; never a traceback."""
 
     def run(*argv: object) -> tuple[int, str, str]:
+        capsys.readouterr()  # only this command's output (not an in-process pytest's)
         code = main([str(a) for a in argv])
         out, err = capsys.readouterr()
         assert "Traceback (most recent call last)" not in out + err

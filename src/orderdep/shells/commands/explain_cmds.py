@@ -174,7 +174,7 @@ def check_deps(project: Path, path: Path, params: dict[str, Any]) -> int:
     )
     for d, missing in stale:
         group = f" (group {', '.join(d.group)})" if d.group else ""
-        close = difflib.get_close_matches(missing[0], suite.ids, n=1, cutoff=0.6)
+        close = difflib.get_close_matches(missing[0], suite.ids, n=1, cutoff=0.8)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         click.echo(f"  {d.test}  {d.kind}  {d.dependee}{group}")
         click.echo(f"      not collected: {', '.join(missing)}{hint}")

@@ -151,7 +151,7 @@ def load_durations(path: PathLike) -> dict[str, float]:
         ):
             raise ReportError(
                 f"durations file {str(p)!r}: the duration of {test!r} must be a "
-                f"finite, non-negative number of seconds, got {seconds!r}."
+                f"non-negative number of seconds (not infinite or NaN), got {seconds!r}."
             )
         out[str(test)] = float(seconds)
     return out

@@ -6,7 +6,19 @@ codes. Every message says what is wrong, shows the value and says what to do nex
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Union
+
+
+def shown_path(path: Union[str, os.PathLike[str]]) -> str:
+    """``path`` as a message shows it: relative to the working directory when under it."""
+    p = Path(path)
+    try:
+        return str(p.absolute().relative_to(Path.cwd()))
+    except (ValueError, OSError):
+        return str(p)
 
 
 class OrderdepError(Exception):
@@ -48,3 +60,7 @@ class EngineError(OrderdepError):
 
 class ReportError(OrderdepError):
     """A report or dependencies file is missing, malformed, or from another project/schema."""
+
+
+class StoreError(OrderdepError):
+    """The results store cannot be created, read, written or locked."""

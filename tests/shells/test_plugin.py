@@ -284,8 +284,8 @@ def test_shards_balance_by_durations_file(suite: pytest.Pytester) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--orderdep-shards", "two"], "*--orderdep-shards: expected a positive whole number, got 'two'*"),
-        (["--orderdep-shards", "0"], "*expected a positive whole number, got '0'*"),
+        (["--orderdep-shards", "two"], "*--orderdep-shards: expected a whole number from 1 to 10000, got 'two'*"),
+        (["--orderdep-shards", "0"], "*expected a whole number from 1 to 10000, got '0'*"),
         (["--orderdep-shards=2", "--orderdep-shard=3"], "*--orderdep-shard 3 is out of range for --orderdep-shards 2*"),
         (["--orderdep-shard=1"], "*--orderdep-shard needs --orderdep-shards K too*"),
         (["--orderdep-durations=d.json"], "*--orderdep-durations 'd.json' only balances shards*"),
@@ -300,7 +300,7 @@ def test_bad_options_are_rejected_naming_the_value(
     result.stderr.fnmatch_lines([message])
 
 
-def test_deps_file_with_unknown_ids_is_a_usage_error(suite: pytest.Pytester) -> None:
+def test_deps_file_with_unknown_ids_is_a_usage_error_when_strict(suite: pytest.Pytester) -> None:
     bad = {
         "schema": "orderdep.deps/1",
         "dependencies": [
@@ -309,7 +309,7 @@ def test_deps_file_with_unknown_ids_is_a_usage_error(suite: pytest.Pytester) -> 
         ],
     }  # fmt: skip
     suite.path.joinpath("bad.json").write_text(json.dumps(bad), encoding="utf-8")
-    result = suite.runpytest(*QUIET, "--orderdep-deps", "bad.json")
+    result = suite.runpytest(*QUIET, "--orderdep-deps", "bad.json", "--orderdep-deps-strict")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         [

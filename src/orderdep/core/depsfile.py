@@ -50,17 +50,18 @@ import json
 import os
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal, Optional, Union
 
-from orderdep.core.report import CLASSIFY_COMMAND, Report, load_json_file
+from orderdep.core.jsonfile import load_json_file, write_text_file
+from orderdep.core.report import CLASSIFY_COMMAND, Report
 from orderdep.errors import ReportError
 
 SCHEMA = "orderdep.deps/1"
 DepKind = Literal["positive", "negative"]
 DEP_KINDS: tuple[str, ...] = ("positive", "negative")
-# The command that writes a dependencies file from a classified report.
+# The command that writes a dependencies file from a classified report, and where.
 DEPS_COMMAND = "orderdep deps"
+DEFAULT_DEPS = "orderdep-deps.json"
 
 PathLike = Union[str, "os.PathLike[str]"]
 _ENTRY_KEYS = ("test", "kind", "dependee", "group")
@@ -129,10 +130,7 @@ def dump_deps(deps: Iterable[Dependency]) -> str:
 
 
 def save_deps(path: PathLike, deps: Iterable[Dependency]) -> None:
-    p = Path(path)
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(dump_deps(deps), encoding="utf-8")
-    os.replace(tmp, p)
+    write_text_file(path, dump_deps(deps), "dependencies file", "--output PATH")
 
 
 def load_deps(path: PathLike, known_ids: Optional[Collection[str]] = None) -> list[Dependency]:

@@ -30,11 +30,13 @@ import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Optional, Union
 
+from orderdep.core.jsonfile import load_json_file, write_text_file
 from orderdep.core.odmodel import Kind, ODSpec
 from orderdep.errors import ReportError
+
+__all__ = ["load_json_file"]  # re-exported: readers of other files import it from here
 
 SCHEMA = "orderdep.report/1"
 FLAKE_RATE_KEYS: tuple[str, ...] = ("all", "grouped", "reverse")
@@ -339,30 +341,6 @@ class Report:
                 )
 
 
-def load_json_file(path: PathLike, what: str, create_hint: str) -> Any:
-    """Read a JSON file, turning a missing or unparsable file into a :class:`ReportError`.
-
-    ``what`` names the file's role ("report", "dependencies file"); ``create_hint`` says
-    how to create one (shown when the file is missing).
-    """
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ReportError(f"no {what} at {str(p)!r}; {create_hint}") from None
-    except IsADirectoryError:
-        raise ReportError(f"{str(p)!r} is a directory, not a {what} file.") from None
-    except OSError as exc:
-        raise ReportError(f"cannot read {what} {str(p)!r}: {exc.strerror or exc}.") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ReportError(
-            f"{what} {str(p)!r} is not valid JSON (line {exc.lineno}, column {exc.colno}: "
-            f"{exc.msg}); fix the file or re-create it."
-        ) from None
-
-
 def _same_project(a: str, b: str) -> bool:
     def norm(p: str) -> str:
         return os.path.normcase(os.path.realpath(os.path.abspath(p)))
@@ -384,11 +362,7 @@ def load_report(path: PathLike, project: Optional[str] = None) -> Report:
 
 def save_report(path: PathLike, report: Report) -> None:
     """Write ``report`` as stable, indented JSON (atomically: a crash leaves the old file)."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(report.dumps(), encoding="utf-8")
-    os.replace(tmp, p)
+    write_text_file(path, report.dumps(), "report", "--report PATH")
 
 
 # --- validation helpers: each names where the bad value is and shows it ------------------

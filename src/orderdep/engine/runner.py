@@ -25,6 +25,7 @@ from orderdep.engine.executor import ResultCallback
 from orderdep.engine.probe import ProbeSpec
 from orderdep.engine.sandbox import Sandbox
 from orderdep.engine.store import Store
+from orderdep.engine.tempdirs import make_workdir
 from orderdep.engine.workers import ForkUnavailable, ForkWorker, SubprocessWorker
 
 Worker = Union[ForkWorker, SubprocessWorker]
@@ -70,7 +71,7 @@ class Engine:
             self.config.workdir.mkdir(parents=True, exist_ok=True)
             return self.config.workdir
         if self._tmp is None:
-            self._tmp = tempfile.TemporaryDirectory(prefix="orderdep-")
+            self._tmp = make_workdir()
         return Path(self._tmp.name)
 
     def _new_worker(self, n: int) -> Worker:

@@ -13,11 +13,15 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Optional
 
 from orderdep.core.outcomes import OrderResult, TestResult
+from orderdep.errors import StoreError, shown_path
+
+DEFAULT_STORE = Path(".orderdep") / "results.db"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -72,16 +76,40 @@ class Store:
         self.path = path
         self.code = code
         self.version = __version__
-        path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), timeout=30, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(SCHEMA)
-        self._db.commit()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the results store {shown_path(path)!r} "
+                f"({shown_path(path.parent)!r}: {exc.strerror or exc}); "
+                "pass --store PATH to keep it in a writable place"
+            ) from None
+        with self._guard("open"):
+            self._db = sqlite3.connect(str(path), timeout=30, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.executescript(SCHEMA)
+            self._db.commit()
 
     @classmethod
     def for_project(cls, project: Path, path: Optional[Path] = None) -> Store:
-        return cls(path or project / ".orderdep" / "results.db", code=code_key(project))
+        return cls(path or project / DEFAULT_STORE, code=code_key(project))
+
+    @contextmanager
+    def _guard(self, action: str) -> Iterator[None]:
+        """Turn SQLite's errors into a :class:`StoreError` that names the store."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            raise StoreError(
+                f"cannot {action} the results store {shown_path(self.path)!r} ({exc}); "
+                "pass --store PATH to keep it in a writable place"
+            ) from None
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"the results store {shown_path(self.path)!r} is not a SQLite database "
+                f"({exc}); move it away or pass --store PATH"
+            ) from None
 
     def record(
         self,
@@ -105,7 +133,7 @@ class Store:
             result.wall_seconds,
             int(not result.interrupted),
         )
-        with self._lock:
+        with self._lock, self._guard("write to"):
             cur = self._db.execute(
                 "INSERT INTO runs (job, order_key, code_key, order_json, results_json, runner,"
                 " probe, seed, tool_version, started, wall_seconds, complete)"
@@ -118,7 +146,7 @@ class Store:
         return int(rowid or 0)
 
     def _rows(self, sql: str, args: tuple[object, ...]) -> list[OrderResult]:
-        with self._lock:
+        with self._lock, self._guard("read"):
             rows = self._db.execute(sql, args).fetchall()
         out = []
         for rid, order_json, results_json, runner, wall in rows:
@@ -151,7 +179,7 @@ class Store:
         )
 
     def count(self) -> int:
-        with self._lock:
+        with self._lock, self._guard("read"):
             return int(self._db.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
 
     def close(self) -> None:

@@ -1,18 +1,24 @@
 """``orderdep`` command line: ``main(argv) -> exit code``; only this turns errors into messages.
 
 Exit codes: 0 success (nothing order-dependent found), 1 findings (OD tests, failing
-tests), 2 usage, collection or input errors.
+tests), 2 usage, collection or input errors (one line on stderr, no traceback), 130 after
+Ctrl-C, 143 after SIGTERM, 129 after SIGHUP (finished orders are kept in the store; child
+processes and working directories are removed first).
 """
 
 from __future__ import annotations
 
+import signal
 import sys
-from collections.abc import Sequence
-from typing import Optional
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from types import FrameType
+from typing import Any, Optional
 
 import click
 
-from orderdep.errors import OrderdepError
+from orderdep.errors import OrderdepError, shown_path
 from orderdep.shells.app import cli
 
 # Each module attaches its commands to ``cli``.
@@ -26,26 +32,90 @@ from orderdep.shells.commands import (
     repair_cmds,  # noqa: F401  (debug, fix)
 )
 
+#: Signals that stop orderdep the way Ctrl-C does, and their exit codes (128 + number).
+STOP_SIGNALS = {signal.SIGTERM: "SIGTERM", signal.SIGHUP: "SIGHUP"}
+
+
+class Terminated(KeyboardInterrupt):
+    """Raised in the main thread by SIGTERM or SIGHUP: unwinds like Ctrl-C."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        self.exit_code = 128 + signum
+        super().__init__(STOP_SIGNALS.get(signal.Signals(signum), str(signum)))
+
+
+def _raise_terminated(signum: int, frame: Optional[FrameType]) -> None:
+    # Only the first signal unwinds; more of them must not break the clean-up.
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_IGN)
+    raise Terminated(signum)
+
+
+@contextmanager
+def stop_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise :class:`Terminated` while the command runs (main thread
+    only); the previous handlers come back afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, _raise_terminated)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _usage_line(exc: click.UsageError) -> str:
+    path = exc.ctx.command_path if exc.ctx is not None else "orderdep"
+    message = exc.format_message().rstrip(".").replace("\n", " ")
+    return f"orderdep: error: {message}; see `{path} --help`"
+
+
+def _interrupted(exc: BaseException) -> int:
+    if isinstance(exc, Terminated):
+        click.echo(f"orderdep: stopped by {exc}; finished orders are kept in the store.", err=True)
+        return exc.exit_code
+    click.echo("orderdep: interrupted; finished orders are kept in the store.", err=True)
+    return 130
+
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the CLI with ``argv`` (default: ``sys.argv[1:]``) and return the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
+    obj: dict[str, Any] = {"argv": args}
     try:
-        result = cli.main(args=args, prog_name="orderdep", standalone_mode=False)
+        with stop_signals():
+            result = cli.main(args=args, prog_name="orderdep", standalone_mode=False, obj=obj)
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
-    except click.ClickException as exc:
-        exc.show()
+    except click.UsageError as exc:
+        click.echo(_usage_line(exc), err=True)
         return 2
-    except click.exceptions.Abort:
-        click.echo("orderdep: interrupted; finished orders are kept in the store.", err=True)
-        return 130
-    except KeyboardInterrupt:
-        click.echo("orderdep: interrupted; finished orders are kept in the store.", err=True)
-        return 130
+    except click.ClickException as exc:
+        click.echo(f"orderdep: error: {exc.format_message()}", err=True)
+        return 2
+    except click.exceptions.Abort as exc:
+        return _interrupted(exc.__cause__ or exc)
+    except KeyboardInterrupt as exc:
+        return _interrupted(exc)
     except OrderdepError as exc:
         click.echo(f"orderdep: error: {exc}", err=True)
         return exc.exit_code
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        # A file orderdep had to write or read: name it instead of a traceback.
+        click.echo(
+            f"orderdep: error: cannot use {shown_path(exc.filename)!r}: "
+            f"{exc.strerror or exc}; check the path, or pass an option that puts the "
+            "file elsewhere (see --help)",
+            err=True,
+        )
+        return 2
     return int(result or 0)
 
 

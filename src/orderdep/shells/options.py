@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Optional, TypeVar
 
 import click
 
@@ -15,6 +16,46 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # Where commands read and write the report, relative to the project (one place).
 DEFAULT_REPORT = Path(".orderdep") / "report.json"
+
+# The largest number of seconds a time option takes (a week; more overflows some waits).
+MAX_SECONDS = 7 * 24 * 3600
+# Seeds are stored as SQLite integers (signed 64-bit).
+MAX_SEED = 2**63 - 1
+# Counts of runs, orders, samples and machines (more would not finish or fit in memory).
+MAX_COUNT = 1_000_000
+MAX_JOBS = 1024
+
+
+class Seconds(click.ParamType):  # type: ignore[type-arg]
+    """A finite number of seconds in ``(0, MAX_SECONDS]``; names the bad value."""
+
+    name = "seconds"
+
+    def convert(
+        self, value: Any, param: Optional[click.Parameter], ctx: Optional[click.Context]
+    ) -> float:
+        if isinstance(value, float) and math.isfinite(value) and 0 < value <= MAX_SECONDS:
+            return value
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = math.nan
+        if not 0 < number <= MAX_SECONDS:  # also false for nan
+            self.fail(
+                f"{str(value)!r} is not a number of seconds; give a number greater than 0 "
+                f"and at most {MAX_SECONDS} (a week), e.g. 600",
+                param,
+                ctx,
+            )
+        return number
+
+
+def count(minimum: int, maximum: int = MAX_COUNT) -> click.IntRange:
+    """A whole number in ``[minimum, maximum]`` (click names the value and the range)."""
+    return click.IntRange(min=minimum, max=maximum)
+
+
+SEED = click.IntRange(min=0, max=MAX_SEED)
 
 PROJECT_ARG = click.argument(
     "project", type=click.Path(file_okay=False, path_type=Path), default=".", required=False
@@ -35,14 +76,14 @@ def engine_options(func: F) -> F:
         click.option(
             "--jobs",
             "-j",
-            type=click.IntRange(min=1),
+            type=count(1, MAX_JOBS),
             default=1,
             show_default=True,
             help="Orders run in parallel, each worker in its own copy of the project.",
         ),
         click.option(
             "--timeout",
-            type=click.FloatRange(min=0, min_open=True),
+            type=Seconds(),
             default=None,
             help="Seconds per order; the running test is marked 'timeout'.",
         ),
@@ -99,6 +140,31 @@ CHECK_OPTION = click.option(
 )
 
 
+def collect_options(func: F) -> F:
+    """The options that say how pytest collects the project (for commands that only
+    collect): rootdir, pythonpath, python, pytest arguments."""
+    options = [
+        click.option("--rootdir", default=None, help="Passed to pytest as --rootdir."),
+        click.option(
+            "--pythonpath", multiple=True, help="Directory to put on sys.path; repeatable."
+        ),
+        click.option("--python", "python", default=None, help="Interpreter to collect with."),
+        click.option("--pytest-arg", "pytest_args", multiple=True, help="Extra pytest argument."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+STORE_OPTION = click.option(
+    "--store",
+    "store_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Results store to record into and resume from (default PROJECT/.orderdep/results.db).",
+)
+
+
 def engine_config(params: dict[str, Any]) -> EngineConfig:
     """The EngineConfig named by the engine options in ``params``."""
     return EngineConfig(
@@ -118,6 +184,8 @@ def engine_flags(params: dict[str, Any]) -> list[str]:
     """The engine options the user gave, to repeat them in printed commands (so ``orderdep
     run`` reruns an order the way the printing command ran it)."""
     out: list[str] = []
+    if params.get("store_path") is not None:
+        out += ["--store", str(params["store_path"])]
     if params.get("runner") and params["runner"] != "fork":
         out += ["--runner", params["runner"]]
     if params.get("timeout") is not None:

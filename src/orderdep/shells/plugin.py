@@ -7,6 +7,8 @@ The work lives in :mod:`orderdep.shells.plugin_deps`, imported when an option is
 * ``--orderdep-deps FILE``: every run's final order satisfies the dependencies file
   (002 §3.2 ``enhanceOrder``), after any reordering or deselection by other plugins;
   missing state-setters are added back. The header says what changed.
+  Entries naming tests the suite no longer has are skipped with a one-line warning
+  (``--orderdep-deps-strict`` or ``orderdep_deps_strict = true``: a usage error).
 * ``--orderdep-shards K --orderdep-shard I``: run machine I's share (1..K) of a
   dependency-aware split, each dependency group whole on one machine.
 * under pytest-xdist, a scheduler that keeps each dependency group on one worker.
@@ -18,15 +20,20 @@ import argparse
 
 import pytest
 
+#: More shards than this would not fit in memory (and no suite needs them).
+MAX_SHARDS = 10_000
+
 
 def _positive_int(text: str) -> int:
-    """argparse ``type=`` for counts and indices: names the bad value."""
+    """argparse ``type=`` for counts and indices: names the bad value and the range."""
     try:
         value = int(text)
     except ValueError:
         value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    if not 1 <= value <= MAX_SHARDS:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number from 1 to {MAX_SHARDS}, got {text!r}"
+        )
     return value
 
 
@@ -65,7 +72,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="JSON {test id: seconds} to balance shards (default: the durations in "
         ".orderdep/coverage.json, else every test counts the same).",
     )
+    group.addoption(
+        "--orderdep-deps-strict",
+        dest="orderdep_deps_strict",
+        action="store_true",
+        default=False,
+        help="Stop with a usage error when the dependencies file names tests this suite "
+        "does not have (default: warn in one line and skip those entries).",
+    )
     parser.addini("orderdep_deps", "orderdep.deps/1 file applied to every run", default="")
+    parser.addini(
+        "orderdep_deps_strict",
+        "stop when the dependencies file names unknown tests (default: skip them)",
+        type="bool",
+        default=False,
+    )
 
 
 def _active(config: pytest.Config) -> bool:

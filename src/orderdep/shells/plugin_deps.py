@@ -30,6 +30,7 @@ check passes); the controller gets a scheduler
 from __future__ import annotations
 
 import difflib
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,10 +38,10 @@ from typing import Any, Optional
 
 import pytest
 
-from orderdep.core.depsfile import Dependency, load_deps
+from orderdep.core.depsfile import DEFAULT_DEPS, Dependency, load_deps
 from orderdep.core.enhance import enhance_order, enhance_stats
 from orderdep.core.suite import split_node_id
-from orderdep.errors import OrderdepError
+from orderdep.errors import OrderdepError, shown_path
 
 #: Durations fall back to the per-test data of ``orderdep coverage``.
 COVERAGE_FILE = Path(".orderdep") / "coverage.json"
@@ -55,6 +56,7 @@ class Settings:
     shards: Optional[int]
     shard: Optional[int]
     durations_path: Optional[Path]
+    strict: bool = False
 
 
 def read_settings(config: pytest.Config) -> Settings:
@@ -86,7 +88,8 @@ def read_settings(config: pytest.Config) -> Settings:
             f"--orderdep-durations {durations_opt!r} only balances shards; "
             "add --orderdep-shards K --orderdep-shard I"
         )
-    return Settings(deps_path, shards, shard, durations_path)
+    strict = bool(config.getoption("orderdep_deps_strict") or config.getini("orderdep_deps_strict"))
+    return Settings(deps_path, shards, shard, durations_path, strict)
 
 
 def install(config: pytest.Config) -> None:
@@ -184,6 +187,33 @@ def _items_of(collector: pytest.Collector) -> list[pytest.Item]:
         elif isinstance(node, pytest.Collector):
             out.extend(_items_of(node))
     return out
+
+
+def without_ids(deps: Sequence[Dependency], unknown: Sequence[str]) -> list[Dependency]:
+    """``deps`` without the entries that name any of ``unknown`` (a group goes whole)."""
+    gone = set(unknown)
+    return [d for d in deps if gone.isdisjoint((d.test, d.dependee, *(d.group or ())))]
+
+
+def check_command(config: pytest.Config, source: Path) -> str:
+    """``orderdep deps --check`` for this project and file, as short as it can be."""
+    parts = ["orderdep", "deps", "--check"]
+    if config.rootpath != config.invocation_params.dir:
+        parts.append(shown_path(config.rootpath))
+    if source != config.rootpath / DEFAULT_DEPS:
+        parts += ["--deps", shown_path(source)]
+    return shlex.join(parts)
+
+
+def skipped_message(
+    config: pytest.Config, source: Path, unknown: Sequence[str], skipped: int
+) -> str:
+    shown = ", ".join(unknown[:3]) + (", ..." if len(unknown) > 3 else "")
+    return (
+        f"orderdep: warning: dependencies file {shown_path(source)!r} names {len(unknown)} "
+        f"test(s) this suite does not have ({shown}); skipped {skipped} entr"
+        f"{'y' if skipped == 1 else 'ies'}; list them with `{check_command(config, source)}`"
+    )
 
 
 def _unknown_message(source: Path, unknown: Sequence[str], collected: Sequence[str]) -> str:
@@ -307,9 +337,16 @@ class DepsPlugin:
 
     def _check_ids(self, everything: list[str], modules: Mapping[str, object]) -> None:
         assert self.settings.deps_path is not None
+        source = self.settings.deps_path
         unknown = unknown_ids(self.deps, everything, self.config.rootpath, modules)
-        if unknown:
-            raise pytest.UsageError(_unknown_message(self.settings.deps_path, unknown, everything))
+        if not unknown:
+            return
+        if self.settings.strict:
+            raise pytest.UsageError(_unknown_message(source, unknown, everything))
+        kept = without_ids(self.deps, unknown)
+        message = skipped_message(self.config, source, unknown, len(self.deps) - len(kept))
+        self.lines.append(message)
+        self.deps = kept
 
     def _order(self, current: list[str], everything: list[str]) -> list[str]:
         enhanced = current

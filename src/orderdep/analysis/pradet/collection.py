@@ -18,16 +18,15 @@ import os
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Optional, Union
 
 import networkx as nx
 
 from orderdep.analysis.pradet.datadeps import TestAccess, accesses, data_dependencies
 from orderdep.analysis.pradet.refine import STATE_PROBE
+from orderdep.core.jsonfile import load_json_file, write_text_file
 from orderdep.core.orders import random_order
 from orderdep.core.outcomes import OrderResult, Outcome, TestResult
-from orderdep.core.report import load_json_file
 from orderdep.core.suite import GroupLevel
 from orderdep.engine.executor import Executor
 from orderdep.engine.probe import ProbeSpec
@@ -226,11 +225,8 @@ def _optional_int(value: Any, source: str) -> Optional[int]:
 
 def save_collected(path: PathLike, collected: Collected) -> None:
     """Write the collection file (atomically: a crash leaves the old file)."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(json.dumps(collected.to_json(), indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, p)
+    text = json.dumps(collected.to_json(), indent=1) + "\n"
+    write_text_file(path, text, "PRADET collection file", "--graph PATH")
 
 
 def load_collected(path: PathLike, project: Optional[str] = None) -> Collected:

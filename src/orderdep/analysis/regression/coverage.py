@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional, Union, cast
 
+from orderdep.core.jsonfile import load_json_file, write_text_file
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.selection import function_coverage
 from orderdep.engine.executor import Executor
@@ -119,43 +121,21 @@ class CoverageData:
 
 
 def save_coverage(path: PathLike, data: CoverageData) -> None:
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(json.dumps(data.to_json(), sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, p)
+    text = json.dumps(data.to_json(), sort_keys=True) + "\n"
+    write_text_file(path, text, "coverage data", "--output PATH")
 
 
 def load_coverage(path: PathLike) -> CoverageData:
     """Read a coverage file written by :func:`save_coverage`."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ReportError(
-            f"no coverage data at {str(p)!r}; run `{COVERAGE_COMMAND}` in the project first."
-        ) from None
-    except OSError as exc:
-        raise ReportError(f"cannot read coverage data {str(p)!r}: {exc.strerror}.") from None
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ReportError(
-            f"coverage data {str(p)!r} is not valid JSON ({exc.msg}); "
-            f"re-create it with `{COVERAGE_COMMAND}`."
-        ) from None
-    return CoverageData.from_json(raw, source=f"coverage data {str(p)!r}")
+    hint = f"run `{COVERAGE_COMMAND}` in the project first."
+    raw = load_json_file(path, "coverage data", hint)
+    return CoverageData.from_json(raw, source=f"coverage data {str(path)!r}")
 
 
 def load_durations(path: PathLike) -> dict[str, float]:
     """Durations from a coverage file or a plain JSON ``{test id: seconds}`` file."""
     p = Path(path)
-    try:
-        raw = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ReportError(f"no durations file at {str(p)!r}.") from None
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ReportError(f"cannot read durations file {str(p)!r}: {exc}.") from None
+    raw = load_json_file(p, "durations file", "give a JSON file {test id: seconds}.")
     if isinstance(raw, dict) and raw.get("schema") == SCHEMA:
         raw = raw.get("durations", {})
     if not isinstance(raw, dict):
@@ -164,10 +144,14 @@ def load_durations(path: PathLike) -> dict[str, float]:
         )
     out: dict[str, float] = {}
     for test, seconds in raw.items():
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
+        if (
+            isinstance(seconds, bool)
+            or not isinstance(seconds, (int, float))
+            or not 0 <= seconds < math.inf
+        ):
             raise ReportError(
                 f"durations file {str(p)!r}: the duration of {test!r} must be a "
-                f"non-negative number of seconds, got {seconds!r}."
+                f"non-negative number of seconds (not infinite or NaN), got {seconds!r}."
             )
         out[str(test)] = float(seconds)
     return out

@@ -29,6 +29,10 @@ from orderdep.shells.options import (
     CHECK_OPTION,
     DEFAULT_REPORT,
     PROJECT_ARG,
+    SEED,
+    STORE_OPTION,
+    Seconds,
+    count,
     engine_flags,
     engine_options,
 )
@@ -64,19 +68,27 @@ def _order_file_name(test: str, order: list[str]) -> str:
     return f"{slug}-{digest}.txt"
 
 
-def reproduce_command(params: dict[str, Any], test: str, order: list[str], note: str = "") -> str:
+def reproduce_command(
+    params: dict[str, Any],
+    test: str,
+    order: list[str],
+    note: str = "",
+    report: Optional[Path] = None,
+) -> str:
     """The command that reruns ``order``; a long order goes to a file under
-    ``PROJECT/.orderdep/orders/`` and the command names the file."""
+    ``PROJECT/.orderdep/orders/`` (``orders/`` next to ``report`` when one is given)
+    and the command names the file."""
     project = Path(params["project"])
     extra = engine_flags(params)
     command = run_command(project, order)
     if len(order) > MAX_INLINE_TESTS or len(command) > MAX_INLINE_CHARS:
         name = _order_file_name(test, order)
-        target = project.resolve() / ORDERS_DIR / name
+        shown = project / ORDERS_DIR if report is None else report.parent / ORDERS_DIR.name
+        target = shown.resolve() / name
         target.parent.mkdir(parents=True, exist_ok=True)
         header = f"# {note}\n" if note else ""
         target.write_text(header + "".join(f"{t}\n" for t in order), encoding="utf-8")
-        command = run_command(project, order, project / ORDERS_DIR / name)
+        command = run_command(project, order, shown / name)
     if not extra:
         return command
     parts = shlex.split(command)
@@ -153,6 +165,7 @@ def _fill_kinds(engine: Any, report: Report, group: GroupLevel, display: DetectD
 
 @cli.command()
 @engine_options
+@STORE_OPTION
 @click.option(
     "--strategy",
     "strategies",
@@ -164,12 +177,12 @@ def _fill_kinds(engine: Any, report: Report, group: GroupLevel, display: DetectD
 )
 @click.option(
     "--rounds",
-    type=click.IntRange(min=0),
+    type=count(0),
     default=None,
     help=f"Orders of random and random-reverse (default {DEFAULT_ROUNDS}, or until "
     "--budget/--max-orders stops them when one is given).",
 )
-@click.option("--seed", type=int, default=None, help="Seed of every random choice (printed).")
+@click.option("--seed", type=SEED, default=None, help="Seed of every random choice (printed).")
 @click.option(
     "--group",
     type=click.Choice(GROUP_LEVELS),
@@ -179,14 +192,14 @@ def _fill_kinds(engine: Any, report: Report, group: GroupLevel, display: DetectD
 )
 @click.option(
     "--budget",
-    type=click.FloatRange(min=0, min_open=True),
+    type=Seconds(),
     default=None,
     metavar="SECONDS",
     help="Stop the search after this long (orders in flight finish; suspects are confirmed).",
 )
 @click.option(
     "--max-orders",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=None,
     help="Stop the search after this many orders.",
 )
@@ -205,7 +218,7 @@ def _fill_kinds(engine: Any, report: Report, group: GroupLevel, display: DetectD
 )
 @click.option(
     "--confirm-runs",
-    type=click.IntRange(min=0),
+    type=count(0),
     default=DEFAULT_CONFIRM_RUNS,
     show_default=True,
     help="Re-runs of each failing and passing order before a test is called OD, not ND.",
@@ -279,10 +292,10 @@ def detect(
     for finding in report.od_tests:
         note = f"failing order of {finding.test} (orderdep detect --seed {seed})"
         reproduce[finding.test] = reproduce_command(
-            params, finding.test, finding.failing_order, note
+            params, finding.test, finding.failing_order, note, report_file
         )
     for test in report.nio_tests:
-        reproduce[test] = reproduce_command(params, test, [test, test])
+        reproduce[test] = reproduce_command(params, test, [test, test], report=report_file)
     render_summary(report, Console(), reproduce, str(path))
     return 1 if report.od_tests or report.nio_tests else 0
 
@@ -298,12 +311,12 @@ def detect(
 )
 @click.option(
     "--samples",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=20_000,
     show_default=True,
     help="Sampled orders per rate when no closed formula applies.",
 )
-@click.option("--seed", type=int, default=None, help="Sampling seed (default: the report's).")
+@click.option("--seed", type=SEED, default=None, help="Sampling seed (default: the report's).")
 @click.option(
     "--group",
     type=click.Choice(GROUP_LEVELS),

@@ -11,6 +11,7 @@ import click
 from orderdep.analysis.fidelity import VerdictCache, check, config_key
 from orderdep.core.fidelity import Mismatch
 from orderdep.shells.app import cli
+from orderdep.shells.commands.engine_cmds import fidelity_cache_path
 from orderdep.shells.options import engine_config, engine_flags, engine_options
 
 SHOWN = 10
@@ -84,7 +85,7 @@ def doctor(
         singles=singles,
         progress=lambda line: click.echo(line, err=True),
     )
-    VerdictCache(config.project / ".orderdep" / "fidelity.json").put(config_key(config), report)
+    VerdictCache(fidelity_cache_path(config.project, None)).put(config_key(config), report)
     runners = ", ".join(report.runners)
     done = f"{report.orders} of {report.planned} orders ({report.positions} positions)"
     if report.faithful:

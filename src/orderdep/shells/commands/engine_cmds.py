@@ -10,11 +10,19 @@ from typing import Any, Optional
 import click
 
 from orderdep.core.outcomes import OrderResult, Outcome
+from orderdep.core.suite import Suite
 from orderdep.engine.runner import Engine
-from orderdep.engine.store import Store
+from orderdep.engine.store import DEFAULT_STORE, Store, code_key
+from orderdep.engine.storelock import StoreLock
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
-from orderdep.shells.options import PROJECT_ARG, engine_config, engine_options
+from orderdep.shells.options import (
+    PROJECT_ARG,
+    STORE_OPTION,
+    collect_options,
+    engine_config,
+    engine_options,
+)
 
 
 def _notice(message: str) -> None:
@@ -28,25 +36,50 @@ def open_engine(
     seed: Optional[int] = None,
     store: bool = True,
 ) -> Engine:
-    """An Engine for the command's options, recording into the project's store.
+    """An Engine for the command's options, recording into the store (``--store``, default
+    the project's), which stays locked until the command ends.
 
     With ``check`` in ``params`` (``--check``, the default of the analysing commands)
     the fork runner is first checked against a fresh pytest on this project (see
     :func:`orderdep.analysis.fidelity.trust_fork`).
     """
     config = engine_config(params)
-    db = Store.for_project(config.project) if store else None
+    db = open_store(config.project, params.get("store_path")) if store else None
     engine = Engine(config, store=db, job=job, seed=seed, notice=_notice)
     if params.get("check") and not params.get("dask_scheduler"):
         from orderdep.analysis.fidelity import VerdictCache, trust_fork
 
-        cache = VerdictCache(config.project / ".orderdep" / "fidelity.json")
+        cache = VerdictCache(fidelity_cache_path(config.project, params.get("store_path")))
         try:
             trust_fork(engine, cache, _notice)
         except BaseException:
             engine.close()
             raise
     return engine
+
+
+def fidelity_cache_path(project: Path, store: Optional[Path]) -> Path:
+    """Where fork-runner verdicts are cached: beside the results store."""
+    base = store.parent if store is not None else project / DEFAULT_STORE.parent
+    return base / "fidelity.json"
+
+
+def command_line() -> str:
+    """The running command as the user typed it (for the store lock's holder)."""
+    ctx = click.get_current_context()
+    argv = (ctx.find_root().obj or {}).get("argv")
+    return shlex.join(["orderdep", *argv]) if argv is not None else ctx.command_path
+
+
+def open_store(project: Path, given: Optional[Path]) -> Store:
+    """Lock and open the results store for the rest of the running command."""
+    path = given if given is not None else project / DEFAULT_STORE
+    ctx = click.get_current_context()
+    lock = StoreLock.acquire(path, command_line())
+    ctx.call_on_close(lock.release)
+    db = Store(path, code=code_key(project))
+    ctx.call_on_close(db.close)
+    return db
 
 
 def run_command(project: Path, order: list[str], order_file: Optional[Path] = None) -> str:
@@ -59,18 +92,20 @@ def run_command(project: Path, order: list[str], order_file: Optional[Path] = No
     return shlex.join(parts)
 
 
+def collect_suite(project: Path, params: dict[str, Any]) -> Suite:
+    """The project's suite, collected with the :func:`collect_options` in ``params``."""
+    params = {**params, "project": project, "runner": "subprocess", "jobs": 1, "timeout": None}
+    with open_engine(params, store=False) as engine:
+        return engine.suite
+
+
 @cli.command()
 @PROJECT_ARG
 @click.option("--json", "as_json", is_flag=True, help="Print the suite as JSON.")
-@click.option("--rootdir", default=None, help="Passed to pytest as --rootdir.")
-@click.option("--pythonpath", multiple=True, help="Directory to put on sys.path; repeatable.")
-@click.option("--python", "python", default=None, help="Interpreter to collect with.")
-@click.option("--pytest-arg", "pytest_args", multiple=True, help="Extra pytest argument.")
+@collect_options
 def collect(project: Path, as_json: bool, **params: Any) -> int:
     """Print the project's test ids in original (collection) order."""
-    params.update(project=project, runner="subprocess", jobs=1, timeout=None)
-    with open_engine(params, store=False) as engine:
-        suite = engine.suite
+    suite = collect_suite(project, params)
     if as_json:
         click.echo(json.dumps(suite.to_json(), indent=2))
     else:
@@ -114,6 +149,7 @@ def print_result(result: OrderResult) -> None:
 
 @cli.command()
 @engine_options
+@STORE_OPTION
 @click.option(
     "--order-file",
     type=click.Path(dir_okay=False, path_type=Path),

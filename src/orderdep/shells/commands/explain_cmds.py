@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Any, Optional
 
 import click
 
-from orderdep.core.depsfile import deps_from_report, dump_deps, save_deps
+from orderdep.core.depsfile import DEFAULT_DEPS, deps_from_report, dump_deps, load_deps, save_deps
 from orderdep.core.report import load_report, save_report
+from orderdep.errors import UsageError, shown_path
 from orderdep.shells.app import cli
-from orderdep.shells.commands.engine_cmds import open_engine
+from orderdep.shells.commands.engine_cmds import collect_suite, open_engine
 from orderdep.shells.explain import explain_lines
-from orderdep.shells.options import CHECK_OPTION, DEFAULT_REPORT, PROJECT_ARG, engine_options
+from orderdep.shells.options import (
+    CHECK_OPTION,
+    DEFAULT_REPORT,
+    PROJECT_ARG,
+    STORE_OPTION,
+    collect_options,
+    count,
+    engine_options,
+)
 
-DEFAULT_DEPS = "orderdep-deps.json"
+__all__ = ["DEFAULT_DEPS"]  # the regression commands' default too
 
 
 def report_path(project: Path, report: Optional[Path]) -> Path:
@@ -23,6 +33,7 @@ def report_path(project: Path, report: Optional[Path]) -> Path:
 
 @cli.command()
 @engine_options
+@STORE_OPTION
 @click.option(
     "--report",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -32,7 +43,7 @@ def report_path(project: Path, report: Optional[Path]) -> Path:
 @click.option("--test", "tests", multiple=True, help="Only this OD test (repeatable).")
 @click.option(
     "--alone-runs",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=10,
     show_default=True,
     help="Runs of each OD test alone to tell victim, brittle and ND apart.",
@@ -87,13 +98,53 @@ def classify(
     default=None,
     help=f"Where to write (default PROJECT/{DEFAULT_DEPS}); '-' prints it.",
 )
-def deps(project: Path, report: Optional[Path], output: Optional[Path]) -> int:
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Write nothing: list the entries of the dependencies file that name tests the "
+    "project no longer collects; exit code 1 when there are any (for CI).",
+)
+@click.option(
+    "--deps",
+    "deps_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help=f"With --check: the file to check (default PROJECT/{DEFAULT_DEPS}).",
+)
+@collect_options
+def deps(
+    project: Path,
+    report: Optional[Path],
+    output: Optional[Path],
+    check: bool,
+    deps_file: Optional[Path],
+    **params: Any,
+) -> int:
     """Write the dependencies file (orderdep.deps/1) from a classified report.
 
     Positive: a brittle must run after its state-setter; negative: a victim must not run
     after its polluter. Commit it; the pytest plugin (--orderdep-deps) and
     `orderdep prioritize|select|parallelize` respect it.
+
+    With --check: collect the project and list the stale entries instead (tests renamed
+    or deleted since the file was written).
     """
+    given = {"--report": report, "--output": output} if check else {"--deps": deps_file}
+    if not check:
+        given.update(
+            {
+                "--rootdir": params["rootdir"],
+                "--pythonpath": params["pythonpath"],
+                "--python": params["python"],
+                "--pytest-arg": params["pytest_args"],
+            }
+        )
+    misplaced = [name for name, value in given.items() if value]
+    if misplaced:
+        needs = "cannot be used with --check" if check else "only apply with --check"
+        raise UsageError(f"{', '.join(misplaced)} {needs}; see `orderdep deps --help`")
+    if check:
+        return check_deps(project, deps_file or project / DEFAULT_DEPS, params)
     project = project.resolve()
     data = load_report(report_path(project, report), project=str(project))
     dependencies = deps_from_report(data)
@@ -104,3 +155,30 @@ def deps(project: Path, report: Optional[Path], output: Optional[Path]) -> int:
     save_deps(target, dependencies)
     click.echo(f"wrote {len(dependencies)} dependencies to {target}")
     return 0
+
+
+def check_deps(project: Path, path: Path, params: dict[str, Any]) -> int:
+    """``deps --check``: print the entries naming tests that are not collected; 1 if any."""
+    entries = load_deps(path)
+    suite = collect_suite(project, params)
+    collected = set(suite.ids)
+    shown = shown_path(path)
+    stale = [
+        (d, [t for t in (d.test, d.dependee, *(d.group or ())) if t not in collected])
+        for d in entries
+    ]
+    stale = [(d, missing) for d, missing in stale if missing]
+    if not stale:
+        click.echo(f"{shown}: all {len(entries)} entries name collected tests")
+        return 0
+    click.echo(
+        f"{shown}: {len(stale)} of {len(entries)} entries name tests that are not collected:"
+    )
+    for d, missing in stale:
+        group = f" (group {', '.join(d.group)})" if d.group else ""
+        close = difflib.get_close_matches(missing[0], suite.ids, n=1, cutoff=0.8)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        click.echo(f"  {d.test}  {d.kind}  {d.dependee}{group}")
+        click.echo(f"      not collected: {', '.join(missing)}{hint}")
+    click.echo("fix or remove these entries (the tests were renamed or deleted)")
+    return 1

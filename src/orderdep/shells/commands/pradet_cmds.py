@@ -35,7 +35,14 @@ from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.detect_cmds import reproduce_command
 from orderdep.shells.commands.engine_cmds import open_engine, read_order_file
-from orderdep.shells.options import CHECK_OPTION, DEFAULT_REPORT, engine_options
+from orderdep.shells.options import (
+    CHECK_OPTION,
+    DEFAULT_REPORT,
+    SEED,
+    STORE_OPTION,
+    count,
+    engine_options,
+)
 
 DEFAULT_GRAPH = Path(".orderdep") / "pradet.json"
 SHOWN_ROOTS = 5
@@ -98,25 +105,25 @@ REVERSE_OPTION = click.option(
 )
 EXTRA_OPTION = click.option(
     "--extra-orders",
-    type=click.IntRange(min=0),
+    type=count(0),
     default=0,
     show_default=True,
     help="Also collect this many random class-compatible orders (finds dependencies that "
     "a cleaner or an earlier no-op write hides in both the order and its reverse).",
 )
 SEED_OPTION = click.option(
-    "--seed", type=int, default=None, help="Seed of the random extra orders (printed)."
+    "--seed", type=SEED, default=None, help="Seed of the random extra orders (printed)."
 )
 CONFIRM_OPTION = click.option(
     "--confirm-runs",
-    type=click.IntRange(min=0),
+    type=count(0),
     default=1,
     show_default=True,
     help="Re-runs of each manifest dependency's orders before it is reported (0: none).",
 )
 ALONE_OPTION = click.option(
     "--alone-runs",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=DEFAULT_ALONE_RUNS,
     show_default=True,
     help="Runs of each dependent test alone (one more per doubling of the candidate "
@@ -215,7 +222,9 @@ def _collection_lines(collected: Collected) -> list[str]:
     return lines
 
 
-def _result_lines(result: PradetResult, params: dict[str, Any]) -> list[str]:
+def _result_lines(
+    result: PradetResult, params: dict[str, Any], report: Optional[Path]
+) -> list[str]:
     refined = result.refined
     lines = [
         f"refinement: {refined.orders_run} schedule(s), {refined.executions} test executions; "
@@ -238,7 +247,8 @@ def _result_lines(result: PradetResult, params: dict[str, Any]) -> list[str]:
         via = f"  via {', '.join(m.roots)}" if m.roots else ""
         lines.append(f"  {m.kind:<7}  {m.dependent}  {verb}  {m.dependee}{via}")
         note_text = f"failing order of {m.dependent} (orderdep pradet)"
-        command = reproduce_command(params, m.dependent, list(m.failing_order), note_text)
+        order = list(m.failing_order)
+        command = reproduce_command(params, m.dependent, order, note_text, report)
         lines.append(f"           reproduce: {command}")
     if len(manifest) > SHOWN_DEPS:
         lines.append(f"  ... and {len(manifest) - SHOWN_DEPS} more (see the report)")
@@ -260,7 +270,7 @@ def _finish(
 ) -> int:
     merged = merge_report(_load_existing(path, Path(params["project"]).resolve()), result)
     save_report(path, merged)
-    for line in _result_lines(result, params):
+    for line in _result_lines(result, params, report):
         click.echo(line)
     click.echo(f"report: {path}")
     if result.manifest:
@@ -272,6 +282,7 @@ def _finish(
 @pradet.command("run")
 @engine_options
 @CHECK_OPTION
+@STORE_OPTION
 @REPORT_OPTION
 @GRAPH_OPTION
 @ORDER_OPTION
@@ -323,6 +334,7 @@ def run_cmd(
 @pradet.command("collect")
 @engine_options
 @CHECK_OPTION
+@STORE_OPTION
 @GRAPH_OPTION
 @ORDER_OPTION
 @REVERSE_OPTION
@@ -358,6 +370,8 @@ def collect_cmd(
     parts = ["orderdep", "pradet", "refine", str(params["project"])]
     if graph_file is not None:
         parts += ["--graph", str(graph_file)]
+    if params["store_path"] is not None:
+        parts += ["--store", str(params["store_path"])]
     click.echo(f"refine it: {shlex.join(parts)}")
     return 0
 
@@ -365,6 +379,7 @@ def collect_cmd(
 @pradet.command("refine")
 @engine_options
 @CHECK_OPTION
+@STORE_OPTION
 @REPORT_OPTION
 @GRAPH_OPTION
 @CONFIRM_OPTION

@@ -35,7 +35,7 @@ from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine
 from orderdep.shells.commands.explain_cmds import DEFAULT_DEPS
-from orderdep.shells.options import PROJECT_ARG, engine_options
+from orderdep.shells.options import PROJECT_ARG, SEED, STORE_OPTION, count, engine_options
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -168,6 +168,7 @@ def _inputs(
 
 @cli.command("coverage")
 @engine_options
+@STORE_OPTION
 @click.option(
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -294,7 +295,7 @@ def select(
 @click.option(
     "--machines",
     "-k",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=2,
     show_default=True,
     help="Number of machines to split the tests over.",
@@ -360,6 +361,7 @@ def parallelize(
 
 @cli.command()
 @engine_options
+@STORE_OPTION
 @click.option(
     "--deps",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -377,22 +379,22 @@ def parallelize(
     "--machines",
     "-k",
     "machines",
-    type=click.IntRange(min=1),
+    type=count(1),
     multiple=True,
     help="Machines for P1, P2 and groups (repeatable; default 2, 4 and 8).",
 )
 @click.option("--base", default=None, help="Select tests by `git diff -U0 BASE` (one change).")
 @click.option(
     "--changes",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=5,
     show_default=True,
     help="Without --base: simulated changes (one covered function each) for S1-S6.",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for simulated changes.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed for simulated changes.")
 @click.option(
     "--repeat",
-    type=click.IntRange(min=1),
+    type=count(1),
     default=1,
     show_default=True,
     help="Runs of every order; a test counts as failing only if it fails in all of them.",

@@ -20,7 +20,7 @@ from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine
 from orderdep.shells.options import CHECK_OPTION, DEFAULT_REPORT, engine_flags, engine_options
 
-PATCH_DIR = Path(".orderdep") / "patches"
+PATCH_DIR = "patches"  # next to the report (default PROJECT/.orderdep/patches)
 MAX_SHOWN_ROOTS = 20
 
 REPORT_OPTION = click.option(
@@ -227,7 +227,10 @@ def fix_lines(
         return lines
     assert patch is not None
     lines.append(f"patch: {patch}")
-    cmds = apply_commands(project, patch.relative_to(project))
+    # A patch outside the project (next to a --report elsewhere) is named absolutely.
+    cmds = apply_commands(
+        project, patch.relative_to(project) if patch.is_relative_to(project) else patch
+    )
     lines.append(f"apply it: {cmds[0]}")
     lines += [f"      or: {c}" for c in cmds[1:]]
     again = ["orderdep", "fix", str(project), "--test", result.test, "--strategy", fix.strategy]
@@ -318,7 +321,8 @@ def fix(
             if result.fix is None:
                 missing += 1
             else:
-                patch = project / PATCH_DIR / patch_name(finding.test)
+                patches = _report_file(project, report).resolve().parent / PATCH_DIR
+                patch = patches / patch_name(finding.test)
                 patch.parent.mkdir(parents=True, exist_ok=True)
                 patch.write_text(result.fix.diff, encoding="utf-8")
                 if apply_:

@@ -1,0 +1,29 @@
+"""Constants and small functions shared by the command-line tests (fixtures are in
+``conftest.py``)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+MOD = "tests/test_od.py"
+VICTIM, POLLUTER, OTHER = f"{MOD}::test_victim", f"{MOD}::test_polluter", f"{MOD}::test_other"
+
+
+def write_files(root: Path, files: dict[str, str]) -> Path:
+    """Write ``files`` (relative path -> dedented text) under ``root``; returns ``root``."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return root
+
+
+def one_line(err: str) -> str:
+    """The one ``orderdep: error: ...`` line that ends ``err`` (notices such as the seed
+    may come before it; nothing continues it)."""
+    lines = err.strip().splitlines()
+    assert lines and lines[-1].startswith("orderdep: error: "), err
+    assert sum(line.startswith("orderdep: error") for line in lines) == 1, err
+    assert all(line.startswith("orderdep: ") for line in lines), err
+    return lines[-1]

@@ -176,7 +176,7 @@ def engine_config(params: dict[str, Any]) -> EngineConfig:
         rootdir=params["rootdir"],
         pythonpath=tuple(params["pythonpath"]),
         pytest_args=tuple(params["pytest_args"]),
-        home=params["home"],
+        home=params.get("home") or "copy",
     )
 
 

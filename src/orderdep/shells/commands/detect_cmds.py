@@ -25,7 +25,12 @@ from orderdep.core.suite import GROUP_LEVELS, GroupLevel, Suite
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine, run_command
-from orderdep.shells.options import DEFAULT_REPORT, PROJECT_ARG, engine_options
+from orderdep.shells.options import (
+    DEFAULT_REPORT,
+    PROJECT_ARG,
+    engine_options,
+    html_report_line,
+)
 from orderdep.shells.summary import Printer, render_summary
 
 ORDERS_DIR = Path(".orderdep") / "orders"
@@ -292,7 +297,9 @@ def detect(
         )
     for test in report.nio_tests:
         reproduce[test] = reproduce_command(params, test, [test, test])
-    render_summary(report, Console(), reproduce, str(path))
+    out = Console()
+    render_summary(report, out, reproduce, str(path))
+    Printer(out).line(html_report_line(project, report_file))
     return 1 if report.od_tests or report.nio_tests else 0
 
 

@@ -12,7 +12,12 @@ from orderdep.core.report import load_report, save_report
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine
 from orderdep.shells.explain import explain_lines
-from orderdep.shells.options import DEFAULT_REPORT, PROJECT_ARG, engine_options
+from orderdep.shells.options import (
+    DEFAULT_REPORT,
+    PROJECT_ARG,
+    engine_options,
+    html_report_line,
+)
 
 DEFAULT_DEPS = "orderdep-deps.json"
 
@@ -69,6 +74,7 @@ def classify(
     if result.nd_tests:
         click.echo(f"non-deterministic (not order-dependent): {', '.join(result.nd_tests)}")
     click.echo(f"report: {path}")
+    click.echo(html_report_line(params["project"], report))
     return 1 if result.od_tests else 0
 
 

@@ -35,7 +35,7 @@ from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.detect_cmds import reproduce_command
 from orderdep.shells.commands.engine_cmds import open_engine, read_order_file
-from orderdep.shells.options import DEFAULT_REPORT, engine_options
+from orderdep.shells.options import DEFAULT_REPORT, engine_options, html_report_line
 
 DEFAULT_GRAPH = Path(".orderdep") / "pradet.json"
 SHOWN_ROOTS = 5
@@ -263,6 +263,7 @@ def _finish(
     for line in _result_lines(result, params):
         click.echo(line)
     click.echo(f"report: {path}")
+    click.echo(html_report_line(Path(params["project"]), report))
     if result.manifest:
         click.echo(f"write the dependencies file: {_deps_command(params, report)}")
     return 1 if result.manifest else 0

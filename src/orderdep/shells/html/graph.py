@@ -13,7 +13,6 @@ overlap; the page zooms and pans.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,6 +54,8 @@ COLUMN_GAP = 80.0
 PART_GAP = 48.0
 MARGIN = 16.0
 MAX_LABEL = 56
+FRAME_ASPECT = 1.6  # width / height of the page's graph frame on a common screen
+PACK_TRIES = 24
 
 
 @dataclass
@@ -210,11 +211,35 @@ def layout(g: nx.MultiDiGraph) -> GraphView:
     parts.sort(key=lambda p: (-p[1], -p[0], min(_number(n) for n in p[2] if n.dom_id)))
     view.width, view.height = _pack(parts)
     view.nodes = sorted(nodes.values(), key=_number)
-    for a, b, relation, data in sorted(g.edges(keys=True, data=True)):
+    edges = sorted(g.edges(keys=True, data=True))
+    ends = _ports([(nodes[a], nodes[b], routes.get((a, b, rel), [])) for a, b, rel, _ in edges])
+    for (a, b, relation, data), (sy, ty) in zip(edges, ends):
         src, dst = nodes[a], nodes[b]
-        path = _path(src, dst, routes.get((a, b, relation), []))
+        path = _path(src, dst, routes.get((a, b, relation), []), sy, ty)
         view.edges.append(Edge(src.dom_id, dst.dom_id, relation, "; ".join(data["notes"]), path))
     return view
+
+
+def _ports(edges: Sequence[tuple[Node, Node, Sequence[Node]]]) -> list[tuple[float, float]]:
+    """Where each edge leaves its source and enters its target: the edges at one side of
+    a box are spread over its height, in the order of where they come from or go to."""
+    ends = [(a.y + a.height / 2, b.y + b.height / 2) for a, b, _ in edges]
+    sides: dict[tuple[str, str], list[tuple[float, int, int]]] = {}
+    for i, (a, b, route) in enumerate(edges):
+        if not route and b.x <= a.x + a.width + 10:
+            continue  # an arc back: both ends stay in the middle
+        after = route[0].y if route else b.y
+        before = route[-1].y if route else a.y
+        sides.setdefault((a.key, "out"), []).append((after, i, 0))
+        sides.setdefault((b.key, "in"), []).append((before, i, 1))
+    nodes = {n.key: n for a, b, _ in edges for n in (a, b)}
+    for (key, _), items in sides.items():
+        node = nodes[key]
+        items.sort()
+        for k, (_, i, end) in enumerate(items):
+            y = node.y + node.height * (k + 1) / (len(items) + 1)
+            ends[i] = (y, ends[i][1]) if end == 0 else (ends[i][0], y)
+    return ends
 
 
 def _number(n: Node) -> int:
@@ -290,19 +315,34 @@ def _reorder(
 
 
 def _pack(parts: Iterable[tuple[float, float, list[Node]]]) -> tuple[float, float]:
-    """Shelf-pack the parts (largest first) into rows about 1.6 times as wide as tall."""
+    """Shelf-pack the parts (largest first) in rows; of the row widths tried, keep the one
+    whose drawing is largest when fitted into a frame of :data:`FRAME_ASPECT`."""
     items = list(parts)
     if not items:
         return 0.0, 0.0
-    area = sum((w + PART_GAP) * (h + PART_GAP) for w, h, _ in items)
-    limit = max(max(w for w, _, _ in items), math.sqrt(area * 1.6))
-    x = y = shelf = 0.0
-    right = 0.0
+    narrow = max(w for w, _, _ in items)
+    wide = sum(w + PART_GAP for w, _, _ in items)
+    best: tuple[float, float] = (0.0, narrow)
+    for step in range(PACK_TRIES + 1):
+        limit = narrow + (wide - narrow) * (step / PACK_TRIES) ** 2
+        w, h = _shelves(items, limit, move=False)
+        fitted = min(FRAME_ASPECT / w, 1.0 / h)  # scale in a FRAME_ASPECT x 1 frame
+        if fitted > best[0]:
+            best = (fitted, limit)
+    return _shelves(items, best[1], move=True)
+
+
+def _shelves(
+    items: Sequence[tuple[float, float, list[Node]]], limit: float, move: bool
+) -> tuple[float, float]:
+    """Rows of parts no wider than ``limit``; the size, and (``move``) the nodes placed."""
+    x = y = shelf = right = 0.0
     for w, h, members in items:
         if x > 0 and x + w > limit:
             x, y, shelf = 0.0, y + shelf + PART_GAP, 0.0
-        for n in members:
-            n.x, n.y = round(n.x + x + MARGIN, 1), round(n.y + y + MARGIN, 1)
+        if move:
+            for n in members:
+                n.x, n.y = round(n.x + x + MARGIN, 1), round(n.y + y + MARGIN, 1)
         x += w + PART_GAP
         shelf = max(shelf, h)
         right = max(right, x - PART_GAP)
@@ -314,11 +354,10 @@ def _curve(x1: float, y1: float, x2: float, y2: float) -> str:
     return f"C{x1 + dx:.1f},{y1:.1f} {x2 - dx:.1f},{y2:.1f} {x2:.1f},{y2:.1f}"
 
 
-def _path(a: Node, b: Node, waypoints: Sequence[Node] = ()) -> str:
-    """From ``a``'s right side to ``b``'s left side through the waypoints' rows; to
-    ``b``'s right side in an arc when ``b`` is not to the right of ``a``."""
-    sx, sy = a.x + a.width, a.y + a.height / 2
-    ty = b.y + b.height / 2
+def _path(a: Node, b: Node, waypoints: Sequence[Node], sy: float, ty: float) -> str:
+    """From ``a``'s right side (at ``sy``) to ``b``'s left side (at ``ty``) through the
+    waypoints' rows; to ``b``'s right side in an arc when ``b`` is not right of ``a``."""
+    sx = a.x + a.width
     if not waypoints and b.x <= sx + 10:
         tx = b.x + b.width
         far = max(sx, tx) + 40.0 + abs(ty - sy) / 4

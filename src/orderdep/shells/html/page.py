@@ -89,6 +89,11 @@ class Page:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def breakable(text: str) -> Markup:
+    """``text`` escaped, with line-break opportunities after ``::`` and ``/``."""
+    return Markup(str(escape(text)).replace("::", "::<wbr>").replace("/", "/<wbr>"))
+
+
 def percent(rate: Optional[float]) -> str:
     return "–" if rate is None else f"{rate * 100:.1f}%"
 
@@ -119,7 +124,8 @@ def highlight_diff(diff: str) -> Markup:
         css = {"+": "add", "-": "del"}.get(sign, "ctx")
         body = str(highlight(code, lexer, formatter)).rstrip("\n") if code else ""
         out.append(f'<span class="dl {css}"><span class="sign">{escape(sign)}</span>{body}</span>')
-    return Markup('<pre class="diff highlight">' + "\n".join(out) + "</pre>")
+    # one block per line: no newlines between them (copying text still gives lines)
+    return Markup('<pre class="diff highlight">' + "".join(out) + "</pre>")
 
 
 def _cards(report: Report, inputs: ReportInputs) -> list[Card]:
@@ -213,6 +219,7 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["percent"] = percent
     env.filters["short"] = short_label
+    env.filters["wbr"] = breakable
     return env
 
 

@@ -156,4 +156,4 @@ def test_patches_fixes_pradet_and_evaluation_are_shown(tmp_path: Path) -> None:
     # the regression evaluation table
     assert 'id="evaluation-table"' in text
     assert "<td>T1</td><td>prioritization</td>" in text
-    assert ">100.0%</td>" in text and ">10.0%</td>" in text  # reduction and slowdown
+    assert ">100.0%</td>" in text and ">+10.0%</td>" in text  # reduction and slowdown

@@ -89,13 +89,18 @@ class Page:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def breakable(text: str) -> Markup:
-    """``text`` escaped, with line-break opportunities after ``::`` and ``/``."""
-    return Markup(str(escape(text)).replace("::", "::<wbr>").replace("/", "/<wbr>"))
+def breakable(text: str, dots: bool = False) -> Markup:
+    """``text`` escaped, with line-break opportunities after ``::`` and ``/`` (and ``.``)."""
+    out = str(escape(text)).replace("::", "::<wbr>").replace("/", "/<wbr>")
+    return Markup(out.replace(".", ".<wbr>") if dots else out)
 
 
 def percent(rate: Optional[float]) -> str:
     return "–" if rate is None else f"{rate * 100:.1f}%"
+
+
+def signed(rate: Optional[float]) -> str:
+    return "–" if rate is None else f"{rate * 100:+.1f}%"
 
 
 def highlight_diff(diff: str) -> Markup:
@@ -218,6 +223,7 @@ def _environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["percent"] = percent
+    env.filters["signed"] = signed
     env.filters["short"] = short_label
     env.filters["wbr"] = breakable
     return env

@@ -239,6 +239,9 @@ def test_coverage_and_evaluate_on_a_real_project(
     assert rows["P1"][4:7] == ["1", "0", "100%"]
     assert rows["T2"][5] == "0"
     assert "running " in err
+    saved = json.loads((tmp_path / ".orderdep" / "evaluation.json").read_text())
+    assert saved["schema"] == "orderdep.evaluation/1"  # what `orderdep report` shows
+    assert [r["algorithm"] for r in saved["algorithms"]] == ["T2", "S1", "P1"]
     reproduce = out[-1]
     assert reproduce.startswith("reproduce: orderdep evaluate ")
     # The printed command works and gives the same table.

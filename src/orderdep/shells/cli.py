@@ -30,6 +30,7 @@ from orderdep.shells.commands import (
     pradet_cmds,  # noqa: F401  (pradet run|collect|refine|explain)
     regression_cmds,  # noqa: F401  (coverage, prioritize, select, parallelize, evaluate)
     repair_cmds,  # noqa: F401  (debug, fix)
+    report_cmds,  # noqa: F401  (report)
 )
 
 #: Signals that stop orderdep the way Ctrl-C does, and their exit codes (128 + number).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import shlex
 import sys
 from pathlib import Path
 from typing import Any, Callable, Optional, TypeVar
@@ -16,6 +17,23 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # Where commands read and write the report, relative to the project (one place).
 DEFAULT_REPORT = Path(".orderdep") / "report.json"
+# What `orderdep evaluate` last measured (orderdep.evaluation/1), for the HTML report.
+EVALUATION_FILE = Path(".orderdep") / "evaluation.json"
+
+
+def default_html(project: Path, report: Optional[Path] = None) -> Path:
+    """Where ``orderdep report`` writes: next to the report, as ``.html``."""
+    return (report if report is not None else project / DEFAULT_REPORT).with_suffix(".html")
+
+
+def html_report_line(project: Path, report: Optional[Path] = None) -> str:
+    """The line commands print after writing a report: the command that renders it."""
+    parts = ["orderdep", "report", str(project)]
+    if report is not None:
+        parts += ["--report", str(report)]
+    parts += ["--html", str(default_html(project, report))]
+    return f"HTML report: {shlex.join(parts)}"
+
 
 # The largest number of seconds a time option takes (a week; more overflows some waits).
 MAX_SECONDS = 7 * 24 * 3600

@@ -35,6 +35,7 @@ from orderdep.shells.options import (
     count,
     engine_flags,
     engine_options,
+    html_report_line,
 )
 from orderdep.shells.summary import Printer, render_summary
 
@@ -296,7 +297,9 @@ def detect(
         )
     for test in report.nio_tests:
         reproduce[test] = reproduce_command(params, test, [test, test], report=report_file)
-    render_summary(report, Console(), reproduce, str(path))
+    out = Console()
+    render_summary(report, out, reproduce, str(path))
+    Printer(out).line(html_report_line(project, report_file))
     return 1 if report.od_tests or report.nio_tests else 0
 
 

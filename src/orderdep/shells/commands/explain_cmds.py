@@ -22,6 +22,7 @@ from orderdep.shells.options import (
     collect_options,
     count,
     engine_options,
+    html_report_line,
 )
 
 __all__ = ["DEFAULT_DEPS"]  # the regression commands' default too
@@ -81,6 +82,7 @@ def classify(
     if result.nd_tests:
         click.echo(f"non-deterministic (not order-dependent): {', '.join(result.nd_tests)}")
     click.echo(f"report: {path}")
+    click.echo(html_report_line(params["project"], report))
     return 1 if result.od_tests else 0
 
 

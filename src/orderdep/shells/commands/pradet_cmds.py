@@ -42,6 +42,7 @@ from orderdep.shells.options import (
     STORE_OPTION,
     count,
     engine_options,
+    html_report_line,
 )
 
 DEFAULT_GRAPH = Path(".orderdep") / "pradet.json"
@@ -273,6 +274,7 @@ def _finish(
     for line in _result_lines(result, params, report):
         click.echo(line)
     click.echo(f"report: {path}")
+    click.echo(html_report_line(Path(params["project"]), report))
     if result.manifest:
         click.echo(f"write the dependencies file: {_deps_command(params, report)}")
     return 1 if result.manifest else 0

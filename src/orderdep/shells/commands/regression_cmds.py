@@ -35,7 +35,14 @@ from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine
 from orderdep.shells.commands.explain_cmds import DEFAULT_DEPS
-from orderdep.shells.options import PROJECT_ARG, SEED, STORE_OPTION, count, engine_options
+from orderdep.shells.options import (
+    EVALUATION_FILE,
+    PROJECT_ARG,
+    SEED,
+    STORE_OPTION,
+    count,
+    engine_options,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -463,6 +470,10 @@ def evaluate(
             repeat=repeat,
             progress=_notice,
         )
+    saved = project / EVALUATION_FILE
+    saved.parent.mkdir(parents=True, exist_ok=True)
+    saved.write_text(json.dumps(result.to_json(), indent=2) + "\n", encoding="utf-8")
+    _notice(f"orderdep: evaluation saved to {saved} (shown by `orderdep report`)")
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
     else:

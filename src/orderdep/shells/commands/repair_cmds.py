@@ -18,7 +18,14 @@ from orderdep.core.report import ODFinding, Report, load_report
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine
-from orderdep.shells.options import CHECK_OPTION, DEFAULT_REPORT, engine_flags, engine_options
+from orderdep.shells.fixes_file import fix_entry, save_fixes
+from orderdep.shells.options import (
+    CHECK_OPTION,
+    DEFAULT_REPORT,
+    engine_flags,
+    engine_options,
+    html_report_line,
+)
 
 PATCH_DIR = "patches"  # next to the report (default PROJECT/.orderdep/patches)
 MAX_SHOWN_ROOTS = 20
@@ -299,6 +306,7 @@ def fix(
         click.echo("the report has no OD tests: nothing to fix")
         return 0
     missing = 0
+    entries: dict[str, dict[str, Any]] = {}
     with open_engine(params, store=False) as engine:
         engine.check([*(t for t, _ in selected), *polluters])
         repairer = Repairer(
@@ -316,17 +324,23 @@ def fix(
                 continue
             finding = finding_for(engine, test, polluters, found)
             result = repairer.repair(finding)
+            patches = _report_file(project, report).resolve().parent / PATCH_DIR
+            target = patches / patch_name(finding.test)
             patch: Optional[Path] = None
             applied: list[str] = []
             if result.fix is None:
                 missing += 1
+                target.unlink(missing_ok=True)  # an earlier run's patch no longer holds
             else:
-                patches = _report_file(project, report).resolve().parent / PATCH_DIR
-                patch = patches / patch_name(finding.test)
+                patch = target
                 patch.parent.mkdir(parents=True, exist_ok=True)
                 patch.write_text(result.fix.diff, encoding="utf-8")
                 if apply_:
                     applied = apply_fix(project, result.fix)
+            entries[finding.test] = fix_entry(result, patch, project)
             lines = fix_lines(result, project, patch, params, report, applied, polluters)
             click.echo("\n".join(lines))
+    save_fixes(project, entries)
+    if data is not None:
+        click.echo(html_report_line(params["project"], report))
     return 1 if missing else 0

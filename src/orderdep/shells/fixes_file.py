@@ -26,12 +26,13 @@ SCHEMA = "orderdep.fixes/1"
 FIXES_FILE = Path(".orderdep") / "fixes.json"
 
 
-def fix_entry(result: FixResult, patch: Optional[Path], project: Path) -> dict[str, Any]:
-    """The file's entry for one repaired OD test (``patch``: where its diff was written)."""
+def fix_entry(result: FixResult, patch: Optional[Path], directory: Path) -> dict[str, Any]:
+    """The file's entry for one repaired OD test (``patch``: where its diff was written,
+    under ``directory``, the report's)."""
     fix = result.fix
     debug = result.debug
     polluted = list(debug.polluted or debug.together) if debug is not None else []
-    rel = patch.relative_to(project / ".orderdep").as_posix() if patch is not None else None
+    rel = patch.relative_to(directory).as_posix() if patch is not None else None
     return {
         "kind": result.kind,
         "fixed": fix is not None,
@@ -45,9 +46,10 @@ def fix_entry(result: FixResult, patch: Optional[Path], project: Path) -> dict[s
     }
 
 
-def load_fixes(project: Path) -> dict[str, dict[str, Any]]:
-    """Test id -> entry; empty when the file is missing or not one of ours."""
-    path = project / FIXES_FILE
+def load_fixes(directory: Path) -> dict[str, dict[str, Any]]:
+    """Test id -> entry, from ``directory`` (the report's); empty when the file is
+    missing or not one of ours."""
+    path = directory / FIXES_FILE.name
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -60,10 +62,10 @@ def load_fixes(project: Path) -> dict[str, dict[str, Any]]:
     return {str(k): v for k, v in fixes.items() if isinstance(v, dict)}
 
 
-def save_fixes(project: Path, entries: dict[str, dict[str, Any]]) -> None:
-    """Merge ``entries`` into the file (atomically)."""
-    merged = {**load_fixes(project), **entries}
-    path = project / FIXES_FILE
+def save_fixes(directory: Path, entries: dict[str, dict[str, Any]]) -> None:
+    """Merge ``entries`` into the file in ``directory`` (the report's), atomically."""
+    merged = {**load_fixes(directory), **entries}
+    path = directory / FIXES_FILE.name
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     text = json.dumps({"schema": SCHEMA, "fixes": dict(sorted(merged.items()))}, indent=2)

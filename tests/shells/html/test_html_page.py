@@ -125,8 +125,9 @@ def test_patches_fixes_pradet_and_evaluation_are_shown(tmp_path: Path) -> None:
         "+++ b/tests/test_a.py\n@@ -1,3 +1,4 @@\n def test_v():\n"
         "+    app.CART.clear()  # reset\n     assert app.CART == []\n-    pass\n"
     )
-    (root / PATCH_DIR).mkdir(parents=True)
-    (root / PATCH_DIR / patch_name(v)).write_text(diff)
+    patches = root / FIXES_FILE.parent / PATCH_DIR  # beside the report
+    patches.mkdir(parents=True)
+    (patches / patch_name(v)).write_text(diff)
     fixes = {
         v: {"kind": "victim", "fixed": True, "strategy": "restore", "description": "put it back",
             "size": 1, "verification": "verified in 3 orders", "polluted": ["app.CART"],

@@ -471,9 +471,13 @@ def evaluate(
             progress=_notice,
         )
     saved = project / EVALUATION_FILE
-    saved.parent.mkdir(parents=True, exist_ok=True)
-    saved.write_text(json.dumps(result.to_json(), indent=2) + "\n", encoding="utf-8")
-    _notice(f"orderdep: evaluation saved to {saved} (shown by `orderdep report`)")
+    try:
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        saved.write_text(json.dumps(result.to_json(), indent=2) + "\n", encoding="utf-8")
+    except OSError as exc:  # a read-only project: the evaluation is still printed
+        _notice(f"orderdep: evaluation not saved to {saved} ({exc.strerror}); printed only")
+    else:
+        _notice(f"orderdep: evaluation saved to {saved} (shown by `orderdep report`)")
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
     else:

@@ -337,10 +337,10 @@ def fix(
                 patch.write_text(result.fix.diff, encoding="utf-8")
                 if apply_:
                     applied = apply_fix(project, result.fix)
-            entries[finding.test] = fix_entry(result, patch, project)
+            entries[finding.test] = fix_entry(result, patch, patches.parent)
             lines = fix_lines(result, project, patch, params, report, applied, polluters)
             click.echo("\n".join(lines))
-    save_fixes(project, entries)
+    save_fixes(_report_file(project, report).resolve().parent, entries)
     if data is not None:
         click.echo(html_report_line(params["project"], report))
     return 1 if missing else 0

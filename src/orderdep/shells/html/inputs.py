@@ -68,13 +68,14 @@ def gather(project: Path, report_file: Optional[Path] = None) -> ReportInputs:
     inputs = ReportInputs(report=report, project=project, report_path=path)
     params = _params(project)
     seed = report.stats.seed
-    fixes = load_fixes(root)
+    beside = path.resolve().parent  # fix writes its patches and notes next to the report
+    fixes = load_fixes(beside)
     for f in report.od_tests:
         if f.failing_order:
             note = f"failing order of {f.test} (orderdep detect --seed {seed})"
             inputs.reproduce[f.test] = reproduce_command(params, f.test, f.failing_order, note)
         inputs.evidence[f.test] = evidence_commands(f, project)
-        patch = root / PATCH_DIR / patch_name(f.test)
+        patch = beside / PATCH_DIR / patch_name(f.test)
         if patch.is_file():
             inputs.patches[f.test] = patch.read_text(encoding="utf-8", errors="replace")
         if f.test in fixes:

@@ -93,6 +93,7 @@ class _ChildSession:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.collected_modules = set(sys.modules)
         if self.control["mode"] in ("collect", "serve") or self.collect_errors:
             self.writer.emit(
                 "suite",
@@ -117,7 +118,8 @@ class _ChildSession:
             from orderdep.engine.forkserver import ChildOrder, serve
 
             try:
-                serve(session, self.control, self.recorder)  # the server leaves inside
+                collected = getattr(self, "collected_modules", None)
+                serve(session, self.control, self.recorder, collected)  # the server leaves inside
             except ChildOrder as order:  # a forked child, its stack unwound to here
                 child = order.with_traceback(None)
             if child is None:

@@ -17,10 +17,16 @@ What a test can observe of that copy, and what is done about it here:
   child could close what later children still share); those the order's tests register
   run when the child leaves, as they would at a fresh process's end.
 - *Garbage collection*: objects that exist after collection are frozen in the server
-  (``gc.freeze()``) so children share their memory pages. Collection of frozen objects
-  is only ever asked for by a test calling ``gc.collect()`` (or looking at
-  ``gc.get_objects()``/``gc.get_referrers()``); the first such call thaws them, so it
-  sees and frees exactly what it would in a fresh process.
+  (``gc.freeze()``) while it forks; a child thaws them at once (a constant-time list
+  splice, no page is touched), so ``gc.collect()`` however it was imported,
+  ``gc.get_objects()`` and ``gc.get_referrers()`` see and free exactly what they would
+  in a fresh process.
+- *Modules*: what the server imported after collection to serve (orderdep's fork
+  server, ``ctypes`` for pre-faulting, ...) is taken out of ``sys.modules``, so a test
+  that checks that a module is not imported yet sees what a fresh process has.
+- *Watchdogs*: a ``faulthandler.dump_traceback_later`` armed during collection is
+  cancelled in the server (it would kill the server, which lives for the whole run);
+  children run without it.
 - *Random state*: ``random`` and numpy's global generator are reseeded from the OS.
 - *``tmp_path``*: a private base directory per child.
 
@@ -38,7 +44,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -50,6 +56,11 @@ class ServerState:
     """What the server process looked like right after collection, before serving."""
 
     handlers: dict[int, Any] = field(default_factory=dict)
+    server_modules: list[str] = field(default_factory=list)
+
+    def forget_modules_since(self, collected: set[str]) -> None:
+        """Remember the modules imported since collection (to hide them in children)."""
+        self.server_modules = sorted(set(sys.modules) - collected)
 
     @classmethod
     def capture(cls) -> ServerState:
@@ -76,7 +87,9 @@ class ServerState:
             factory._given_basetemp = Path(basetemp)
             factory._basetemp = None
         atexit._clear()
-        thaw_on_demand()
+        gc.unfreeze()
+        for name in self.server_modules:
+            sys.modules.pop(name, None)
         random.seed()
         numpy = sys.modules.get("numpy")
         if numpy is not None:
@@ -111,27 +124,3 @@ def private_capture_files(config: pytest.Config, directory: Path) -> None:
             os.dup2(fresh.fileno(), fd)
         tmpfile.seek(0)
         tmpfile.truncate()
-
-
-_THAWING = ("collect", "get_objects", "get_referrers")
-
-
-def thaw_on_demand() -> None:
-    """Make the first ``gc.collect``/``get_objects``/``get_referrers`` call unfreeze."""
-    if not gc.get_freeze_count():
-        return
-    originals: dict[str, Callable[..., Any]] = {name: getattr(gc, name) for name in _THAWING}
-
-    def thawing(name: str) -> Callable[..., Any]:
-        def call(*args: Any, **kwargs: Any) -> Any:
-            for each, original in originals.items():
-                setattr(gc, each, original)
-            gc.unfreeze()
-            return originals[name](*args, **kwargs)
-
-        call.__name__ = name
-        call.__doc__ = originals[name].__doc__
-        return call
-
-    for name in _THAWING:
-        setattr(gc, name, thawing(name))

@@ -21,6 +21,7 @@ Protocol on two inherited pipes (JSON lines): the server first sends ``{"ready":
 from __future__ import annotations
 
 import atexit
+import faulthandler
 import gc
 import io
 import json
@@ -188,13 +189,25 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def serve(session: pytest.Session, control: dict[str, Any], recorder: Recorder) -> None:
-    """Answer order requests until the request pipe closes."""
+def serve(
+    session: pytest.Session,
+    control: dict[str, Any],
+    recorder: Recorder,
+    collected: Optional[set[str]] = None,
+) -> None:
+    """Answer order requests until the request pipe closes.
+
+    ``collected``: the names in ``sys.modules`` once the suite was collected; what the
+    server imports after that is hidden from children.
+    """
     rfd, wfd = control["fds"]
     inbox = os.fdopen(rfd, "r", encoding="utf-8")
     outbox = os.fdopen(wfd, "w", encoding="utf-8")
     state = ServerState.capture()
+    if collected is not None:
+        state.forget_modules_since(collected)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    faulthandler.cancel_dump_traceback_later()  # a watchdog armed at import would kill us
     extra_threads = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
     if not hasattr(os, "fork") or extra_threads:
         reason = (

@@ -23,6 +23,14 @@ def store_mode():
     os.environ.pop("KVSTORE_MODE", None)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_maintenance_left_behind():
+    yield
+    # runs after the session's last test; an error here is reported on that test
+    if kvstore.STATE["mode"] == "maintenance":
+        raise RuntimeError("the session ended with the store in maintenance")
+
+
 @pytest.fixture(autouse=True)
 def trace_tests(request):
     SESSION_EVENTS.append(request.node.name)

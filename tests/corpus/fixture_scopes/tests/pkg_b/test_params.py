@@ -9,7 +9,7 @@ SEEN: list[str] = []
 )
 def test_users_in_sequence(user, position, seed_file):
     SEEN.append(user)
-    assert len(SEEN) == position, f"{user} came {len(SEEN)}th"
+    assert len(SEEN) == position, f"{user} came at position {len(SEEN)}"
 
 
 @pytest.mark.parametrize("label", ["with space", "slash/sep", "caf\u00e9"])

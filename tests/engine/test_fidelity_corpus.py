@@ -53,6 +53,19 @@ PROJECTS = [
         ),
     ),
     pytest.param(
+        "watchdog",
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason="fork runner: the conftest's faulthandler.dump_traceback_later(3, "
+            "exit=True) watchdog is armed once, in the fork server at collection, and "
+            "counts the server's whole life (children have no watchdog thread): after 3 s "
+            "of orders the server dumps 'Timeout (0:00:03)!' with its stack in serve() and "
+            "exits, so Engine.run_many raises EngineError('the fork server died'); under "
+            "subprocess and plain every order is a fresh process well inside 3 s and the "
+            "two agree on all 15 orders",
+        ),
+    ),
+    pytest.param(
         "lazy_imports",
         marks=pytest.mark.xfail(
             strict=True,

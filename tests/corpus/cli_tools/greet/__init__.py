@@ -1,0 +1,1 @@
+"""Greeting command-line tools: one with argparse, one with click."""

@@ -1,0 +1,1 @@
+"""Configuration read from the environment and the user's XDG config directory."""

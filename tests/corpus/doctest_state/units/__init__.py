@@ -1,0 +1,1 @@
+"""Unit conversions, documented (and tested) with doctests."""

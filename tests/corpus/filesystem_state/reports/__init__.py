@@ -1,0 +1,1 @@
+"""Reports built from CSV files, with a scratch cache made at import."""

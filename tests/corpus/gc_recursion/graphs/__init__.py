@@ -1,0 +1,1 @@
+"""Graph nodes with back references, and recursive walks over nested data."""

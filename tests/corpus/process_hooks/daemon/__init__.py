@@ -1,0 +1,1 @@
+"""A small daemon: exit hooks and signal handlers."""

@@ -1,0 +1,11 @@
+from exporters.registry import register
+
+
+@register("csv")
+class CsvExporter:
+    suffix = ".csv"
+
+
+@register("json")
+class JsonExporter:
+    suffix = ".json"

@@ -1,0 +1,6 @@
+from exporters.registry import register
+
+
+@register("parquet")
+class ParquetExporter:
+    suffix = ".parquet"

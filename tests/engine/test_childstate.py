@@ -100,6 +100,7 @@ SHAPES = {
 
         def test_argv_is_the_users():
             assert sys.argv[1:] == ["-q"], sys.argv
+            assert sys.orig_argv[-3:] == ["-m", "pytest", "-q"], sys.orig_argv
             assert state.ARGV_AT_IMPORT[1:] == ["-q"], state.ARGV_AT_IMPORT
 
 

@@ -26,56 +26,9 @@ PROJECTS = [
     "doctest_state",
     "filesystem_state",
     "gc_recursion",
-    pytest.param(
-        "gc_collect_alias",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="fork runner: `from gc import collect` in a test module binds gc.collect "
-            "at import (in the server), before children wrap it to thaw frozen objects, so "
-            "an import-time object in a reference cycle is never collected; "
-            "['tests/test_sessions.py::test_drop_default_session'] alone: fork failed "
-            "'AssertionError: assert <sessions.Session object at 0x?> is None', "
-            "subprocess and plain passed",
-        ),
-    ),
-    pytest.param(
-        "fork_safe_pool",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="fork runner: a child has a new pid and runs the os.register_at_fork("
-            "after_in_child=...) hooks registered at import, so a pool made at import that "
-            "checks its pid is replaced and the hook empties it; alone: "
-            "test_pool_made_at_import_is_used fork failed 'assert <dbpool.Pool object at "
-            "0x?> is <dbpool.Pool object at 0x?>', test_no_fork_hooks_ran fork failed "
-            "\"AssertionError: assert ['after fork'] == []\", "
-            "test_connections_go_through_the_default_pool fork failed "
-            "\"AssertionError: assert [] == ['cache']\"; subprocess and plain passed all three",
-        ),
-    ),
-    pytest.param(
-        "watchdog",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="fork runner: the conftest's faulthandler.dump_traceback_later(3, "
-            "exit=True) watchdog is armed once, in the fork server at collection, and "
-            "counts the server's whole life (children have no watchdog thread): after 3 s "
-            "of orders the server dumps 'Timeout (0:00:03)!' with its stack in serve() and "
-            "exits, so Engine.run_many raises EngineError('the fork server died'); under "
-            "subprocess and plain every order is a fresh process well inside 3 s and the "
-            "two agree on all 15 orders",
-        ),
-    ),
-    pytest.param(
-        "lazy_imports",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="fork runner: children have ctypes, _ctypes, ctypes._endian and "
-            "encodings.ascii in sys.modules (orderdep.engine.prefault imports ctypes in the "
-            "server); ['tests/test_clip.py::test_import_does_not_load_ctypes'] alone: fork "
-            "failed \"AssertionError: assert 'ctypes' not in {'sys': <module 'sys' "
-            '(built-in)>, ...}", subprocess and plain passed',
-        ),
-    ),
+    "gc_collect_alias",
+    "watchdog",
+    "lazy_imports",
 ]
 
 
@@ -151,3 +104,35 @@ def test_exit_and_signal_handlers_agree(tmp_path: Path) -> None:
         assert kinds["test"] == expected, runner
         imports = Counter(pid for kind, pid in zip(lines[0::2], lines[1::2]) if kind == "import")
         assert all(n == 1 for n in imports.values()), (runner, imports)
+
+
+def test_a_project_fork_cannot_mimic_is_caught_and_run_in_fresh_processes(
+    tmp_path: Path,
+) -> None:
+    """A pool made at import that checks its pid, and an ``os.register_at_fork`` hook:
+    a forked child cannot look like a fresh process here. The check the analysing
+    commands run first names the test, and the engine falls back to subprocesses, whose
+    outcomes agree with plain pytest everywhere."""
+    from orderdep.analysis.fidelity import VerdictCache, trust_fork
+    from orderdep.engine.config import EngineConfig
+    from orderdep.engine.plain import PlainRunner
+    from orderdep.engine.runner import Engine
+
+    project = copy_corpus_project("fork_safe_pool", tmp_path / "fork_safe_pool")
+    notices: list[str] = []
+    with Engine(EngineConfig(project)) as engine:
+        report = trust_fork(engine, VerdictCache(tmp_path / "verdicts.json"), notices.append)
+        assert report is not None and not report.faithful
+        assert engine.runner == "subprocess"
+        assert len(notices) == 1 and "the fork runner and a fresh pytest disagree" in notices[0]
+        mismatching = {m.test for m in report.mismatches}
+        assert "tests/test_pool.py::test_no_fork_hooks_ran" in mismatching
+        ids = engine.suite.ids
+        orders = [ids, ids[::-1], *([t] for t in ids)]
+        got = [[r.outcome.value for r in engine.run(o).results] for o in orders]
+    plain = PlainRunner(EngineConfig(project), tmp_path / "plain")
+    try:
+        want = [[r.outcome.value for r in plain.run(o).results] for o in orders]
+    finally:
+        plain.close()
+    assert got == want

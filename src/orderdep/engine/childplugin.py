@@ -39,6 +39,10 @@ def _load_control() -> Optional[dict[str, Any]]:
         _control = json.loads(Path(path).read_text(encoding="utf-8"))
         argv = _control.get("argv")
         if argv is not None:
+            ours = len(sys.argv) - 1
+            orig = getattr(sys, "orig_argv", None)  # Python 3.10+: the interpreter's too
+            if orig is not None and ours <= len(orig):
+                sys.orig_argv = orig[: len(orig) - ours] + [str(a) for a in argv]
             sys.argv[1:] = [str(a) for a in argv]
     return _control
 

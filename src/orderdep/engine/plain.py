@@ -12,18 +12,16 @@ from __future__ import annotations
 
 import os
 import shlex
-import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Optional
 
-from orderdep.core.outcomes import OrderResult, Outcome
+from orderdep.core.outcomes import OrderResult
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.plainplugin import PLAIN_ENV
 from orderdep.engine.protocol import assemble_results, read_events, write_json
 from orderdep.engine.sandbox import Sandbox, empty_dir
-from orderdep.engine.workers import kill_group
+from orderdep.engine.workers import run_in_group
 
 
 class PlainRunner:
@@ -73,24 +71,10 @@ class PlainRunner:
             }
         )
         started = time.perf_counter()
-        died: Optional[Outcome] = Outcome.CRASHED
         with open(work / "plain.log", "w") as log:
-            proc = subprocess.Popen(
-                self.command(),
-                cwd=self.sandbox.tree,
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
+            died = run_in_group(
+                self.command(), cwd=self.sandbox.tree, env=env, log=log, timeout=self.config.timeout
             )
-            try:
-                proc.wait(timeout=self.config.timeout)
-            except subprocess.TimeoutExpired:
-                died = Outcome.TIMEOUT
-            finally:
-                kill_group(proc.pid)
-                proc.wait()
         results, _ = assemble_results(order, list(read_events(events)), died=died)
         for path in (control, events):
             path.unlink(missing_ok=True)

@@ -14,7 +14,7 @@ import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any, Optional
+from typing import IO, Any, Callable, Optional
 
 from orderdep.core.outcomes import OrderResult, Outcome
 from orderdep.core.suite import Suite, TestInfo
@@ -129,6 +129,9 @@ class _WorkerBase:
             self._interrupted = False
         return result
 
+    def _started(self, pid: int) -> None:
+        self._current = pid
+
     def interrupt(self) -> None:
         """Kill the order running now (from another thread); its result is marked interrupted."""
         self._interrupted = True
@@ -175,36 +178,58 @@ class SubprocessWorker(_WorkerBase):
         )
         cmd = [*self.config.pytest_command(self.cache_dir), f"--basetemp={self.sandbox.basetemp}"]
         started = time.perf_counter()
-        died: Optional[Outcome] = None
         with open(self.log_path, "w") as log:
-            proc = subprocess.Popen(
-                cmd,
-                cwd=self.sandbox.tree,
-                env=self._env(control),
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
-            )
-            self._current = proc.pid
             try:
-                proc.wait(timeout=self.config.timeout)
-            except subprocess.TimeoutExpired:
-                died = Outcome.TIMEOUT
+                died = run_in_group(
+                    cmd,
+                    cwd=self.sandbox.tree,
+                    env=self._env(control),
+                    log=log,
+                    timeout=self.config.timeout,
+                    on_start=self._started,
+                )
             finally:
-                # The whole group: processes the tests started never outlive their order.
-                kill_group(proc.pid)
-                proc.wait()
                 self._current = 0
-        if died is None and proc.returncode not in (0, 1, 2, 3, 4, 5):
-            died = Outcome.CRASHED
-        if died is None:
-            died = Outcome.CRASHED  # a started test without a result: the process died
+        # A started test without a result: the process died (or was killed).
         control.unlink(missing_ok=True)
         return self._finish(order, events, died, started)
 
     def close(self) -> None:
         pass
+
+
+def run_in_group(
+    cmd: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    log: IO[Any],
+    timeout: Optional[float],
+    on_start: Optional[Callable[[int], None]] = None,
+) -> Outcome:
+    """Run ``cmd`` as the leader of a new process group and kill the whole group when it
+    ends, so processes its tests started never outlive it. Returns the outcome of a test
+    left without a result: ``timeout`` when ``timeout`` ran out, else ``crashed``."""
+    proc = subprocess.Popen(
+        cmd,
+        cwd=cwd,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    if on_start is not None:
+        on_start(proc.pid)
+    died = Outcome.CRASHED
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        died = Outcome.TIMEOUT
+    finally:
+        kill_group(proc.pid)
+        proc.wait()
+    return died
 
 
 def kill_group(pid: int) -> None:

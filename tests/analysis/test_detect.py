@@ -13,11 +13,11 @@ from orderdep.analysis.confirm import OrderRunner, RunLog, Shortening, confirm
 from orderdep.analysis.detect import (
     AUTO_TUSCAN_SECONDS,
     DEFAULT_ROUNDS,
-    DetectProgress,
     choose_default,
     detect,
     estimate_tuscan,
 )
+from orderdep.analysis.search import DetectProgress
 from orderdep.core.odmodel import ODSpec, fails
 from orderdep.core.outcomes import OrderResult, Outcome, TestResult
 from orderdep.core.report import Report

@@ -81,7 +81,7 @@ def test_assemble_one_result_per_position_duplicates_included() -> None:
 @pytest.mark.parametrize(
     ("died", "outcome", "says"),
     [
-        (Outcome.TIMEOUT, Outcome.TIMEOUT, "timed out"),
+        (Outcome.TIMEOUT, Outcome.TIMEOUT, "time limit"),
         (Outcome.CRASHED, Outcome.CRASHED, "died"),
         (None, Outcome.CRASHED, "died"),
     ],

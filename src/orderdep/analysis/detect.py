@@ -18,7 +18,7 @@ Default strategy (no strategy given), after the original order:
 * ``random-reverse`` (004 §4.4) otherwise: ``rounds`` orders, or as many as the budget and
   ``max_orders`` allow.
 
-``random-reverse`` runs :data:`RR_CHAINS` independent chains of random orders, each
+``random-reverse`` runs :data:`~orderdep.analysis.search.RR_CHAINS` independent chains of random orders, each
 following the paper's rule (a random order that found nothing new is followed by its
 reverse), so that several orders can run at once while the orders stay a function of the
 seed alone, whatever ``jobs`` is.
@@ -33,12 +33,12 @@ from __future__ import annotations
 
 import itertools
 import random
-import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from orderdep.analysis.confirm import OrderRunner, RunLog, RunSource, confirm, failed
+from orderdep.analysis.confirm import OrderRunner, RunLog, RunSource, confirm
+from orderdep.analysis.search import DetectProgress, ProgressCallback, Search
 from orderdep.core import orders as gen
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.report import Report, RunStats
@@ -47,31 +47,13 @@ from orderdep.core.tuscan import order_lower_bound
 from orderdep.engine.executor import Executor
 from orderdep.errors import UsageError
 
+Notice = Callable[[str], None]
+
 STRATEGIES: tuple[str, ...] = (*gen.STRATEGIES, "nio")
 DEFAULT_ROUNDS = 20
 # Time allowed for the default tuscan strategy when no budget is given.
 AUTO_TUSCAN_SECONDS = 3600.0
-RR_CHAINS = 4
-# Orders per worker handed to the engine at once (budget and limits are checked between).
-SLICE = 8
 DEFAULT_CONFIRM_RUNS = 5
-
-
-@dataclass(frozen=True)
-class DetectProgress:
-    """One step of detection, for progress display."""
-
-    phase: str  # "search" | "confirm" | "done"
-    strategy: str  # the strategy running ("" while confirming)
-    done: int  # orders finished in this phase
-    planned: Optional[int]  # orders planned for this strategy (None: until stopped)
-    suspects: int  # tests seen both failing and passing (or failing) so far
-    od_found: int  # confirmed OD tests (known once confirmation is done)
-    message: str = ""
-
-
-ProgressCallback = Callable[[DetectProgress], None]
-Notice = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -125,135 +107,12 @@ def check_options(
         raise UsageError(f"confirm_runs must be >= 0, got {confirm_runs!r}")
 
 
-class _Search:
-    """Runs strategies' orders in batches within the budget; keeps what they showed."""
-
-    def __init__(
-        self,
-        runner: OrderRunner,
-        *,
-        budget_seconds: Optional[float],
-        max_orders: Optional[int],
-        on_progress: Optional[ProgressCallback],
-    ) -> None:
-        self.runner = runner
-        self.budget = budget_seconds
-        self.max_orders = max_orders
-        self.on_progress = on_progress
-        self.started = time.monotonic()
-        self.count = 0  # search orders run
-        self.results: list[OrderResult] = []
-        self.nio_results: list[OrderResult] = []
-        self.stop_reason: Optional[str] = None
-        self.failed_seen: set[str] = set()
-        self.passed_seen: set[str] = set()
-
-    @property
-    def stopped(self) -> bool:
-        return self.stop_reason is not None
-
-    def elapsed(self) -> float:
-        return time.monotonic() - self.started
-
-    def budget_left(self) -> Optional[float]:
-        return None if self.budget is None else self.budget - self.elapsed()
-
-    def orders_left(self) -> Optional[int]:
-        return None if self.max_orders is None else self.max_orders - self.count
-
-    def _progress(self, strategy: str, done: int, planned: Optional[int]) -> None:
-        if self.on_progress is not None:
-            suspects = len(self.failed_seen)
-            self.on_progress(DetectProgress("search", strategy, done, planned, suspects, 0))
-
-    def _may_start(self) -> bool:
-        left = self.budget_left()
-        if left is not None and left <= 0:
-            self.stop_reason = "budget"
-        elif self.orders_left() == 0:
-            self.stop_reason = "max-orders"
-        return not self.stopped
-
-    def _record(self, result: OrderResult, nio: bool) -> set[str]:
-        """Keep ``result``; return the tests that failed in it for the first time."""
-        (self.nio_results if nio else self.results).append(result)
-        if nio:
-            return set()
-        new = set()
-        for r in result.results:
-            verdict = failed(r)
-            if verdict is True and r.test not in self.failed_seen:
-                new.add(r.test)
-                self.failed_seen.add(r.test)
-            elif verdict is False:
-                self.passed_seen.add(r.test)
-        return new
-
-    def slice_size(self) -> int:
-        """Orders to hand the engine at once: :data:`SLICE` per worker, so no worker
-        waits for the slowest order of a small batch, but never more than the order
-        limit or (at the pace so far) the time budget leaves room for."""
-        jobs = self.runner.jobs
-        size = jobs * SLICE
-        left = self.orders_left()
-        if left is not None:
-            size = min(size, left)
-        budget = self.budget_left()
-        if budget is not None and self.count:
-            pace = self.elapsed() / self.count  # seconds per order, all workers together
-            size = min(size, max(jobs, int(budget / pace)))
-        return max(1, size)
-
-    def run_orders(self, orders: Sequence[Sequence[str]], *, nio: bool = False) -> list[set[str]]:
-        """Run ``orders`` in slices while the budget lasts; per order run, the tests that
-        failed for the first time in it."""
-        out: list[set[str]] = []
-        i = 0
-        while i < len(orders) and self._may_start():
-            batch = orders[i : i + self.slice_size()]
-            for result in self.runner.run_slice(batch):
-                out.append(self._record(result, nio))
-            i += len(batch)
-            self.count += len(batch)
-        return out
-
-    def run_stream(
-        self, strategy: str, orders: Iterable[list[str]], planned: Optional[int], nio: bool = False
-    ) -> None:
-        """Run a (possibly endless) stream of orders until it ends or the budget does."""
-        it: Iterator[list[str]] = iter(orders)
-        done = 0
-        self._progress(strategy, done, planned)
-        while not self.stopped:
-            batch = list(itertools.islice(it, self.slice_size()))
-            if not batch:
-                return
-            done += len(self.run_orders(batch, nio=nio))
-            self._progress(strategy, done, planned)
-
-    def random_reverse(
-        self, groups: Sequence[Sequence[str]], rng: random.Random, total: Optional[int]
-    ) -> None:
-        """``total`` orders (None: until stopped) from :data:`RR_CHAINS` random-reverse chains."""
-        chains = [gen.RandomReverse(groups, rng) for _ in range(RR_CHAINS)]
-        done = 0
-        self._progress("random-reverse", done, total)
-        while not self.stopped and (total is None or done < total):
-            k = RR_CHAINS if total is None else min(RR_CHAINS, total - done)
-            step = [chains[c].next_order() for c in range(k)]
-            new = self.run_orders(step)
-            for c, fresh in enumerate(new):
-                chains[c].feedback(bool(fresh))
-            done += len(new)
-            self._progress("random-reverse", done, total)
-
-
 def _random_stream(groups: Sequence[Sequence[str]], rng: random.Random) -> Iterator[list[str]]:
     while True:
         yield gen.random_order(groups, rng)
 
 
-def _rounds(rounds: Optional[int], search: _Search) -> Optional[int]:
+def _rounds(rounds: Optional[int], search: Search) -> Optional[int]:
     """Orders for a random strategy: as asked; else until stopped when a budget or an
     order limit will stop it; else :data:`DEFAULT_ROUNDS`."""
     if rounds is not None:
@@ -313,7 +172,7 @@ def detect(
     rng = random.Random(seed)
     log = RunLog(store)
     runner = OrderRunner(executor, log, jobs)
-    search = _Search(
+    search = Search(
         runner, budget_seconds=budget_seconds, max_orders=max_orders, on_progress=on_progress
     )
     say = notice or (lambda message: None)
@@ -349,6 +208,7 @@ def detect(
         else:
             planned = gen.generate(strategy, groups, rng)
             search.run_stream(strategy, planned, len(planned))
+    search.cover_missing_pairs()
     search_orders, search_executions = runner.orders_run, runner.executions
 
     def confirming(_result: OrderResult) -> None:
@@ -379,6 +239,7 @@ def detect(
             "search_executions": search_executions,
             "confirm_runs": confirm_runs,
             "group": group,
+            "coverage": [a.summary() for a in search.accounts.values()],
         },
     )
     return Report(

@@ -120,6 +120,8 @@ def check(
         Engine(sub_config) as sub,
     ):
         plain = PlainRunner(config, Path(tmp) / "plain")
+        # One set of learned time limits: a hang costs its first-run limit once.
+        sub.timeouts = plain.policy = fork.timeouts
         try:
             samples = sample_orders(
                 fork.suite.ids, seed=seed, random_orders=random_orders, singles=singles
@@ -153,6 +155,7 @@ def trust_fork(
         # Not recorded: runs of a runner that may not be trusted are no evidence.
         with tempfile.TemporaryDirectory(prefix="orderdep-") as tmp, engine.unrecorded():
             plain = PlainRunner(engine.config, Path(tmp) / "plain")
+            plain.policy = engine.timeouts
             try:
                 report = FidelityReport(["fork", "plain"], planned=1)
                 ids = engine.suite.ids

@@ -52,7 +52,7 @@ class Recorder:
         self.index, self.test = index, test
         self._outcome, self._message = None, ""
         self._start = time.perf_counter()
-        self.writer.emit("start", index=index, test=test)
+        self.writer.emit("start", index=index, test=test, t=time.monotonic())
 
     def on_report(self, report: pytest.TestReport) -> None:
         if self.index < 0:
@@ -86,6 +86,7 @@ class Recorder:
             outcome=outcome.value,
             duration=time.perf_counter() - self._start,
             message=message,
+            t=time.monotonic(),
         )
         self.index = -1
 

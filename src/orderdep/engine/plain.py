@@ -21,6 +21,8 @@ from orderdep.engine.config import EngineConfig
 from orderdep.engine.plainplugin import PLAIN_ENV
 from orderdep.engine.protocol import assemble_results, read_events, write_json
 from orderdep.engine.sandbox import Sandbox, empty_dir
+from orderdep.engine.testclock import TestClock
+from orderdep.engine.timeouts import TimeoutPolicy
 from orderdep.engine.workers import run_in_group
 
 
@@ -33,6 +35,7 @@ class PlainRunner:
         self.config = config
         self.sandbox = Sandbox(config.project, workdir, copy=config.copy, home=config.home)
         self.sandbox.create()
+        self.policy = TimeoutPolicy(config.timeout)
         self._n = 0
 
     def _addopts(self, cache_dir: Path) -> str:
@@ -73,9 +76,14 @@ class PlainRunner:
         started = time.perf_counter()
         with open(work / "plain.log", "w") as log:
             died = run_in_group(
-                self.command(), cwd=self.sandbox.tree, env=env, log=log, timeout=self.config.timeout
+                self.command(),
+                cwd=self.sandbox.tree,
+                env=env,
+                log=log,
+                clock=TestClock(events, self.policy),
             )
         results, _ = assemble_results(order, list(read_events(events)), died=died)
+        self.policy.learn(results)
         for path in (control, events):
             path.unlink(missing_ok=True)
         self.sandbox.restore()

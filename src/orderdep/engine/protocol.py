@@ -86,7 +86,7 @@ def assemble_results(
         elif i in started:
             outcome = died or Outcome.CRASHED
             message = {
-                Outcome.TIMEOUT: "order timed out while this test ran",
+                Outcome.TIMEOUT: "the test ran past its time limit; its process group was killed",
                 Outcome.CRASHED: "the test process died while this test ran",
             }.get(outcome, "")
             out.append(TestResult(test, outcome, 0.0, message))

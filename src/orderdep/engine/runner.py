@@ -26,6 +26,7 @@ from orderdep.engine.probe import ProbeSpec
 from orderdep.engine.sandbox import Sandbox
 from orderdep.engine.store import Store
 from orderdep.engine.tempdirs import make_workdir
+from orderdep.engine.timeouts import TimeoutPolicy
 from orderdep.engine.workers import ForkUnavailable, ForkWorker, SubprocessWorker
 
 Worker = Union[ForkWorker, SubprocessWorker]
@@ -50,6 +51,8 @@ class Engine:
         self.seed = seed
         self.notice = notice or (lambda message: None)
         self.runner = config.runner
+        # Per-test time limits, learned from every result (see engine.timeouts).
+        self.timeouts = TimeoutPolicy(config.timeout)
         self.orders_run = 0
         self.executions = 0
         self.reused = 0
@@ -93,6 +96,7 @@ class Engine:
         else:
             worker = SubprocessWorker(self.config, sandbox)
             suite = worker.start()
+        worker.policy = self.timeouts
         if self._suite is None:
             self._suite = suite
         return worker
@@ -172,8 +176,10 @@ class Engine:
     ) -> OrderResult:
         reused = self._reuse(order, probe)
         if reused is not None:
+            self.timeouts.learn(reused.results)
             return reused
         result = worker.run(order, probe)
+        self.timeouts.learn(result.results)
         self._record(result, probe)
         return result
 

@@ -22,6 +22,8 @@ from orderdep.engine.config import EngineConfig
 from orderdep.engine.probe import ProbeSpec
 from orderdep.engine.protocol import CONTROL_ENV, assemble_results, read_events, write_json
 from orderdep.engine.sandbox import Sandbox, empty_dir
+from orderdep.engine.testclock import TestClock
+from orderdep.engine.timeouts import TimeoutPolicy
 from orderdep.errors import CollectionError, EngineError, NoTestsError
 
 IMPORT_HINT = (
@@ -74,6 +76,8 @@ class _WorkerBase:
     def __init__(self, config: EngineConfig, sandbox: Sandbox) -> None:
         self.config = config
         self.sandbox = sandbox
+        # Per-test limits; the engine shares one policy among its workers.
+        self.policy = TimeoutPolicy(config.timeout)
         self._n = 0
         self._current = 0
         self._interrupted = False
@@ -185,7 +189,7 @@ class SubprocessWorker(_WorkerBase):
                     cwd=self.sandbox.tree,
                     env=self._env(control),
                     log=log,
-                    timeout=self.config.timeout,
+                    clock=TestClock(events, self.policy),
                     on_start=self._started,
                 )
             finally:
@@ -204,12 +208,13 @@ def run_in_group(
     cwd: Path,
     env: dict[str, str],
     log: IO[Any],
-    timeout: Optional[float],
+    clock: TestClock,
     on_start: Optional[Callable[[int], None]] = None,
 ) -> Outcome:
     """Run ``cmd`` as the leader of a new process group and kill the whole group when it
     ends, so processes its tests started never outlive it. Returns the outcome of a test
-    left without a result: ``timeout`` when ``timeout`` ran out, else ``crashed``."""
+    left without a result: ``timeout`` when a test overran its limit (``clock``), else
+    ``crashed``."""
     proc = subprocess.Popen(
         cmd,
         cwd=cwd,
@@ -223,9 +228,14 @@ def run_in_group(
         on_start(proc.pid)
     died = Outcome.CRASHED
     try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        died = Outcome.TIMEOUT
+        while True:
+            try:
+                proc.wait(timeout=clock.wait_for())
+                break
+            except subprocess.TimeoutExpired:
+                if clock.overdue():
+                    died = Outcome.TIMEOUT
+                    break
     finally:
         kill_group(proc.pid)
         proc.wait()
@@ -348,12 +358,18 @@ class ForkWorker(_WorkerBase):
         pid = int(reply["pid"])
         self._current = pid
         died: Optional[Outcome] = None
+        clock = TestClock(events, self.policy)
         try:
-            status_msg = self._read(self.config.timeout)
-        except TimeoutError:
-            died = Outcome.TIMEOUT
-            kill_group(pid)
-            status_msg = self._read(60.0)
+            while True:
+                try:
+                    status_msg = self._read(clock.wait_for())
+                    break
+                except TimeoutError:
+                    if clock.overdue():
+                        died = Outcome.TIMEOUT
+                        kill_group(pid)
+                        status_msg = self._read(60.0)
+                        break
         except BaseException:
             kill_group(pid)
             self._read(60.0)

@@ -103,7 +103,9 @@ def engine_options(func: F) -> F:
             "--timeout",
             type=Seconds(),
             default=None,
-            help="Seconds per order; the running test is marked 'timeout'.",
+            help="Seconds each test may run before it is killed with the processes it "
+            "started (like pytest-timeout). Default: 10x the test's own duration + 5 s + "
+            "the slowest test's duration, 60 s until a test was first timed.",
         ),
         click.option(
             "--python",

@@ -12,6 +12,7 @@ from typing import Optional
 from rich.console import Console
 from rich.text import Text
 
+from orderdep.core import replan
 from orderdep.core.report import ODFinding, Report
 from orderdep.shells.explain import sentence
 
@@ -85,6 +86,8 @@ def render_summary(
     _listing(out, "non-deterministic (its outcome changed within one order)", report.nd_tests)
     _listing(out, "always failing (also alone)", report.always_failing)
     out.line(stats_line(report))
+    for line in coverage_lines(report):
+        out.line(line)
     if report_path is not None:
         out.line(f"report: {report_path}")
 
@@ -107,3 +110,18 @@ def stats_line(report: Report) -> str:
         reason = s.extras.get("stop_reason") or "limit"
         line += f"; search stopped early ({reason})"
     return line
+
+
+def coverage_lines(report: Report) -> list[str]:
+    """Per strategy after the original order, what it promised and what ran."""
+    accounts = report.stats.extras.get("coverage") or []
+    return [
+        f"  coverage of {replan.describe(a)}"
+        for a in accounts
+        if isinstance(a, dict) and a.get("strategy") != "original"
+    ] + [
+        f"  original order: {', '.join(sorted(a['lost_to']))} cut it short; "
+        f"{a['recovery_orders']} recovery order(s) ran the tests after"
+        for a in accounts
+        if isinstance(a, dict) and a.get("strategy") == "original" and a.get("lost_to")
+    ]

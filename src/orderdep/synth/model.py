@@ -22,7 +22,9 @@ class ModelExecutor:
     """Simulates runs of ``suite`` where ``specs`` are the only order dependencies.
 
     ``nd_tests`` fail at random with probability ``nd_rate`` (seeded); ``always_failing``
-    fail everywhere. Counts ``orders_run`` and ``executions`` like the real engine.
+    fail everywhere. A failure of a test in ``crashing`` (``hanging``) kills the process:
+    it is ``crashed`` (``timeout``) and the rest of the order ``not-run``. Counts
+    ``orders_run`` and ``executions`` like the real engine.
     """
 
     def __init__(
@@ -34,8 +36,12 @@ class ModelExecutor:
         always_failing: Iterable[str] = (),
         nd_rate: float = 0.5,
         seed: int = 0,
+        crashing: Iterable[str] = (),
+        hanging: Iterable[str] = (),
     ) -> None:
         self._suite = suite
+        self.lost_as = {t: Outcome.CRASHED for t in crashing}
+        self.lost_as.update({t: Outcome.TIMEOUT for t in hanging})
         self.specs = {s.test: s for s in specs}
         self.nd_tests = set(nd_tests)
         self.always_failing = set(always_failing)
@@ -63,8 +69,15 @@ class ModelExecutor:
         self._suite.require(order)
         start = time.perf_counter()
         results = []
+        dead = False
         for i, test in enumerate(order):
+            if dead:
+                results.append(TestResult(test, Outcome.NOT_RUN, 0.0, ""))
+                continue
             outcome = self._outcome(test, order[:i])
+            if outcome is Outcome.FAILED and test in self.lost_as:
+                outcome = self.lost_as[test]
+                dead = True
             message = "" if outcome is Outcome.PASSED else f"simulated failure of {test}"
             results.append(TestResult(test, outcome, 0.0, message))
         self.orders_run += 1

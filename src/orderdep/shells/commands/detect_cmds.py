@@ -14,12 +14,8 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from orderdep.analysis.detect import (
-    DEFAULT_CONFIRM_RUNS,
-    DEFAULT_ROUNDS,
-    STRATEGIES,
-    DetectProgress,
-)
+from orderdep.analysis.detect import DEFAULT_CONFIRM_RUNS, DEFAULT_ROUNDS, STRATEGIES
+from orderdep.analysis.search import DetectProgress
 from orderdep.core.report import Report, load_report, save_report
 from orderdep.core.suite import GROUP_LEVELS, GroupLevel, Suite
 from orderdep.errors import UsageError
@@ -266,6 +262,9 @@ def detect(
     path = report_file or project.resolve() / DEFAULT_REPORT
     job = job_name(params, strategies, seed, group)
     with open_engine(params, job=job, seed=seed) as engine, DetectDisplay(err) as display:
+        policy = getattr(engine, "timeouts", None)
+        if policy is not None:
+            display.notice(f"orderdep: {policy.describe()}")
         report = run_detect(
             engine,
             strategies=strategies,

@@ -1,0 +1,231 @@
+"""The search phase of detection: strategies' orders run in slices within the budget.
+
+:class:`Search` hands orders to the engine :data:`SLICE` per worker at a time, checks
+the budget and the order limit between slices, and keeps what every order showed (tests
+seen failing and passing). Orders a crash or a timeout cut short are re-planned
+(:mod:`orderdep.core.replan`): the tests after the lost one still run, in recovery orders,
+and pair-covering strategies get ``[a, b]`` for every pair still missing. Each strategy
+keeps an account of what it promised and what ran (``stats.extras["coverage"]``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from orderdep.analysis.confirm import OrderRunner, failed
+from orderdep.core import orders as gen
+from orderdep.core.outcomes import OrderResult
+from orderdep.core.replan import Coverage, continuations, lost_at
+
+RR_CHAINS = 4
+# Strategies that promise every consecutive pair: pairs a crash left uncovered get [a, b].
+PAIR_STRATEGIES = ("tuscan", "pairs")
+# Recovery orders at most per planned order (a suite where every test crashes stays bounded).
+MAX_RECOVERY = 8
+# Orders per worker handed to the engine at once (budget and limits are checked between).
+SLICE = 8
+
+
+@dataclass(frozen=True)
+class DetectProgress:
+    """One step of detection, for progress display."""
+
+    phase: str  # "search" | "confirm" | "done"
+    strategy: str  # the strategy running ("" while confirming)
+    done: int  # orders finished in this phase
+    planned: Optional[int]  # orders planned for this strategy (None: until stopped)
+    suspects: int  # tests seen both failing and passing (or failing) so far
+    od_found: int  # confirmed OD tests (known once confirmation is done)
+    message: str = ""
+
+
+ProgressCallback = Callable[[DetectProgress], None]
+
+
+class Search:
+    """Runs strategies' orders in batches within the budget; keeps what they showed."""
+
+    def __init__(
+        self,
+        runner: OrderRunner,
+        *,
+        budget_seconds: Optional[float],
+        max_orders: Optional[int],
+        on_progress: Optional[ProgressCallback],
+    ) -> None:
+        self.runner = runner
+        self.budget = budget_seconds
+        self.max_orders = max_orders
+        self.on_progress = on_progress
+        self.started = time.monotonic()
+        self.count = 0  # search orders run
+        self.results: list[OrderResult] = []
+        self.nio_results: list[OrderResult] = []
+        self.stop_reason: Optional[str] = None
+        self.failed_seen: set[str] = set()
+        self.passed_seen: set[str] = set()
+        self.accounts: dict[str, Coverage] = {}
+        self.account = Coverage("original")
+
+    @property
+    def stopped(self) -> bool:
+        return self.stop_reason is not None
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def budget_left(self) -> Optional[float]:
+        return None if self.budget is None else self.budget - self.elapsed()
+
+    def orders_left(self) -> Optional[int]:
+        return None if self.max_orders is None else self.max_orders - self.count
+
+    def _progress(self, strategy: str, done: int, planned: Optional[int]) -> None:
+        if self.on_progress is not None:
+            suspects = len(self.failed_seen)
+            self.on_progress(DetectProgress("search", strategy, done, planned, suspects, 0))
+
+    def _may_start(self) -> bool:
+        left = self.budget_left()
+        if left is not None and left <= 0:
+            self.stop_reason = "budget"
+        elif self.orders_left() == 0:
+            self.stop_reason = "max-orders"
+        return not self.stopped
+
+    def _record(self, result: OrderResult, nio: bool) -> set[str]:
+        """Keep ``result``; return the tests that failed in it for the first time."""
+        (self.nio_results if nio else self.results).append(result)
+        if nio:
+            return set()
+        new = set()
+        for r in result.results:
+            verdict = failed(r)
+            if verdict is True and r.test not in self.failed_seen:
+                new.add(r.test)
+                self.failed_seen.add(r.test)
+            elif verdict is False:
+                self.passed_seen.add(r.test)
+        return new
+
+    def slice_size(self) -> int:
+        """Orders to hand the engine at once: :data:`SLICE` per worker, so no worker
+        waits for the slowest order of a small batch, but never more than the order
+        limit or (at the pace so far) the time budget leaves room for."""
+        jobs = self.runner.jobs
+        size = jobs * SLICE
+        left = self.orders_left()
+        if left is not None:
+            size = min(size, left)
+        budget = self.budget_left()
+        if budget is not None and self.count:
+            pace = self.elapsed() / self.count  # seconds per order, all workers together
+            size = min(size, max(jobs, int(budget / pace)))
+        return max(1, size)
+
+    def run_orders(self, orders: Sequence[Sequence[str]], *, nio: bool = False) -> list[set[str]]:
+        """Run ``orders`` in slices while the budget lasts; per order run, the tests that
+        failed for the first time in it (or in the orders that recovered its lost tail)."""
+        out: list[set[str]] = []
+        i = 0
+        while i < len(orders) and self._may_start():
+            batch = orders[i : i + self.slice_size()]
+            results = self.runner.run_slice(batch)
+            fresh = []
+            for order, result in zip(batch, results):
+                self.account.plan(order)
+                self.account.saw(result)
+                fresh.append(self._record(result, nio))
+            out += fresh
+            i += len(batch)
+            self.count += len(batch)
+            if not nio:
+                self._recover(results, fresh)
+        return out
+
+    def _recover(self, results: Sequence[OrderResult], fresh: list[set[str]]) -> None:
+        """Run what crashes and timeouts cut from ``results`` (see core.replan); new
+        failures count for the order they came from."""
+        pending: list[tuple[int, list[str]]] = []
+        spent = [0] * len(results)
+        seen: set[tuple[str, ...]] = set()
+
+        def plan(index: int, result: OrderResult) -> None:
+            k = lost_at(result)
+            if k is None:
+                return
+            for order in continuations(result.order, k):
+                if tuple(order) not in seen and spent[index] < MAX_RECOVERY:
+                    seen.add(tuple(order))
+                    spent[index] += 1
+                    pending.append((index, order))
+
+        for index, result in enumerate(results):
+            plan(index, result)
+        while pending and self._may_start():
+            batch, pending = pending[: self.slice_size()], pending[self.slice_size() :]
+            for (index, _), result in zip(batch, self.runner.run_slice([o for _, o in batch])):
+                self.account.saw(result, recovery=True)
+                fresh[index] |= self._record(result, False)
+                plan(index, result)
+            self.count += len(batch)
+
+    def begin(self, strategy: str) -> None:
+        """Account the orders run from now on to ``strategy``."""
+        self.account = self.accounts.setdefault(strategy, Coverage(strategy))
+
+    def cover_missing_pairs(self) -> None:
+        """For pair-covering strategies, run ``[a, b]`` for each planned pair a crash or a
+        timeout left uncovered; a pair still uncovered is recorded as not coverable."""
+        for strategy in PAIR_STRATEGIES:
+            account = self.accounts.get(strategy)
+            if account is None:
+                continue
+            self.account = account
+            todo = [list(p) for p in account.missing()]
+            while todo and self._may_start():
+                batch, todo = todo[: self.slice_size()], todo[self.slice_size() :]
+                for result in self.runner.run_slice(batch):
+                    account.saw(result, recovery=True)
+                    self._record(result, False)
+                    pair = (result.order[0], result.order[1])
+                    if pair not in account.pairs_covered:
+                        account.give_up(pair, result)
+                self.count += len(batch)
+
+    def run_stream(
+        self, strategy: str, orders: Iterable[list[str]], planned: Optional[int], nio: bool = False
+    ) -> None:
+        """Run a (possibly endless) stream of orders until it ends or the budget does."""
+        it: Iterator[list[str]] = iter(orders)
+        done = 0
+        self.begin(strategy)
+        self._progress(strategy, done, planned)
+        while not self.stopped:
+            batch = list(itertools.islice(it, self.slice_size()))
+            if not batch:
+                return
+            done += len(self.run_orders(batch, nio=nio))
+            self._progress(strategy, done, planned)
+
+    def random_reverse(
+        self, groups: Sequence[Sequence[str]], rng: random.Random, total: Optional[int]
+    ) -> None:
+        """``total`` orders (None: until stopped) from :data:`RR_CHAINS` random-reverse chains."""
+        chains = [gen.RandomReverse(groups, rng) for _ in range(RR_CHAINS)]
+        done = 0
+        self.begin("random-reverse")
+        self._progress("random-reverse", done, total)
+        while not self.stopped and (total is None or done < total):
+            k = RR_CHAINS if total is None else min(RR_CHAINS, total - done)
+            step = [chains[c].next_order() for c in range(k)]
+            new = self.run_orders(step)
+            for c, fresh in enumerate(new):
+                chains[c].feedback(bool(fresh))
+            done += len(new)
+            self._progress("random-reverse", done, total)

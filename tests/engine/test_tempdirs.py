@@ -84,6 +84,21 @@ def test_make_workdir_writes_its_owner_and_sweeps(
     tmp.cleanup()
 
 
+def test_every_working_directory_orderdep_makes_has_an_owner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Patch verification and fidelity checks use prefixed working directories too.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with tempdirs.make_workdir("orderdep-fix-") as made:
+        assert Path(made).name.startswith("orderdep-fix-")
+        assert tempdirs.read_owner(Path(made)) is not None
+    with pytest.raises(ValueError, match="must start with 'orderdep-'"):
+        tempdirs.make_workdir("elsewhere-")
+    src = Path(tempdirs.__file__).parents[1]
+    makers = [p for p in src.rglob("*.py") if "TemporaryDirectory(prefix=" in p.read_text()]
+    assert makers == [Path(tempdirs.__file__)]
+
+
 KILLED = textwrap.dedent(
     """
     import sys, time

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -25,6 +24,7 @@ from orderdep.engine.config import EngineConfig
 from orderdep.engine.plain import PlainRunner
 from orderdep.engine.runner import Engine
 from orderdep.engine.store import code_key
+from orderdep.engine.tempdirs import make_workdir
 
 RunOrder = Callable[[Sequence[str]], OrderResult]
 Progress = Callable[[str], None]
@@ -115,7 +115,7 @@ def check(
     fork_config = replace(config, runner="fork", jobs=1)
     sub_config = replace(config, runner="subprocess", jobs=1)
     with (
-        tempfile.TemporaryDirectory(prefix="orderdep-") as tmp,
+        make_workdir() as tmp,
         Engine(fork_config) as fork,
         Engine(sub_config) as sub,
     ):
@@ -153,7 +153,7 @@ def trust_fork(
     report = cache.get(key)
     if report is None:
         # Not recorded: runs of a runner that may not be trusted are no evidence.
-        with tempfile.TemporaryDirectory(prefix="orderdep-") as tmp, engine.unrecorded():
+        with make_workdir() as tmp, engine.unrecorded():
             plain = PlainRunner(engine.config, Path(tmp) / "plain")
             plain.policy = engine.timeouts
             try:

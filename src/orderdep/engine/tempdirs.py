@@ -68,10 +68,13 @@ def sweep(tempdir: Optional[Path] = None) -> list[Path]:
     return removed
 
 
-def make_workdir() -> tempfile.TemporaryDirectory[str]:
-    """A new ``orderdep-*`` working directory with its owner file (after a sweep)."""
+def make_workdir(prefix: str = PREFIX) -> tempfile.TemporaryDirectory[str]:
+    """A new ``orderdep-*`` working directory with its owner file (after a sweep);
+    ``prefix`` must start with ``orderdep-``."""
+    if not prefix.startswith(PREFIX):
+        raise ValueError(f"a working directory's prefix must start with {PREFIX!r}, got {prefix!r}")
     sweep()
-    tmp = tempfile.TemporaryDirectory(prefix=PREFIX)
+    tmp = tempfile.TemporaryDirectory(prefix=prefix)
     owner = Path(tmp.name) / OWNER_FILE
     owner.write_text(json.dumps(owner_record()), encoding="utf-8")
     return tmp

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from orderdep.core.outcomes import OrderResult
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
 from orderdep.engine.sandbox import copy_project
+from orderdep.engine.tempdirs import make_workdir
 from orderdep.errors import OrderdepError
 
 Changes = Mapping[str, tuple[str, str]]  # relative path -> (old text, new text)
@@ -164,7 +164,7 @@ class Verifier:
         if self.full_suite:
             checks.append(("the original order", suite_order, False))
             self.unstable()  # both baseline runs before the patched one
-        with tempfile.TemporaryDirectory(prefix="orderdep-fix-") as tmp:
+        with make_workdir("orderdep-fix-") as tmp:
             copy = Path(tmp) / "project"
             copy_project(self.config.project, copy)
             write_changes(copy, changes)

@@ -1,8 +1,11 @@
-"""A hanging test with no ``--timeout``: killed within the default limit, the run goes
-on, and a victim in the same module that the hang kept from running is still found."""
+"""Tests that crash or hang never hide findings. A hanging test with no ``--timeout`` is
+killed within the default limit, the run goes on, and a victim the hang kept from
+running is still found; a crash inside Tuscan orders leaves every pair covered or
+listed as not coverable, with the reason."""
 
 from __future__ import annotations
 
+import json
 import shlex
 import time
 from pathlib import Path
@@ -62,3 +65,49 @@ def test_a_hang_without_timeout_is_cut_and_the_victim_behind_it_still_found(
     assert argv[argv.index("run") + 2 :] == [POLLUTER, VICTIM]
     code, rerun, _ = cli(*argv)
     assert code == 1 and "failed" in rerun
+
+
+def test_a_crash_inside_tuscan_orders_leaves_every_pair_covered_or_explained(
+    tmp_path: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+    mod = "test_app.py"
+    project = write_files(
+        tmp_path / "proj",
+        {
+            "pytest.ini": "[pytest]\n",
+            mod: """
+                import os
+
+                SEEN = []
+
+                def test_first():
+                    pass
+
+                def test_crash():
+                    os._exit(1)
+
+                def test_polluter():
+                    SEEN.append("polluter")
+
+                def test_victim():
+                    assert not SEEN
+
+                def test_last():
+                    pass
+            """,
+        },
+    )
+    code, out, err = cli("detect", project, "--strategy", "tuscan", "--seed", "1",
+                         "--confirm-runs", "1")  # fmt: skip
+    assert code == 1, out + err
+    report = json.loads((project / ".orderdep" / "report.json").read_text())
+    assert [f["test"] for f in report["od_tests"]] == [f"{mod}::test_victim"]
+    assert report["always_failing"] == [f"{mod}::test_crash"]
+    tuscan = next(a for a in report["stats"]["coverage"] if a["strategy"] == "tuscan")
+    bad = tuscan["not_coverable"]
+    assert tuscan["pairs_covered"] + len(bad) == tuscan["pairs_planned"] == 20
+    assert {b["pair"][0] for b in bad} == {f"{mod}::test_crash"}
+    assert {b["reason"] for b in bad} == {f"{mod}::test_crash crashed the test process"}
+    assert tuscan["recovery_orders"] > 0
+    assert "coverage of tuscan: 6 of 6 planned orders, 16 of 20 consecutive pairs" in out

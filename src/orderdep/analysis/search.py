@@ -159,7 +159,7 @@ class Search:
             k = lost_at(result)
             if k is None:
                 return
-            for order in continuations(result.order, k):
+            for order in continuations(result.order, k, self.account.lost):
                 if tuple(order) not in seen and spent[index] < MAX_RECOVERY:
                     seen.add(tuple(order))
                     spent[index] += 1

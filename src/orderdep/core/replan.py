@@ -11,7 +11,7 @@ test never completed right before the second is *not coverable*, with the reason
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -34,11 +34,15 @@ def lost_at(result: OrderResult) -> Optional[int]:
     return None
 
 
-def continuations(order: Sequence[str], k: int) -> list[list[str]]:
+def continuations(
+    order: Sequence[str], k: int, skip: Collection[str] = ()
+) -> list[list[str]]:
     """Orders that run what position ``k``'s crash or timeout left out: the rest after
-    it, and the whole order without it (the same order twice is planned once)."""
-    rest = list(order[k + 1 :])
-    without = [*order[:k], *order[k + 1 :]]
+    it, and the whole order without it (the same order twice is planned once). Tests in
+    ``skip`` (already seen crashing or hanging) are left out of the rest, so one order
+    with several such tests is not cut again at each of them."""
+    rest = [t for t in order[k + 1 :] if t not in skip]
+    without = [*order[:k], *rest]
     out: list[list[str]] = []
     for candidate in (rest, without):
         if candidate and candidate not in out:

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from rich.console import Console
 
+from orderdep.analysis.confirm import OrderRunner, RunLog
 from orderdep.analysis.detect import detect
-from orderdep.analysis.search import MAX_RECOVERY
+from orderdep.analysis.search import MAX_RECOVERY, Search
 from orderdep.core.odmodel import ODSpec
 from orderdep.core.outcomes import OrderResult, Outcome, TestResult
 from orderdep.core.replan import Coverage, continuations, describe, lost_at, ran_pairs
@@ -135,3 +136,23 @@ def test_the_summary_says_how_much_of_the_promise_was_kept() -> None:
     assert "coverage of tuscan:" in text
     assert f"not coverable: {B1} -> " in text
     assert "recovery order(s) ran the tests after them" in text
+
+
+def test_one_order_per_lost_first_test_settles_all_its_missing_pairs() -> None:
+    ex = ModelExecutor(Suite.from_ids(IDS), [], always_failing=[B1, C0], crashing=[B1])
+    search = Search(OrderRunner(ex, RunLog()), budget_seconds=None, max_orders=None,
+                    on_progress=None)  # fmt: skip
+    search.begin("tuscan")
+    for other in (A0, A1, C2, C3):
+        search.account.plan([B1, other])
+        search.account.plan([C0, other])
+    search.cover_missing_pairs()
+    # B1 crashes whatever follows it: one order says so for its four pairs. C0 fails
+    # without crashing: its first order covers one pair, and the three others still run.
+    assert [o[0] for o in ex.history].count(B1) == 1
+    assert [o[0] for o in ex.history].count(C0) == 4
+    account = search.accounts["tuscan"]
+    assert sorted(p for p, _ in account.not_coverable.items()) == [
+        (B1, other) for other in sorted((A0, A1, C2, C3))
+    ]
+    assert account.missing() == []

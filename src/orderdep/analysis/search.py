@@ -181,22 +181,35 @@ class Search:
 
     def cover_missing_pairs(self) -> None:
         """For pair-covering strategies, run ``[a, b]`` for each planned pair a crash or a
-        timeout left uncovered; a pair still uncovered is recorded as not coverable."""
+        timeout left uncovered; a pair still uncovered is recorded as not coverable.
+
+        The first test of ``[a, b]`` runs in a fresh process whatever ``b`` is, so one
+        order per ``a`` comes first: when ``a`` is lost there too, every missing pair
+        starting with ``a`` is not coverable, for the same reason, without more runs."""
         for strategy in PAIR_STRATEGIES:
             account = self.accounts.get(strategy)
             if account is None:
                 continue
             self.account = account
-            todo = [list(p) for p in account.missing()]
-            while todo and self._may_start():
-                batch, todo = todo[: self.slice_size()], todo[self.slice_size() :]
-                for result in self.runner.run_slice(batch):
-                    account.saw(result, recovery=True)
-                    self._record(result, False)
-                    pair = (result.order[0], result.order[1])
-                    if pair not in account.pairs_covered:
-                        account.give_up(pair, result)
-                self.count += len(batch)
+            missing = account.missing()
+            probes = list({a: [a, b] for a, b in reversed(missing)}.values())
+            self._run_pairs(account, probes)
+            lost = {r: why for (r, _), why in account.not_coverable.items()}
+            for pair in account.missing():
+                if pair[0] in lost:
+                    account.not_coverable[pair] = lost[pair[0]]
+            self._run_pairs(account, [list(p) for p in account.missing()])
+
+    def _run_pairs(self, account: Coverage, todo: list[list[str]]) -> None:
+        while todo and self._may_start():
+            batch, todo = todo[: self.slice_size()], todo[self.slice_size() :]
+            for result in self.runner.run_slice(batch):
+                account.saw(result, recovery=True)
+                self._record(result, False)
+                pair = (result.order[0], result.order[1])
+                if pair not in account.pairs_covered:
+                    account.give_up(pair, result)
+            self.count += len(batch)
 
     def run_stream(
         self, strategy: str, orders: Iterable[list[str]], planned: Optional[int], nio: bool = False

@@ -34,12 +34,13 @@ from __future__ import annotations
 import itertools
 import random
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Callable, Optional
 
 from orderdep.analysis.confirm import OrderRunner, RunLog, RunSource, confirm, failed
 from orderdep.core import orders as gen
+from orderdep.core.changed import changed_pair_count, changed_pair_orders
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.report import Report, RunStats
 from orderdep.core.suite import GROUP_LEVELS, GroupLevel
@@ -219,17 +220,19 @@ class _Search:
 
     def run_stream(
         self, strategy: str, orders: Iterable[list[str]], planned: Optional[int], nio: bool = False
-    ) -> None:
-        """Run a (possibly endless) stream of orders until it ends or the budget does."""
+    ) -> int:
+        """Run a (possibly endless) stream of orders until it ends or the budget does;
+        return how many ran."""
         it: Iterator[list[str]] = iter(orders)
         done = 0
         self._progress(strategy, done, planned)
         while not self.stopped:
             batch = list(itertools.islice(it, self.slice_size()))
             if not batch:
-                return
+                break
             done += len(self.run_orders(batch, nio=nio))
             self._progress(strategy, done, planned)
+        return done
 
     def random_reverse(
         self, groups: Sequence[Sequence[str]], rng: random.Random, total: Optional[int]
@@ -297,6 +300,8 @@ def detect(
     store: Optional[RunSource] = None,
     jobs: int = 1,
     notice: Optional[Notice] = None,
+    changed: Sequence[str] = (),
+    start_at: Optional[Mapping[str, int]] = None,
 ) -> Report:
     """Find the order-dependent, ND, NIO and always-failing tests of ``executor.suite``.
 
@@ -306,6 +311,13 @@ def detect(
     ``store`` supplies earlier runs of the same orders as evidence. ``jobs`` is how many
     orders run at once (batch size and cost estimate); ``notice`` receives one-line
     messages (the default strategy chosen). Everything random comes from ``seed``.
+
+    ``changed`` (tests a change added or touched) puts ``changed-pairs`` first after the
+    original order: every ordered pair between a changed test and any other test, run
+    consecutively (:func:`orderdep.core.changed.changed_pair_orders`, which ignores
+    ``group``). ``start_at`` maps a fixed-set strategy (tuscan, reverse, ...) to the index
+    of its first order to run, wrapping around, so a search stopped by the budget can be
+    continued by the next run; ``stats.extras["next_order"]`` says where each stopped.
     """
     check_options(strategies, rounds, group, budget_seconds, max_orders, confirm_runs)
     suite = executor.suite
@@ -319,6 +331,11 @@ def detect(
     say = notice or (lambda message: None)
 
     search.run_stream("original", [gen.original(suite.ids)], 1)
+    next_order: dict[str, int] = {}
+    if changed:
+        pair_orders = changed_pair_orders(changed, suite.ids, random.Random(f"{seed}/changed"))
+        run = search.run_stream("changed-pairs", pair_orders, len(pair_orders))
+        next_order["changed-pairs"] = run
     chosen = list(dict.fromkeys(strategies))
     if not chosen and search.results:
         strategy, why = choose_default(
@@ -330,8 +347,12 @@ def detect(
         )
         say(f"orderdep: no --strategy given, running {strategy}: {why}")
         chosen = [strategy]
-    used = ["original", *[s for s in chosen if s != "original"]]
-    for strategy in used[1:]:
+    used = [
+        "original",
+        *(["changed-pairs"] if changed else []),
+        *[s for s in chosen if s != "original"],
+    ]
+    for strategy in used[1 + bool(changed) :]:
         if search.stopped:
             break
         if strategy == "random-reverse":
@@ -348,7 +369,10 @@ def detect(
             search.run_stream(strategy, [[t, t] for t in suite.ids], len(suite), nio=True)
         else:
             planned = gen.generate(strategy, groups, rng)
-            search.run_stream(strategy, planned, len(planned))
+            first = (start_at or {}).get(strategy, 0) % max(1, len(planned))
+            rotated = planned[first:] + planned[:first]
+            run = search.run_stream(strategy, rotated, len(planned))
+            next_order[strategy] = (first + run) % max(1, len(planned))
     search_orders, search_executions = runner.orders_run, runner.executions
 
     def confirming(_result: OrderResult) -> None:
@@ -379,6 +403,15 @@ def detect(
             "search_executions": search_executions,
             "confirm_runs": confirm_runs,
             "group": group,
+            **(
+                {
+                    "changed_tests": len(set(changed) & set(suite.ids)),
+                    "changed_pairs": changed_pair_count(list(changed), suite.ids),
+                }
+                if changed
+                else {}
+            ),
+            "next_order": next_order,
         },
     )
     return Report(

@@ -90,7 +90,7 @@ PR = {
 }
 
 
-def _git(root: Path, *args: str) -> None:
+def git(root: Path, *args: str) -> None:
     subprocess.run(
         ["git", "-c", "user.name=ci", "-c", "user.email=ci@example.org", *args],
         cwd=root,
@@ -106,13 +106,13 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
     root = write_files(tmp_path / "proj", BASE)
     (root / ".gitignore").write_text(".orderdep/\n__pycache__/\n")
-    _git(root, "init", "-q", "-b", "main")
-    _git(root, "add", ".")
-    _git(root, "commit", "-q", "-m", "base")
-    _git(root, "checkout", "-q", "-b", "feature")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "base")
+    git(root, "checkout", "-q", "-b", "feature")
     write_files(root, PR)
-    _git(root, "add", ".")
-    _git(root, "commit", "-q", "-m", "add a debug toolbar test")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "add a debug toolbar test")
     return root
 
 
@@ -158,7 +158,7 @@ def test_changed_finds_the_victim_of_a_new_polluter(
 def test_nothing_changed_nothing_found_and_the_xml_passes(
     cli: CliRunner, repo: Path, tmp_path: Path
 ) -> None:
-    _git(repo, "checkout", "-q", "main")  # before the pull request: no polluter
+    git(repo, "checkout", "-q", "main")  # before the pull request: no polluter
     xml = tmp_path / "orderdep.xml"
     code, _, err = cli("detect", repo, "--changed", "--base", "HEAD", "--strategy", "reverse",
                        "--junitxml", xml)  # fmt: skip
@@ -188,8 +188,10 @@ def test_a_second_run_continues_where_the_first_stopped(cli: CliRunner, repo: Pa
 def test_bad_base_and_base_without_changed(cli: CliRunner, repo: Path) -> None:
     code, _, err = cli("detect", repo, "--changed", "--base", "no-such-ref")
     assert code == 2
-    assert one_line(err).startswith("orderdep: error: `git diff --name-only")
-    assert "give --base a revision that exists there" in one_line(err)
+    assert one_line(err).startswith(
+        "orderdep: error: --base 'no-such-ref' is not a revision of the repository at "
+    )
+    assert one_line(err).endswith("(in CI fetch it first, e.g. `git fetch origin main`)")
     code, _, err = cli("detect", repo, "--base", "main")
     assert code == 2
     assert one_line(err) == (

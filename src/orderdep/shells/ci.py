@@ -60,6 +60,22 @@ def _git(root: Path, *args: str) -> str:
     return proc.stdout
 
 
+def fork_point(root: Path, base: str) -> str:
+    """Where the current branch left ``base`` (``git merge-base``): changes made on
+    ``base`` since then are not the pull request's. ``base`` itself when unrelated."""
+    try:
+        _git(root, "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}")
+    except UsageError:
+        raise UsageError(
+            f"--base {base!r} is not a revision of the repository at {str(root)!r}; give one "
+            "that exists there (in CI fetch it first, e.g. `git fetch origin main`)"
+        ) from None
+    try:
+        return _git(root, "merge-base", base, "HEAD").strip() or base
+    except UsageError:  # no common history (or no HEAD yet): compare with base itself
+        return base
+
+
 def changed_files(root: Path, base: str) -> set[str]:
     """Files (relative to ``root``) changed since ``base``, and new untracked ones."""
     diff = _git(root, "diff", "--name-only", "--no-renames", "--relative", base, "--")
@@ -83,6 +99,7 @@ def changed_tests(
     root: Path, base: str, ids: Sequence[str], coverage_file: Optional[Path]
 ) -> Change:
     """The tests of ``ids`` (node ids relative to ``root``) that the change touches."""
+    base = fork_point(root, base)
     files = changed_files(root, base)
     in_files = [t for t in ids if split_node_id(t)[0] in files]
     by_coverage: list[str] = []

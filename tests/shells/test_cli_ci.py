@@ -206,3 +206,21 @@ def test_test_location_finds_methods_and_parametrized_tests(repo: Path) -> None:
         8,
     )
     assert locate_test(repo, "tests/gone.py::test_x") == ("tests/gone.py", 1)
+
+
+def test_tests_covering_changed_code_count_as_touched(cli: CliRunner, repo: Path) -> None:
+    git(repo, "checkout", "-q", "main")
+    code, _, err = cli("coverage", repo)  # per-test coverage of the base version
+    assert code == 0, err
+    git(repo, "checkout", "-q", "feature")
+    views = repo / "webapp" / "views.py"
+    text = views.read_text()
+    last = "    return TEMPLATES[name].format(value)\n"  # the line every render test runs
+    assert text.endswith(last)
+    views.write_text(text[: -len(last)] + last.replace("(value)", "(value).strip()"))
+    code, _, err = cli("detect", repo, "--changed", "--base", "main", "--strategy", "reverse")
+    # The new test's file, and the render tests that ran the changed line.
+    assert (
+        "orderdep: --changed since main: 1 test(s) in changed files, 3 more covering changed "
+        "lines"
+    ) in err

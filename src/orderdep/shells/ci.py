@@ -106,12 +106,10 @@ def changed_tests(
     if coverage_file is not None and coverage_file.is_file():
         from orderdep.analysis.regression.coverage import load_coverage
         from orderdep.core import selection
+        from orderdep.shells.commands.regression_cmds import git_changed_lines
 
         data = load_coverage(coverage_file)
-        lines = selection.changed_lines(
-            _git(root, "diff", "-U0", "--no-color", "--no-ext-diff", "--relative",
-                 "--src-prefix=a/", "--dst-prefix=b/", base, "--")
-        )  # fmt: skip
+        lines = git_changed_lines(root, base)  # `orderdep select`'s reading of the change
         known = [t for t in data.tests if t in set(ids)]
         picked = selection.run_algorithm(
             "S1", known, data.statement_coverage(), lines, functions=data.function_ranges

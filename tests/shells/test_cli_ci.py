@@ -221,6 +221,5 @@ def test_tests_covering_changed_code_count_as_touched(cli: CliRunner, repo: Path
     code, _, err = cli("detect", repo, "--changed", "--base", "main", "--strategy", "reverse")
     # The new test's file, and the render tests that ran the changed line.
     assert (
-        "orderdep: --changed since main: 1 test(s) in changed files, 3 more covering changed "
-        "lines"
+        "orderdep: --changed since main: 1 test(s) in changed files, 3 more covering changed lines"
     ) in err

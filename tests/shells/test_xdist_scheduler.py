@@ -9,6 +9,7 @@ from orderdep.shells.xdist_scheduler import (
     DependencyGroupScheduling,
     SchedulerHooks,
     base_scope,
+    plain_id,
     unit_scopes,
 )
 
@@ -143,3 +144,24 @@ def test_hook_declines_modes_it_does_not_replace(pytester: pytest.Pytester) -> N
     assert hooks.pytest_xdist_make_scheduler(each, None) is None
     load = pytester.parseconfig("--tx=2*popen", "--dist=load")
     assert isinstance(hooks.pytest_xdist_make_scheduler(load, None), DependencyGroupScheduling)
+
+
+def test_loadgroup_suffixes_are_matched_against_the_dependencies() -> None:
+    # xdist's loadgroup may report ids as "id@group"; deps files name them without it.
+    assert plain_id("b.py::TestK::test_b1@grp", "loadgroup") == "b.py::TestK::test_b1"
+    assert plain_id("b.py::test_x[a@b]", "loadgroup") == "b.py::test_x[a@b]"
+    assert plain_id("d@v/b.py::test_x", "loadgroup") == "d@v/b.py::test_x"
+    assert plain_id("b.py::test_x@grp", "load") == "b.py::test_x@grp"
+    collection = [
+        "a.py::test_setter",
+        "a.py::test_a1@slow",
+        "b.py::test_brittle@db",
+        "b.py::test_b2@db",
+        "c.py::test_c1",
+    ]
+    scopes = unit_scopes(collection, DEPS, "loadgroup")
+    # The setter joins the brittle, and with it the brittle's xdist group.
+    assert scopes["a.py::test_setter"] == scopes["b.py::test_brittle@db"]
+    assert scopes["b.py::test_b2@db"] == scopes["b.py::test_brittle@db"]
+    assert scopes["a.py::test_a1@slow"] == "slow"
+    assert scopes["c.py::test_c1"] == "c.py::test_c1"

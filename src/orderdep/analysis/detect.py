@@ -33,13 +33,14 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Callable, Optional
 
 from orderdep.analysis.confirm import OrderRunner, RunLog, RunSource, confirm
 from orderdep.analysis.search import DetectProgress, ProgressCallback, Search
 from orderdep.core import orders as gen
+from orderdep.core.changed import changed_pair_count, changed_pair_orders
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.report import Report, RunStats
 from orderdep.core.suite import GROUP_LEVELS, GroupLevel
@@ -156,6 +157,8 @@ def detect(
     store: Optional[RunSource] = None,
     jobs: int = 1,
     notice: Optional[Notice] = None,
+    changed: Sequence[str] = (),
+    start_at: Optional[Mapping[str, int]] = None,
 ) -> Report:
     """Find the order-dependent, ND, NIO and always-failing tests of ``executor.suite``.
 
@@ -165,6 +168,13 @@ def detect(
     ``store`` supplies earlier runs of the same orders as evidence. ``jobs`` is how many
     orders run at once (batch size and cost estimate); ``notice`` receives one-line
     messages (the default strategy chosen). Everything random comes from ``seed``.
+
+    ``changed`` (tests a change added or touched) puts ``changed-pairs`` first after the
+    original order: every ordered pair between a changed test and any other test, run
+    consecutively (:func:`orderdep.core.changed.changed_pair_orders`, which ignores
+    ``group``). ``start_at`` maps a fixed-set strategy (tuscan, reverse, ...) to the index
+    of its first order to run, wrapping around, so a search stopped by the budget can be
+    continued by the next run; ``stats.extras["next_order"]`` says where each stopped.
     """
     check_options(strategies, rounds, group, budget_seconds, max_orders, confirm_runs)
     suite = executor.suite
@@ -178,6 +188,11 @@ def detect(
     say = notice or (lambda message: None)
 
     search.run_stream("original", [gen.original(suite.ids)], 1)
+    next_order: dict[str, int] = {}
+    if changed:
+        pair_orders = changed_pair_orders(changed, suite.ids, random.Random(f"{seed}/changed"))
+        run = search.run_stream("changed-pairs", pair_orders, len(pair_orders))
+        next_order["changed-pairs"] = run
     chosen = list(dict.fromkeys(strategies))
     if not chosen and search.results:
         strategy, why = choose_default(
@@ -189,8 +204,12 @@ def detect(
         )
         say(f"orderdep: no --strategy given, running {strategy}: {why}")
         chosen = [strategy]
-    used = ["original", *[s for s in chosen if s != "original"]]
-    for strategy in used[1:]:
+    used = [
+        "original",
+        *(["changed-pairs"] if changed else []),
+        *[s for s in chosen if s != "original"],
+    ]
+    for strategy in used[1 + bool(changed) :]:
         if search.stopped:
             break
         if strategy == "random-reverse":
@@ -207,7 +226,10 @@ def detect(
             search.run_stream(strategy, [[t, t] for t in suite.ids], len(suite), nio=True)
         else:
             planned = gen.generate(strategy, groups, rng)
-            search.run_stream(strategy, planned, len(planned))
+            first = (start_at or {}).get(strategy, 0) % max(1, len(planned))
+            rotated = planned[first:] + planned[:first]
+            run = search.run_stream(strategy, rotated, len(planned))
+            next_order[strategy] = (first + run) % max(1, len(planned))
     search.cover_missing_pairs()
     search_orders, search_executions = runner.orders_run, runner.executions
 
@@ -239,6 +261,15 @@ def detect(
             "search_executions": search_executions,
             "confirm_runs": confirm_runs,
             "group": group,
+            **(
+                {
+                    "changed_tests": len(set(changed) & set(suite.ids)),
+                    "changed_pairs": changed_pair_count(list(changed), suite.ids),
+                }
+                if changed
+                else {}
+            ),
+            "next_order": next_order,
             "coverage": [a.summary() for a in search.accounts.values()],
         },
     )

@@ -213,8 +213,9 @@ class Search:
 
     def run_stream(
         self, strategy: str, orders: Iterable[list[str]], planned: Optional[int], nio: bool = False
-    ) -> None:
-        """Run a (possibly endless) stream of orders until it ends or the budget does."""
+    ) -> int:
+        """Run a (possibly endless) stream of orders until it ends or the budget does;
+        return how many ran."""
         it: Iterator[list[str]] = iter(orders)
         done = 0
         self.begin(strategy)
@@ -222,9 +223,10 @@ class Search:
         while not self.stopped:
             batch = list(itertools.islice(it, self.slice_size()))
             if not batch:
-                return
+                break
             done += len(self.run_orders(batch, nio=nio))
             self._progress(strategy, done, planned)
+        return done
 
     def random_reverse(
         self, groups: Sequence[Sequence[str]], rng: random.Random, total: Optional[int]

@@ -15,6 +15,10 @@ This has to be the last change to the order. Reordering and deselection plugins 
 every other plugin, it is the outermost wrapper, so its code before ``yield`` sees the
 untouched collection (T_orig) and its code after ``yield`` runs after everything else.
 
+Collecting what a partial run left out (files of needed state-setters that no argument
+names, ``--lf``, pytest-testmon) is :mod:`orderdep.shells.plugin_collect`'s job; tests
+collected only for that are not part of the user's selection.
+
 Items re-added after a deselection are taken back out of the terminal reporter's
 "deselected" count, so "collected N items / M deselected" stays true.
 
@@ -42,6 +46,7 @@ from orderdep.core.depsfile import DEFAULT_DEPS, Dependency, load_deps
 from orderdep.core.enhance import enhance_order, enhance_stats
 from orderdep.core.suite import split_node_id
 from orderdep.errors import OrderdepError, shown_path
+from orderdep.shells.plugin_collect import CollectHooks
 
 #: Durations fall back to the per-test data of ``orderdep coverage``.
 COVERAGE_FILE = Path(".orderdep") / "coverage.json"
@@ -102,7 +107,9 @@ def install(config: pytest.Config) -> None:
         except OrderdepError as exc:
             raise pytest.UsageError(f"orderdep: {exc}") from None
     durations = _durations(config, settings)
-    config.pluginmanager.register(DepsPlugin(config, settings, deps, durations), PLUGIN_NAME)
+    plugin = DepsPlugin(config, settings, deps, durations)
+    config.pluginmanager.register(plugin, PLUGIN_NAME)
+    config.pluginmanager.register(plugin.collecting, PLUGIN_NAME + "-collect")
     if deps and _xdist_controller(config):
         from orderdep.shells.xdist_scheduler import SchedulerHooks
 
@@ -178,17 +185,6 @@ def _python_modules(items: Sequence[pytest.Item]) -> dict[str, object]:
     return out
 
 
-def _items_of(collector: pytest.Collector) -> list[pytest.Item]:
-    """Every item under ``collector``, collected directly (no reporting hooks)."""
-    out: list[pytest.Item] = []
-    for node in collector.collect():
-        if isinstance(node, pytest.Item):
-            out.append(node)
-        elif isinstance(node, pytest.Collector):
-            out.extend(_items_of(node))
-    return out
-
-
 def without_ids(deps: Sequence[Dependency], unknown: Sequence[str]) -> list[Dependency]:
     """``deps`` without the entries that name any of ``unknown`` (a group goes whole)."""
     gone = set(unknown)
@@ -250,56 +246,31 @@ class DepsPlugin:
         self.durations = durations
         self.lines: list[str] = []
         self._deselected: dict[int, pytest.Item] = {}
-        # --lf drops passed tests while collecting, before any modifyitems hook; keep them.
-        self._lf = bool(deps) and bool(config.getoption("lf", False))
-        self._dependee_files = {
-            split_node_id(t)[0]
-            for d in deps
-            if d.kind == "positive"
-            for t in d.group or (d.dependee,)
-        }
-        self._unfiltered: list[pytest.Item] = []
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> Optional[bool]:
-        # pytest-testmon skips whole unchanged files; a file holding a state-setter must
-        # still be collected so a selected brittle can get it back (testmon then
-        # deselects its tests, and the enhancement re-adds only what is needed).
-        if not self.deps or not config.pluginmanager.hasplugin("pytest-testmon"):
-            return None
-        try:
-            rel = collection_path.relative_to(config.rootpath).as_posix()
-        except ValueError:
-            return None
-        return False if rel in self._dependee_files else None
-
-    @pytest.hookimpl(wrapper=True, trylast=True)
-    def pytest_make_collect_report(self, collector: pytest.Collector) -> Any:
-        # trylast: inside --lf's collection wrapper, so this sees a file's tests before
-        # --lf filters them, and files --lf skipped (empty result) can be collected here.
-        report = yield
-        if not self._lf or not isinstance(collector, pytest.File):
-            return report
-        kept = list(report.result)
-        if kept:
-            self._unfiltered.extend(n for n in kept if isinstance(n, pytest.Item))
-        elif collector.nodeid in self._dependee_files:
-            try:
-                self._unfiltered.extend(_items_of(collector))
-            except Exception:  # an import error here must not break the --lf run
-                pass
-        return report
+        self.collecting = CollectHooks(config, deps)
+        # xdist (--dist loadgroup) appends "@group" to ids after the hook's yield: the
+        # ids before it are the ones the dependencies file names.
+        self._plain: dict[int, str] = {}
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_collection_modifyitems(
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> Any:
         collected = list(items)  # before anyone reorders or deselects: T_orig
-        if self._unfiltered:
-            present = {i.nodeid for i in collected}
-            collected += [i for i in self._unfiltered if i.nodeid not in present]
+        hooks = self.collecting
+        present = {i.nodeid for i in collected}
+        for item in [*hooks.unfiltered, *hooks.partial_items(present)]:
+            if item.nodeid not in present:
+                present.add(item.nodeid)
+                collected.append(item)
+        # Tests collected only for their state-setters are not part of the user's
+        # selection: other plugins never see them, and they run only when needed.
+        extra = [i for i in items if hooks.is_extra(i.nodeid)]
+        if extra:
+            gone = {id(i) for i in extra}
+            items[:] = [i for i in items if id(i) not in gone]
+        self._plain = {id(i): i.nodeid for i in collected}
         result = yield
-        self.apply(collected, items)
+        self.apply(collected, items, extra)
         return result
 
     def pytest_deselected(self, items: Sequence[pytest.Item]) -> None:
@@ -307,15 +278,23 @@ class DepsPlugin:
             self._deselected[id(item)] = item
 
     def pytest_report_collectionfinish(self) -> list[str]:
-        return self.lines
+        return [*self.collecting.lines, *self.lines]
 
     # -- the work ----------------------------------------------------------------------------
-    def apply(self, collected: list[pytest.Item], items: list[pytest.Item]) -> None:
+    def _id(self, item: pytest.Item) -> str:
+        return self._plain.get(id(item), item.nodeid)
+
+    def apply(
+        self,
+        collected: list[pytest.Item],
+        items: list[pytest.Item],
+        extra: Sequence[pytest.Item] = (),
+    ) -> None:
         by_id: dict[str, pytest.Item] = {}
         for item in [*collected, *items]:
-            by_id.setdefault(item.nodeid, item)
+            by_id.setdefault(self._id(item), item)
         everything = list(by_id)
-        current = [i.nodeid for i in items]
+        current = [self._id(i) for i in items]
         if len(set(current)) != len(current):
             raise pytest.UsageError(
                 "orderdep: the same test id is collected twice (e.g. --keep-duplicates); "
@@ -328,12 +307,22 @@ class DepsPlugin:
         except OrderdepError as exc:
             raise pytest.UsageError(f"orderdep: {exc}") from None
         keep = set(final)
-        dropped = [i for i in items if i.nodeid not in keep]
+        dropped = [i for i in [*items, *extra] if self._id(i) not in keep]
         added = [by_id[t] for t in final if t not in set(current)]
         items[:] = [by_id[t] for t in final]
         self._undeselect(added)
+        self._report_outside([self._id(i) for i in added])
         if dropped:
             self.config.hook.pytest_deselected(items=dropped)
+
+    def _report_outside(self, added: Sequence[str]) -> None:
+        outside = [t for t in added if self.collecting.is_extra(t)]
+        if outside:
+            shown = ", ".join(outside[:3]) + (", ..." if len(outside) > 3 else "")
+            self.lines.append(
+                f"orderdep: added {len(outside)} state-setter(s) from outside the given "
+                f"paths: {shown}"
+            )
 
     def _check_ids(self, everything: list[str], modules: Mapping[str, object]) -> None:
         assert self.settings.deps_path is not None

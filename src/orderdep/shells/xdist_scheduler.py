@@ -34,14 +34,30 @@ LOAD_MODES = ("load", "loadscope", "loadfile", "loadgroup", "worksteal")
 _GROUP_PREFIX = "orderdep-group:"
 
 
+def _group_at(nodeid: str) -> int:
+    """Where the ``@group`` suffix xdist's ``loadgroup`` adds to ids starts (-1: none).
+
+    The suffix follows the last ``]`` and the last ``::``: an ``@`` inside parameters or
+    in a directory name is not one.
+    """
+    at = nodeid.rfind("@")
+    return at if at > max(nodeid.rfind("]"), nodeid.rfind("::")) else -1
+
+
+def plain_id(nodeid: str, mode: str) -> str:
+    """``nodeid`` without the ``@group`` suffix ``loadgroup`` adds (ids in deps files lack it)."""
+    at = _group_at(nodeid) if mode == "loadgroup" else -1
+    return nodeid[:at] if at >= 0 else nodeid
+
+
 def base_scope(nodeid: str, mode: str) -> str:
     """The work unit xdist's ``mode`` puts ``nodeid`` in (same rules as its schedulers)."""
     if mode == "loadscope":
         return nodeid.rsplit("::", 1)[0]
     if mode == "loadfile":
         return nodeid.split("::", 1)[0]
-    if mode == "loadgroup" and nodeid.rfind("@") > nodeid.rfind("]"):
-        return nodeid.split("@")[-1]
+    if mode == "loadgroup" and _group_at(nodeid) >= 0:
+        return nodeid[_group_at(nodeid) + 1 :]
     return nodeid
 
 
@@ -62,13 +78,18 @@ def unit_scopes(collection: Sequence[str], deps: Sequence[Dependency], mode: str
             parent[rb] = ra
 
     scope = {t: base_scope(t, mode) for t in collection}
+    # Groups are found on the ids the dependencies name, then mapped back to the ids
+    # xdist reports (with their ``@group`` suffixes under ``loadgroup``).
+    reported = {plain_id(t, mode): t for t in collection}
+    plain = list(reported)
     grouped: list[str] = []
-    for group in dependency_groups(collection, deps, all_tests=collection):
+    for group in dependency_groups(plain, deps, all_tests=plain):
         if len(group) < 2:
             continue
-        for member in group[1:]:
-            union(scope[group[0]], scope[member])
-        grouped.append(scope[group[0]])
+        first, *rest = (scope[reported[m]] for m in group)
+        for member in rest:
+            union(first, member)
+        grouped.append(first)
     grouped_roots = {find(s) for s in grouped}
     out: dict[str, str] = {}
     for test in collection:

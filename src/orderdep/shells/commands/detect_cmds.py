@@ -20,6 +20,7 @@ from orderdep.core.report import Report, load_report, save_report
 from orderdep.core.suite import GROUP_LEVELS, GroupLevel, Suite
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
+from orderdep.shells.ci import changed_setup, check_ci_options, ci_options, write_ci_outputs
 from orderdep.shells.commands.engine_cmds import open_engine, run_command
 from orderdep.shells.options import (
     CHECK_OPTION,
@@ -220,6 +221,7 @@ def _fill_kinds(engine: Any, report: Report, group: GroupLevel, display: DetectD
     show_default=True,
     help="Re-runs of each failing and passing order before a test is called OD, not ND.",
 )
+@ci_options
 @CHECK_OPTION
 def detect(
     strategies: tuple[str, ...],
@@ -231,6 +233,9 @@ def detect(
     report_file: Optional[Path],
     do_classify: bool,
     confirm_runs: int,
+    changed: bool,
+    base: str,
+    junit_file: Optional[Path],
     **params: Any,
 ) -> int:
     """Find order-dependent tests: run the original order, then other orders, and confirm.
@@ -255,16 +260,21 @@ def detect(
     from orderdep.analysis.detect import detect as run_detect
 
     project: Path = params["project"]
+    check_ci_options(changed)
     if seed is None:
-        seed = secrets.randbelow(2**31)
+        # CI runs continue each other (see ci.Progress), so --changed keeps one seed.
+        seed = 0 if changed else secrets.randbelow(2**31)
     err = Console(stderr=True)
     Printer(err).line(f"orderdep: seed {seed} (rerun with --seed {seed})")
     path = report_file or project.resolve() / DEFAULT_REPORT
-    job = job_name(params, strategies, seed, group)
+    job = job_name(params, ("changed", *strategies) if changed else strategies, seed, group)
     with open_engine(params, job=job, seed=seed) as engine, DetectDisplay(err) as display:
         policy = getattr(engine, "timeouts", None)
         if policy is not None:
             display.notice(f"orderdep: {policy.describe()}")
+        touched, progress = (
+            changed_setup(engine, params, base, display.notice) if changed else ([], None)
+        )
         report = run_detect(
             engine,
             strategies=strategies,
@@ -278,7 +288,11 @@ def detect(
             store=getattr(engine, "store", None),
             jobs=params["jobs"],
             notice=display.notice,
+            changed=touched,
+            start_at=progress.start_at(job) if progress else None,
         )
+        if progress is not None:
+            progress.save(job, report.stats.extras.get("next_order") or {})
         reused = getattr(engine, "reused", 0)
         if reused:
             display.notice(
@@ -299,6 +313,7 @@ def detect(
     out = Console()
     render_summary(report, out, reproduce, str(path))
     Printer(out).line(html_report_line(project, report_file))
+    write_ci_outputs(report, reproduce, junit_file, Path(report.project or project))
     return 1 if report.od_tests or report.nio_tests else 0
 
 

@@ -13,6 +13,7 @@ from orderdep.core.report import load_report, save_report
 from orderdep.errors import UsageError, shown_path
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import collect_suite, open_engine
+from orderdep.shells.config import given_by_user
 from orderdep.shells.explain import explain_lines
 from orderdep.shells.options import (
     CHECK_OPTION,
@@ -141,7 +142,15 @@ def deps(
                 "--pytest-arg": params["pytest_args"],
             }
         )
-    misplaced = [name for name, value in given.items() if value]
+    # Only what the user typed (or set in ORDERDEP_* for that option) is misplaced; the
+    # configuration file may set these for every command.
+    names = {"--pytest-arg": "pytest_args", "--deps": "deps_file"}
+    ctx = click.get_current_context()
+    misplaced = [
+        name
+        for name, value in given.items()
+        if value and given_by_user(ctx, names.get(name, name.lstrip("-")))
+    ]
     if misplaced:
         needs = "cannot be used with --check" if check else "only apply with --check"
         raise UsageError(f"{', '.join(misplaced)} {needs}; see `orderdep deps --help`")

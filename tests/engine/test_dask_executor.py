@@ -96,3 +96,21 @@ def test_dask_records_each_order_once_and_resumes(tmp_path: Path, client: Any) -
         ]
     finally:
         store.close()
+
+
+@pytest.mark.slow
+def test_a_copy_runs_as_its_own_code_version(tmp_path: Path, client: Any) -> None:
+    config = EngineConfig(_project(tmp_path / "p"))
+    patched = _project(tmp_path / "patched")
+    test_file = patched / MOD
+    test_file.write_text(test_file.read_text().replace("STATE.append(1)", "pass"))
+    order = [IDS[0], IDS[1]]
+    with DaskEngine(config, client) as dask:
+        before = dask.run(order)
+        with dask.on_copy(EngineConfig(patched)) as on_copy:
+            after = on_copy.run(order)
+            assert on_copy.key != dask.key
+        again = dask.run(order)  # the original version still runs as it was
+    assert [r.outcome.is_failure for r in before] == [False, True]
+    assert [r.outcome.is_failure for r in after] == [False, False]
+    assert [r.outcome.is_failure for r in again] == [False, True]

@@ -131,8 +131,13 @@ class DaskEngine(Engine):
             self.close()
             raise
 
+    @property
+    def threads(self) -> int:
+        """Orders the cluster runs at once now (its workers' threads; at least 1)."""
+        return max(1, sum(int(n) for n in self.client.nthreads().values()))
+
     def _wait_for_workers(self) -> None:
-        if self.client.scheduler_info(n_workers=1).get("workers"):
+        if self.client.nthreads():
             return
         self.notice(f"orderdep: waiting for a worker to join the Dask scheduler {self.address}")
         try:

@@ -53,6 +53,10 @@ def open_engine(
         engine = DaskEngine(
             config, params["dask_scheduler"], store=db, job=job, seed=seed, notice=_notice
         )
+        if params.get("jobs") == 1:
+            # Analyses size their batches and estimates by --jobs: by default, the
+            # cluster's threads (results do not depend on it; the seed alone fixes them).
+            params["jobs"] = engine.threads
     else:
         engine = Engine(config, store=db, job=job, seed=seed, notice=_notice)
     if params.get("check") and not params.get("dask_scheduler"):

@@ -124,6 +124,7 @@ def refine_collected(
     on_progress: Optional[ProgressCallback] = None,
     notice: Optional[Notice] = None,
     deadline: Optional[float] = None,
+    batch: bool = True,
 ) -> PradetResult:
     """Refine every collection's data dependencies, then confirm the manifest ones.
 
@@ -137,7 +138,8 @@ def refine_collected(
 
     ``deadline`` (a :func:`time.monotonic` time, the budget): refinement starts no
     schedule after it (the data dependencies left are ``untested``), and alternatives
-    and search are skipped; what refinement found is still confirmed.
+    and search are skipped; what refinement found is still confirmed. ``batch=False``
+    refines one data dependency per schedule (see :func:`refine`).
     """
     if alone_runs < 1:
         raise UsageError(f"alone_runs must be at least 1, got {alone_runs!r}")
@@ -159,6 +161,7 @@ def refine_collected(
             source=c.source,
             keep=keep,
             deadline=deadline,
+            batch=batch,
         )
         _remember(c, found, verdicts)
         refined.append((c, graph, found))

@@ -16,6 +16,7 @@ import pytest
 from tests.engine.conftest import write_files
 from tests.engine.dask_cluster import Cluster, dask_cluster
 
+from orderdep.engine import dask_executor
 from orderdep.shells.cli import main
 
 distributed = pytest.importorskip("distributed")
@@ -188,6 +189,16 @@ def test_detect_on_a_cluster_without_shared_paths_survives_a_killed_worker(
         "tests/test_settings.py::TestDefaults::test_default_mode",
     }
 
+    # Once shipped, the project is moved away: nothing may need its path any more.
+    hidden = tmp_path / "elsewhere"
+    ship = dask_executor.ship
+
+    def ship_then_hide(client: Any, root: Path, notice: Any) -> str:
+        key = ship(client, root, notice)
+        root.rename(hidden)
+        return key
+
+    monkeypatch.setattr(dask_executor, "ship", ship_then_hide)
     with dask_cluster(tmp_path / "cluster", workers=2) as cluster:
         killer = Killer(cluster, dask_store, after=3)
         killer.start()
@@ -204,6 +215,8 @@ def test_detect_on_a_cluster_without_shared_paths_survives_a_killed_worker(
             ]
         )
         _, err = capsys.readouterr()
+        assert not project.exists()
+        hidden.rename(project)
         killer.join(timeout=10)
         assert killer.error is None, killer.error
         assert killer.killed, f"no worker was killed mid-run:\n{err}"

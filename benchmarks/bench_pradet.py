@@ -26,7 +26,8 @@ For generated suites (``orderdep.synth.generate.generate_suite``, the plan
 
 Usage: python benchmarks/bench_pradet.py [--sizes 100 500] [--reps 5] [--real-max 100]
        [--extra-orders 1 3]
-Writes the section "PRADET" of docs/benchmarks.md.
+Writes the section "PRADET" of docs/benchmarks.md. With ``--scale 2000`` it writes only
+the section "PRADET at scale" instead (``benchmarks/pradet_scale.py``).
 """
 
 from __future__ import annotations
@@ -245,9 +246,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--extra-orders", type=int, nargs="*", default=[1, 3], help="extra random orders"
     )
     parser.add_argument("--no-write", action="store_true", help="print, do not write docs")
+    parser.add_argument(
+        "--scale",
+        type=int,
+        nargs="+",
+        default=None,
+        help="only the section 'PRADET at scale', on suites of these sizes (see pradet_scale.py)",
+    )
     args = parser.parse_args(argv)
 
     base = Path(tempfile.mkdtemp(prefix="bench-pradet-"))
+    if args.scale:
+        from pradet_scale import run_scale
+
+        print(run_scale(base, args.scale, make_suite, write=not args.no_write))
+        return 0
     suites = {}
     for n in args.sizes:
         suites[n] = (base / f"s{n}", make_suite(base / f"s{n}", n))

@@ -1,64 +1,114 @@
 """Run orders on a Dask cluster (optional extra ``orderdep[dask]``).
 
-Each Dask worker process keeps its own :class:`~orderdep.engine.runner.Engine` (fork
-server and private working copy) for the project, so orders run there exactly as they do
-locally. The project directory must be reachable at the same path on every worker (a
-shared file system, or the same checkout on each machine).
+:class:`DaskEngine` is an :class:`~orderdep.engine.runner.Engine` whose orders run on the
+workers of a Dask scheduler instead of local processes; the results store, resuming and
+counting stay here, on the machine that runs the command.
+
+Workers need not share the project's path: the working copy is archived (see
+:mod:`orderdep.engine.shipping`), sent to the scheduler as a worker plugin named by its
+content hash, and extracted once per code version on every worker, present and future
+(:mod:`orderdep.engine.dask_worker`). Workers need orderdep, pytest and the project's own
+dependencies installed. A worker lost mid-order loses nothing: Dask runs the order again
+on another worker, and only the one result the client receives is recorded and counted.
 """
 
 from __future__ import annotations
 
-import threading
+import dataclasses
+import socket
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Optional
+from urllib.parse import urlsplit
 
-from orderdep.core.outcomes import OrderResult, TestResult
+from orderdep.core.outcomes import OrderResult
 from orderdep.core.suite import Suite
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.executor import ResultCallback
 from orderdep.engine.probe import ProbeSpec
+from orderdep.engine.runner import Engine, Notice
+from orderdep.engine.shipping import pack_project
 from orderdep.engine.store import Store
-from orderdep.errors import UsageError
+from orderdep.errors import EngineError, UsageError
 
-_ENGINES: dict[str, Any] = {}
-_ENGINES_LOCK = threading.Lock()
-
-
-def _config_fields(config: EngineConfig) -> dict[str, Any]:
-    return {
-        "project": str(config.project),
-        "runner": config.runner,
-        "timeout": config.timeout,
-        "python": config.python,
-        "rootdir": config.rootdir,
-        "pythonpath": list(config.pythonpath),
-        "pytest_args": list(config.pytest_args),
-        "copy": config.copy,
-        "home": config.home,
-    }
+# Seconds to reach the scheduler, and for a scheduler without workers to get one.
+CONNECT_SECONDS = 10.0
+WORKER_WAIT_SECONDS = 60.0
 
 
-def run_on_worker(
-    fields: dict[str, Any], order: list[str], probe: Optional[dict[str, Any]]
-) -> dict[str, Any]:
-    """Run one order in this Dask worker's engine (created on first use, then kept)."""
-    from orderdep.engine.runner import Engine
-
-    key = repr(sorted(fields.items()))
-    with _ENGINES_LOCK:
-        entry = _ENGINES.get(key)
-        if entry is None:
-            entry = (Engine(EngineConfig(**fields)), threading.Lock())
-            _ENGINES[key] = entry
-    engine, lock = entry
-    spec = ProbeSpec(probe["module"], probe.get("options") or {}) if probe else None
-    with lock:  # one order at a time per engine, whatever the worker's thread count
-        result = engine.run(order, probe=spec)
-    return {**result.to_json(), "order": result.order, "probe": result.probe}
+def _start_hint(address: str) -> str:
+    return (
+        f"start one with `dask scheduler` and workers with `dask worker {address}`, "
+        "or give the address of a running cluster"
+    )
 
 
-class DaskExecutor:
-    """An :class:`~orderdep.engine.Executor` that spreads orders over a Dask cluster."""
+def _probe(address: str) -> None:
+    """Fail fast, in one line, when nothing listens at a TCP/TLS scheduler address."""
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    if parts.scheme not in ("tcp", "tls"):
+        return
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host, port = None, None
+    if not host or port is None:
+        raise UsageError(
+            f"--dask {address!r} is not a scheduler address; give one like tcp://HOST:8786"
+        )
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise UsageError(
+            f"cannot reach the Dask scheduler at {address!r} ({reason}); {_start_hint(address)}"
+        ) from None
+
+
+def connect(address: str) -> Any:
+    """A ``distributed.Client`` for the scheduler at ``address``, or a one-line error."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError(
+            "--dask needs the 'distributed' package: pip install 'orderdep[dask]'"
+        ) from None
+    _probe(address)
+    try:
+        return Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
+    except (OSError, ValueError) as exc:
+        raise UsageError(
+            f"cannot reach the Dask scheduler at {address!r} ({exc}); {_start_hint(address)}"
+        ) from None
+
+
+def _known_plugin(name: str, dask_scheduler: Any = None) -> bool:
+    return name in dask_scheduler.worker_plugins
+
+
+def ship(client: Any, project: Path, notice: Notice) -> str:
+    """Put the project on every worker of ``client``'s cluster (once per code version);
+    returns the version's key."""
+    from orderdep.engine.dask_worker import PLUGIN_PREFIX, ProjectPlugin
+
+    packed = pack_project(project)
+    name = PLUGIN_PREFIX + packed.key
+    if not client.run_on_scheduler(_known_plugin, name):
+        notice(
+            f"orderdep: sending the project to the Dask cluster ({packed.files} files, "
+            f"{len(packed.data) / 1024:.0f} KiB, version {packed.key})"
+        )
+        client.register_plugin(ProjectPlugin(packed.key, packed.data), name=name)
+    return packed.key
+
+
+class DaskEngine(Engine):
+    """An :class:`Engine` that runs orders on a Dask cluster.
+
+    ``scheduler`` is an address or a ``distributed.Client``. The suite is collected on a
+    worker, from the shipped copy, so nothing runs tests on this machine.
+    """
 
     def __init__(
         self,
@@ -67,41 +117,82 @@ class DaskExecutor:
         *,
         store: Optional[Store] = None,
         job: Optional[str] = None,
+        seed: Optional[int] = None,
+        notice: Optional[Notice] = None,
     ) -> None:
+        super().__init__(config, store=store, job=job, seed=seed, notice=notice)
+        self._own_client = isinstance(scheduler, str)
+        self.client = connect(scheduler) if isinstance(scheduler, str) else scheduler
+        self.address = str(self.client.scheduler.address)
         try:
-            from distributed import Client
-        except ImportError:
+            self._wait_for_workers()
+            self.key = ship(self.client, config.project, self.notice)
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def threads(self) -> int:
+        """Orders the cluster runs at once now (its workers' threads; at least 1)."""
+        return max(1, sum(int(n) for n in self.client.nthreads().values()))
+
+    def _wait_for_workers(self) -> None:
+        if self.client.nthreads():
+            return
+        self.notice(f"orderdep: waiting for a worker to join the Dask scheduler {self.address}")
+        try:
+            self.client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
+        except TimeoutError:
             raise UsageError(
-                "the Dask executor needs the 'distributed' package: pip install 'orderdep[dask]'"
+                f"the Dask scheduler at {self.address!r} has no workers after "
+                f"{WORKER_WAIT_SECONDS:g}s; start some with `dask worker {self.address}`"
             ) from None
-        self.config = config
-        self.client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
-        self._own_client = not isinstance(scheduler, Client)
-        self.store = store
-        self.job = job
-        self.runner = f"dask/{config.runner}"
-        self.orders_run = 0
-        self.executions = 0
-        self._suite: Optional[Suite] = None
 
-    def __enter__(self) -> DaskExecutor:
-        return self
+    def _fields(self) -> dict[str, Any]:
+        """The engine configuration as a worker needs it: paths inside the project made
+        relative to it, this machine's interpreter replaced by the worker's own."""
+        c = self.config
+        return {
+            "runner": self.runner,
+            "timeout": c.timeout,
+            # None: the worker's own interpreter (this one's path may not exist there).
+            "python": c.python if c.python != sys.executable else None,
+            "rootdir": self._portable(c.rootdir),
+            "pythonpath": [self._portable(p) for p in c.pythonpath],
+            "pytest_args": list(c.pytest_args),
+            "copy": True,
+            "home": c.home,
+            "extra_env": dict(c.extra_env),
+        }
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def _portable(self, path: Optional[str]) -> Optional[str]:
+        if path is None or not Path(path).is_absolute():
+            return path
+        try:
+            return str(Path(path).resolve().relative_to(self.config.project)) or "."
+        except ValueError:
+            return path  # outside the project: must exist on the workers too
 
+    def on_copy(self, config: EngineConfig) -> DaskEngine:
+        """An engine on the same cluster for another copy of the project (a patched one,
+        say), shipped as its own code version; it records nothing."""
+        return DaskEngine(config, self.client, notice=self.notice)
+
+    # -- the Executor interface ----------------------------------------------------------
     @property
     def suite(self) -> Suite:
         if self._suite is None:
-            from orderdep.engine.runner import Engine
+            from orderdep.engine.dask_worker import collect_on_worker
 
-            local = EngineConfig(**{**_config_fields(self.config), "runner": "subprocess"})
-            with Engine(local) as engine:
-                self._suite = engine.suite
+            future = self.client.submit(collect_on_worker, self.key, self._fields(), pure=False)
+            data = future.result()
+            if data.pop("rootdir_in_project", False):
+                data["rootdir"] = str(self.config.project / data["rootdir"])
+            self._suite = Suite.from_json(data)
         return self._suite
 
-    def check(self, order: Sequence[str]) -> None:
-        self.suite.require(order)
+    def use_subprocess(self) -> None:
+        self.runner = "subprocess"
 
     def run(self, order: Sequence[str], *, probe: Optional[ProbeSpec] = None) -> OrderResult:
         return self.run_many([order], probe=probe)[0]
@@ -113,37 +204,52 @@ class DaskExecutor:
         probe: Optional[ProbeSpec] = None,
         on_result: Optional[ResultCallback] = None,
     ) -> list[OrderResult]:
-        from distributed import as_completed
+        """Run every order on the cluster; results in input order, each recorded once."""
+        from distributed import KilledWorker, as_completed
+
+        from orderdep.engine.dask_worker import run_on_worker
 
         for order in orders:
             self.check(order)
-        fields = _config_fields(self.config)
-        probe_json = probe.to_json() if probe else None
-        futures = [
-            self.client.submit(run_on_worker, fields, list(order), probe_json, pure=False)
-            for order in orders
-        ]
-        index = {f.key: i for i, f in enumerate(futures)}
         results: list[Optional[OrderResult]] = [None] * len(orders)
-        for future in as_completed(futures):
-            data = future.result()
-            i = index[future.key]
-            res = OrderResult(
-                data["order"],
-                [TestResult.from_json(r) for r in data["results"]],
-                runner=self.runner,
-                wall_seconds=float(data["wall_seconds"]),
-                probe=dict(data.get("probe") or {}),
+        index: dict[str, int] = {}
+        futures = []
+        fields = self._fields()
+        for i, order in enumerate(orders):
+            reused = self._reuse(order, probe)
+            if reused is not None:
+                results[i] = reused
+                if on_result is not None:
+                    on_result(i, reused)
+                continue
+            future = self.client.submit(
+                run_on_worker, self.key, fields, list(order), probe, pure=False
             )
-            results[i] = res
-            self.orders_run += 1
-            self.executions += len(res.order)
-            if self.store is not None:
-                self.store.record(res, job=self.job, probe=probe.module if probe else None)
-            if on_result is not None:
-                on_result(i, res)
+            index[future.key] = i
+            futures.append(future)
+        try:
+            for future in as_completed(futures, loop=self.client.loop):
+                i = index[future.key]
+                try:
+                    result = future.result()
+                except KilledWorker:
+                    raise EngineError(
+                        f"an order of {len(orders[i])} test(s) killed every Dask worker that "
+                        f"ran it ({', '.join(orders[i][:3])}...); run it with `orderdep run` "
+                        "to see why"
+                    ) from None
+                result = dataclasses.replace(result, runner=f"dask/{result.runner}")
+                self._record(result, probe)
+                results[i] = result
+                if on_result is not None:
+                    on_result(i, result)
+        except BaseException:
+            self.client.cancel(futures)
+            raise
         return [r for r in results if r is not None]
 
     def close(self) -> None:
-        if self._own_client:
+        super().close()
+        if self._own_client and getattr(self, "client", None) is not None:
             self.client.close()
+            self.client = None

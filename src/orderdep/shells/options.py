@@ -139,8 +139,8 @@ def engine_options(func: F) -> F:
             "dask_scheduler",
             default=None,
             metavar="ADDRESS",
-            help="Run orders on this Dask scheduler (pip install 'orderdep[dask]'); the "
-            "project must be at the same path on every worker.",
+            help="Run orders on the workers of this Dask scheduler (pip install "
+            "'orderdep[dask]'); the project is sent to them, once per code version.",
         ),
         PROJECT_ARG,
     ]

@@ -97,6 +97,7 @@ def summary_json(result: PradetResult) -> dict[str, Any]:
         "manifest": [e.to_json() for e in result.evidence],
         "removed": len(result.refined.removed),
         "untestable": [list(e) for e in result.refined.untestable],
+        "untested": [list(e) for e in result.refined.untested],  # the budget ran out
         "unconfirmed": [m.to_json() for m in result.unconfirmed],
         "flaky": list(result.flaky),
         "executions": result.executions,

@@ -123,6 +123,8 @@ def refine_collected(
     alone_runs: int = DEFAULT_ALONE_RUNS,
     on_progress: Optional[ProgressCallback] = None,
     notice: Optional[Notice] = None,
+    deadline: Optional[float] = None,
+    batch: bool = True,
 ) -> PradetResult:
     """Refine every collection's data dependencies, then confirm the manifest ones.
 
@@ -133,6 +135,11 @@ def refine_collected(
     Both need confirmation (they reuse its runs of each test alone). Every dependent
     then runs alone ``alone_runs`` times in all, and one whose outcome changes within
     an order is dropped as non-deterministic (``flaky``, :func:`~.confirm.screen`).
+
+    ``deadline`` (a :func:`time.monotonic` time, the budget): refinement starts no
+    schedule after it (the data dependencies left are ``untested``), and alternatives
+    and search are skipped; what refinement found is still confirmed. ``batch=False``
+    refines one data dependency per schedule (see :func:`refine`).
     """
     if alone_runs < 1:
         raise UsageError(f"alone_runs must be at least 1, got {alone_runs!r}")
@@ -153,6 +160,8 @@ def refine_collected(
             on_progress=on_progress,
             source=c.source,
             keep=keep,
+            deadline=deadline,
+            batch=batch,
         )
         _remember(c, found, verdicts)
         refined.append((c, graph, found))
@@ -162,6 +171,12 @@ def refine_collected(
         if result.refined.manifest:
             say(f"confirming {len(result.refined.manifest)} manifest dependencies")
             checking.confirm(checks, result, alone_runs)
+        late = deadline is not None and time.monotonic() >= deadline
+        if late and (alternatives or search):
+            say("budget spent: skipping alternatives and search")
+            alternatives = search = False
+        if result.refined.untested:
+            say(f"budget spent: {len(result.refined.untested)} data dependencies not tested")
         if alternatives:
             say("trying removed dependencies of tests that behave differently alone")
             checking.alternatives(checks, result, refined)
@@ -227,10 +242,12 @@ def run_pradet(
     project: str = "",
     on_progress: Optional[ProgressCallback] = None,
     notice: Optional[Notice] = None,
+    budget_seconds: Optional[float] = None,
 ) -> PradetResult:
     """All of PRADET: :func:`collect` (with ``extra_orders`` random orders from ``seed``),
-    then :func:`refine_collected`."""
+    then :func:`refine_collected`, whose deadline is ``budget_seconds`` from now."""
     start = time.perf_counter()
+    deadline = None if budget_seconds is None else time.monotonic() + budget_seconds
     say = notice or (lambda message: None)
     runs = ["reference", *(["reversed"] if also_reverse else [])]
     runs += [f"{extra_orders} random"] if extra_orders else []
@@ -256,6 +273,7 @@ def run_pradet(
         alone_runs=alone_runs,
         on_progress=on_progress,
         notice=notice,
+        deadline=deadline,
     )
     result.wall_seconds = time.perf_counter() - start
     return result

@@ -15,10 +15,13 @@ and stays in the graph (as a constraint for later schedules); otherwise it is re
   manifest dependencies).
 * **Irrelevant tests are skipped**: only the edge's weakly connected component runs, and
   only up to ``t2`` (tests after it cannot change its outcome).
-* **Components are independent** (the paper's future work): each round takes the next
-  edge of every component and, with ``jobs > 1``, runs those schedules in one
-  ``executor.run_many`` call so the engine can run them in parallel. Results do not
-  depend on ``jobs``.
+* **Many edges per schedule** (the paper's future work, :mod:`.schedules`): each round
+  takes, in every component, the next edge and every later one that cannot interfere
+  with it, and concatenates the schedules of independent components into orders of at
+  most a reference run's length; with ``jobs > 1`` those orders go to the engine in one
+  ``executor.run_many`` call. Rounds stop at a deadline (the budget); the edges left
+  are reported ``untested``. ``batch=False`` tests one edge per schedule (the paper's
+  way, for comparison).
 
 Meaning of a manifest dependency (004's vocabulary): if ``t2`` passed in the reference
 order and fails once ``t1`` is moved after it, ``t1`` is a *state-setter* of the
@@ -33,14 +36,15 @@ second graph from the reversed order catches those (the paper's http-request cas
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Container, Iterable, Mapping, Sequence
+import time
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, Optional
 
 import networkx as nx
 
 from orderdep.analysis.pradet.datadeps import graph_from_probe
+from orderdep.analysis.pradet.schedules import Edge, Work, pack
 from orderdep.core.odmodel import ODSpec
 from orderdep.core.outcomes import OrderResult, Outcome
 from orderdep.engine.executor import Executor
@@ -49,7 +53,6 @@ from orderdep.errors import UsageError
 
 STATE_PROBE = "orderdep.analysis.state.probe"
 Kind = Literal["brittle", "victim"]
-Edge = tuple[str, str]
 
 
 @dataclass
@@ -83,6 +86,7 @@ class RefineResult:
     manifest: list[ManifestDependency] = field(default_factory=list)
     removed: list[Edge] = field(default_factory=list)
     untestable: list[Edge] = field(default_factory=list)
+    untested: list[Edge] = field(default_factory=list)  # left when the time ran out
     executions: int = 0  # test executions, reference runs included
     orders: list[list[str]] = field(default_factory=list)
     data_dependencies: int = 0
@@ -99,6 +103,7 @@ class RefineResult:
         ]
         self.removed += other.removed
         self.untestable += other.untestable
+        self.untested += other.untested
         self.executions += other.executions
         self.orders += other.orders
         self.data_dependencies += other.data_dependencies
@@ -123,6 +128,7 @@ class RefineResult:
             "manifest": [m.to_json() for m in self.manifest],
             "removed": [list(e) for e in self.removed],
             "untestable": [list(e) for e in self.untestable],
+            "untested": [list(e) for e in self.untested],
             "data_dependencies": self.data_dependencies,
             "executions": self.executions,
             "orders_run": self.orders_run,
@@ -143,6 +149,21 @@ class RefineProgress:
 ProgressCallback = Callable[[RefineProgress], None]
 
 
+@dataclass(frozen=True)
+class Limits:
+    """How refinement runs: up to ``jobs`` orders at once, many edges per schedule where
+    they cannot interfere (``batch``; one edge per schedule without), and no new round
+    of schedules after ``deadline`` (a :func:`time.monotonic` time)."""
+
+    jobs: int = 1
+    batch: bool = True
+    deadline: Optional[float] = None
+
+    def __post_init__(self) -> None:
+        if self.jobs < 1:
+            raise UsageError(f"jobs must be at least 1, got {self.jobs!r}")
+
+
 def _check_order(order: Sequence[str], graph: nx.DiGraph) -> dict[str, int]:
     index: dict[str, int] = {}
     for i, test in enumerate(order):
@@ -161,84 +182,6 @@ def _check_order(order: Sequence[str], graph: nx.DiGraph) -> dict[str, int]:
     return index
 
 
-class _Work:
-    """The graph being refined as plain adjacency sets (networkx copies cost too much here).
-
-    ``succ[t]`` are the dependees of ``t`` (edges ``t -> d``), ``pred[t]`` its dependents.
-    """
-
-    def __init__(self, edges: Iterable[Edge], index: Mapping[str, int]) -> None:
-        self.succ: dict[str, set[str]] = {}
-        self.pred: dict[str, set[str]] = {}
-        self.index = index
-        for dependent, dependee in edges:
-            self.succ.setdefault(dependent, set()).add(dependee)
-            self.pred.setdefault(dependee, set()).add(dependent)
-            self.succ.setdefault(dependee, set())
-            self.pred.setdefault(dependent, set())
-
-    def remove(self, edge: Edge) -> None:
-        self.succ[edge[0]].discard(edge[1])
-        self.pred[edge[1]].discard(edge[0])
-
-    def components(self, nodes: Iterable[str]) -> list[set[str]]:
-        """Weakly connected components of the graph restricted to ``nodes``, in order of
-        their earliest test in the reference order."""
-        left = set(nodes)
-        out = []
-        while left:
-            start = left.pop()
-            part = {start}
-            stack = [start]
-            while stack:
-                t = stack.pop()
-                for u in (*self.succ[t], *self.pred[t]):
-                    if u in left:
-                        left.discard(u)
-                        part.add(u)
-                        stack.append(u)
-            out.append(part)
-        out.sort(key=lambda c: min(self.index[t] for t in c))
-        return out
-
-    def inverts_into_cycle(self, edge: Edge) -> bool:
-        """Whether another path leads from the dependent to the dependee (Figure 4)."""
-        dependent, dependee = edge
-        stack = [d for d in self.succ[dependent] if d != dependee]
-        seen = set(stack)
-        while stack:
-            t = stack.pop()
-            if t == dependee:
-                return True
-            for d in self.succ[t]:
-                if d not in seen:
-                    seen.add(d)
-                    stack.append(d)
-        return False
-
-    def schedule(self, component: set[str], edge: Edge) -> list[str]:
-        """Tests of ``component`` with ``edge`` inverted, dependees first (ties by reference
-        position, like a lexicographic topological sort), cut after the dependent."""
-        dependent, dependee = edge
-        index = self.index
-        waiting = {t: len(self.succ[t]) for t in component}
-        waiting[dependent] -= 1  # no longer waits for the dependee...
-        waiting[dependee] += 1  # ...which now waits for it
-        ready = [(index[t], t) for t, n in waiting.items() if n == 0]
-        heapq.heapify(ready)
-        out: list[str] = []
-        while ready:
-            _, test = heapq.heappop(ready)
-            out.append(test)
-            if test == dependent:
-                break
-            for d in self.pred[test]:
-                waiting[d] -= 1
-                if waiting[d] == 0:
-                    heapq.heappush(ready, (index[d], d))
-        return out
-
-
 def refine(
     executor: Executor,
     graph: nx.DiGraph,
@@ -251,6 +194,8 @@ def refine(
     also_reverse: bool = False,
     probe_options: Optional[dict[str, Any]] = None,
     keep: Container[Edge] = (),
+    batch: bool = True,
+    deadline: Optional[float] = None,
 ) -> RefineResult:
     """Test every data dependency of ``graph`` (edges ``dependent -> dependee``).
 
@@ -261,13 +206,15 @@ def refine(
     victims in the reference order (findings marked ``source="reversed"``).
 
     Edges in ``keep`` are manifest already (another refinement tested the same pair): they
-    constrain the schedules like manifest edges but are not tested again.
+    constrain the schedules like manifest edges but are not tested again. ``batch`` and
+    ``deadline``: see :class:`Limits`; edges left at the deadline are ``untested``.
     """
-    result = _refine(executor, graph, reference_order, reference, jobs, on_progress, source, keep)
+    limits = Limits(jobs, batch, deadline)
+    result = _refine(executor, graph, reference_order, reference, limits, on_progress, source, keep)
     if also_reverse:
         backwards = list(reference_order)[::-1]
         result.merge(
-            _collect_and_refine(executor, backwards, probe_options, jobs, on_progress, "reversed")
+            _collect_and_refine(executor, backwards, probe_options, limits, on_progress, "reversed")
         )
     return result
 
@@ -276,13 +223,14 @@ def _collect_and_refine(
     executor: Executor,
     order: list[str],
     probe_options: Optional[dict[str, Any]],
-    jobs: int,
+    limits: Limits,
     on_progress: Optional[ProgressCallback],
     source: str,
 ) -> RefineResult:
     """Run ``order`` under the state probe, then refine its graph against that very run."""
     run = executor.run(order, probe=ProbeSpec(STATE_PROBE, dict(probe_options or {})))
-    found = _refine(executor, graph_from_probe(run.probe), order, run, jobs, on_progress, source)
+    graph = graph_from_probe(run.probe)
+    found = _refine(executor, graph, order, run, limits, on_progress, source)
     found.executions += len(order)
     found.orders.insert(0, list(order))
     return found
@@ -293,13 +241,11 @@ def _refine(
     graph: nx.DiGraph,
     reference_order: Sequence[str],
     reference: Optional[OrderResult],
-    jobs: int,
+    limits: Limits,
     on_progress: Optional[ProgressCallback],
     source: str,
     keep: Container[Edge] = (),
 ) -> RefineResult:
-    if jobs < 1:
-        raise UsageError(f"jobs must be at least 1, got {jobs!r}")
     order = list(reference_order)
     index = _check_order(order, graph)
     result = RefineResult(data_dependencies=graph.number_of_edges())
@@ -310,12 +256,14 @@ def _refine(
     expected: dict[str, Outcome] = {r.test: r.outcome for r in reference.results}
     position = {t: i for i, t in enumerate(reference.order)}
 
-    work = _Work(graph.edges, index)
+    work = Work(graph.edges, index)
     tested = [e for e in graph.edges if e not in keep]
     priority = sorted(tested, key=lambda e: (-index[e[0]], -index[e[1]]))  # source-first
     total = len(priority)
     groups: list[tuple[set[str], list[Edge]]] = []
-    for component in work.components(work.succ):
+    collected: dict[str, int] = {}  # test -> its component in the collected graph
+    for k, component in enumerate(work.components(work.succ)):
+        collected.update((t, k) for t in component)
         edges = [e for e in priority if e[0] in component]
         if edges:
             groups.append((component, edges))
@@ -330,30 +278,50 @@ def _refine(
             )
 
     while groups:
-        batch: list[tuple[set[str], list[Edge], Edge, list[str]]] = []
+        if limits.deadline is not None and time.monotonic() >= limits.deadline:
+            result.untested += [e for _, edges in groups for e in edges]
+            break
+        planned: list[tuple[set[str], list[Edge], list[Edge], list[str]]] = []
         for component, edges in groups:
-            chosen = next((e for e in edges if not work.inverts_into_cycle(e)), None)
-            if chosen is None:  # deferred edges that no removal here can free any more
+            chosen = work.independent(edges, limits.batch)
+            if not chosen:  # deferred edges that no removal here can free any more
                 result.untestable.extend(edges)
                 continue
-            batch.append((component, edges, chosen, work.schedule(component, chosen)))
-        if not batch:
+            schedule = work.schedule(component, chosen)
+            if schedule is None:  # cannot happen for independent edges; test one alone
+                chosen = chosen[:1]
+                schedule = work.schedule(component, chosen)
+                assert schedule is not None
+            planned.append((component, edges, chosen, schedule))
+        if not planned:
             break
-        runs = _run(executor, [schedule for _, _, _, schedule in batch], jobs)
+        sizes = [len(p[3]) for p in planned]
+        keys = [collected[p[3][0]] for p in planned]
+        bins = (
+            pack(sizes, keys, len(order), limits.jobs)
+            if limits.batch
+            else [[i] for i in range(len(sizes))]
+        )
+        runs = _run(executor, [[t for i in b for t in planned[i][3]] for b in bins], limits.jobs)
+        run_of: dict[int, OrderResult] = {}
+        for members, run in zip(bins, runs):
+            result.executions += len(run.order)
+            result.orders.append(list(run.order))
+            run_of.update((i, run) for i in members)
         groups = []
-        for (component, edges, edge, schedule), run in zip(batch, runs):
-            edges.remove(edge)
-            result.executions += len(schedule)
-            result.orders.append(schedule)
-            dependent, dependee = edge
-            want = expected.get(dependent, Outcome.PASSED)
-            got = run.outcome_of(dependent)
-            if got.is_failure == want.is_failure:
-                work.remove(edge)
-                result.removed.append(edge)
-                parts = work.components(component)  # a removal may split the component
-            else:
+        for i, (component, edges, chosen, schedule) in enumerate(planned):
+            split = False
+            for edge in chosen:
+                edges.remove(edge)
+                dependent, dependee = edge
+                want = expected.get(dependent, Outcome.PASSED)
+                if run_of[i].outcome_of(dependent).is_failure == want.is_failure:
+                    work.remove(edge)
+                    result.removed.append(edge)
+                    split = True
+                    continue
                 cut = order[: position.get(dependent, index[dependent]) + 1]
+                shown = schedule[: schedule.index(dependent) + 1]
                 brittle = not want.is_failure
                 result.manifest.append(
                     ManifestDependency(
@@ -361,13 +329,13 @@ def _refine(
                         dependee=dependee,
                         roots=list(graph.edges[edge].get("roots", ())),
                         kind="brittle" if brittle else "victim",
-                        failing_order=schedule if brittle else cut,
-                        passing_order=cut if brittle else schedule,
+                        failing_order=shown if brittle else cut,
+                        passing_order=cut if brittle else shown,
                         source=source,
                     )
                 )
-                parts = [component]
-            for part in parts:
+            # a removal may split the component
+            for part in work.components(component) if split else [component]:
                 left = [e for e in edges if e[0] in part]
                 if left:
                     groups.append((part, left))
@@ -378,10 +346,10 @@ def _refine(
     return result
 
 
-def _run(executor: Executor, schedules: list[list[str]], jobs: int) -> list[OrderResult]:
-    if jobs > 1 and len(schedules) > 1:
-        return executor.run_many(schedules)
-    return [executor.run(s) for s in schedules]
+def _run(executor: Executor, orders: list[list[str]], jobs: int) -> list[OrderResult]:
+    if jobs > 1 and len(orders) > 1:
+        return executor.run_many(orders)
+    return [executor.run(o) for o in orders]
 
 
 def pradet(
@@ -392,6 +360,7 @@ def pradet(
     also_reverse: bool = False,
     jobs: int = 1,
     on_progress: Optional[ProgressCallback] = None,
+    batch: bool = True,
 ) -> RefineResult:
     """Collect data dependencies with the state probe and refine them (all of paper 001).
 
@@ -400,12 +369,13 @@ def pradet(
     order is collected and refined too, which finds polluters that run after their victims
     in the reference order.
     """
-    if jobs < 1:
-        raise UsageError(f"jobs must be at least 1, got {jobs!r}")
+    limits = Limits(jobs, batch)
     order = list(reference_order) if reference_order is not None else executor.suite.ids
-    result = _collect_and_refine(executor, order, probe_options, jobs, on_progress, "reference")
+    result = _collect_and_refine(executor, order, probe_options, limits, on_progress, "reference")
     if also_reverse:
         result.merge(
-            _collect_and_refine(executor, order[::-1], probe_options, jobs, on_progress, "reversed")
+            _collect_and_refine(
+                executor, order[::-1], probe_options, limits, on_progress, "reversed"
+            )
         )
     return result

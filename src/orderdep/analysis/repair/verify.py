@@ -28,6 +28,7 @@ from typing import Optional
 
 from orderdep.core.outcomes import OrderResult
 from orderdep.engine.config import EngineConfig
+from orderdep.engine.dask_executor import DaskEngine
 from orderdep.engine.runner import Engine
 from orderdep.engine.sandbox import copy_project
 from orderdep.engine.tempdirs import make_workdir
@@ -152,6 +153,14 @@ class Verifier:
             )
         return self._unstable
 
+    def _engine_on(self, copy: Path) -> Engine:
+        """An engine like ``self.engine`` (local, or on the same Dask cluster) for the
+        patched ``copy``."""
+        config = copy_config(self.config, copy)
+        if isinstance(self.engine, DaskEngine):
+            return self.engine.on_copy(config)
+        return Engine(config)
+
     def verify(self, changes: Changes, target: Target) -> Verification:
         """Run ``target``'s orders (and the suite) on a patched copy; see the module doc."""
         self.verifications += 1
@@ -169,7 +178,7 @@ class Verifier:
             copy_project(self.config.project, copy)
             write_changes(copy, changes)
             try:
-                with Engine(copy_config(self.config, copy)) as engine:
+                with self._engine_on(copy) as engine:
                     if list(engine.suite.ids) != suite_order:
                         out.problems.append("the patched project collects different tests")
                         return out

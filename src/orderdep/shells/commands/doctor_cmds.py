@@ -10,6 +10,7 @@ import click
 
 from orderdep.analysis.fidelity import VerdictCache, check, config_key
 from orderdep.core.fidelity import Mismatch
+from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import fidelity_cache_path
 from orderdep.shells.options import engine_config, engine_flags, engine_options
@@ -74,6 +75,11 @@ def doctor(
     lists every test whose outcome differs, with the commands that show it. Exit code 1
     when any differs.
     """
+    if params.get("dask_scheduler"):
+        raise UsageError(
+            f"--dask {params['dask_scheduler']!r}: doctor checks the runners of the machine "
+            "it runs on; run it without --dask on the machine to check"
+        )
     seed = random.SystemRandom().randrange(1 << 32) if seed is None else seed
     config = engine_config(params)
     click.echo(f"orderdep doctor: seed {seed}, budget {budget:g}s", err=True)

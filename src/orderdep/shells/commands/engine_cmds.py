@@ -39,13 +39,26 @@ def open_engine(
     """An Engine for the command's options, recording into the store (``--store``, default
     the project's), which stays locked until the command ends.
 
+    With ``dask_scheduler`` (``--dask ADDRESS``) the orders run on that Dask cluster.
     With ``check`` in ``params`` (``--check``, the default of the analysing commands)
     the fork runner is first checked against a fresh pytest on this project (see
     :func:`orderdep.analysis.fidelity.trust_fork`).
     """
     config = engine_config(params)
     db = open_store(config.project, params.get("store_path")) if store else None
-    engine = Engine(config, store=db, job=job, seed=seed, notice=_notice)
+    engine: Engine
+    if params.get("dask_scheduler"):
+        from orderdep.engine.dask_executor import DaskEngine
+
+        engine = DaskEngine(
+            config, params["dask_scheduler"], store=db, job=job, seed=seed, notice=_notice
+        )
+        if params.get("jobs") == 1:
+            # Analyses size their batches and estimates by --jobs: by default, the
+            # cluster's threads (results do not depend on it; the seed alone fixes them).
+            params["jobs"] = engine.threads
+    else:
+        engine = Engine(config, store=db, job=job, seed=seed, notice=_notice)
     if params.get("check") and not params.get("dask_scheduler"):
         from orderdep.analysis.fidelity import VerdictCache, trust_fork
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import secrets
 import shlex
+import time
 from pathlib import Path
 from typing import Any, Optional
 
@@ -40,6 +41,7 @@ from orderdep.shells.options import (
     DEFAULT_REPORT,
     SEED,
     STORE_OPTION,
+    Seconds,
     count,
     engine_options,
     html_report_line,
@@ -129,6 +131,16 @@ ALONE_OPTION = click.option(
     show_default=True,
     help="Runs of each dependent test alone (one more per doubling of the candidate "
     "dependencies checked for it); one whose outcome changes is ND, not OD.",
+)
+
+
+BUDGET_OPTION = click.option(
+    "--budget",
+    type=Seconds(),
+    default=None,
+    help="Seconds for the whole command: refinement starts no schedule after them (the "
+    "data dependencies left are reported as not tested) and alternatives and search are "
+    "skipped; what it found is still confirmed.",
 )
 
 
@@ -229,7 +241,8 @@ def _result_lines(
     refined = result.refined
     lines = [
         f"refinement: {refined.orders_run} schedule(s), {refined.executions} test executions; "
-        f"{len(refined.removed)} removed, {len(refined.untestable)} untestable",
+        f"{len(refined.removed)} removed, {len(refined.untestable)} untestable"
+        + (f", {len(refined.untested)} not tested (budget)" if refined.untested else ""),
     ]
     manifest = result.manifest
     conditional = len(result.evidence) - len(manifest)
@@ -293,7 +306,9 @@ def _finish(
 @SEED_OPTION
 @CONFIRM_OPTION
 @ALONE_OPTION
+@BUDGET_OPTION
 def run_cmd(
+    budget: Optional[float],
     report: Optional[Path],
     graph_file: Optional[Path],
     order_file: Optional[Path],
@@ -326,6 +341,7 @@ def run_cmd(
             project=str(project),
             on_progress=progress.update,
             notice=progress.notice,
+            budget_seconds=budget,
         )
     save_collected(graph_path, result.collected)
     for line in _collection_lines(result.collected):
@@ -386,7 +402,9 @@ def collect_cmd(
 @GRAPH_OPTION
 @CONFIRM_OPTION
 @ALONE_OPTION
+@BUDGET_OPTION
 def refine_cmd(
+    budget: Optional[float],
     report: Optional[Path],
     graph_file: Optional[Path],
     confirm_runs: int,
@@ -397,6 +415,7 @@ def refine_cmd(
     report_path, graph_path = _paths(params, report, graph_file)
     project = Path(params["project"]).resolve()
     collected = load_collected(graph_path, project=str(project))
+    deadline = None if budget is None else time.monotonic() + budget
     with open_engine(params, job=None) as engine, _Progress() as progress:
         result = refine_collected(
             engine,
@@ -406,6 +425,7 @@ def refine_cmd(
             alone_runs=alone_runs,
             on_progress=progress.update,
             notice=progress.notice,
+            deadline=deadline,
         )
     for line in _collection_lines(collected):
         click.echo(line)

@@ -37,7 +37,7 @@ from orderdep.shells.options import (
     engine_options,
     html_report_line,
 )
-from orderdep.shells.summary import Printer, render_summary
+from orderdep.shells.summary import Printer, next_commands, render_summary
 
 ORDERS_DIR = Path(".orderdep") / "orders"
 # Longer failing orders are written to a file and rerun with --order-file.
@@ -287,19 +287,21 @@ def detect(
                 f"command, {getattr(engine, 'orders_run', 0)} run now"
             )
         if do_classify and report.od_tests:
+            before = report.stats.orders_run
             report = _fill_kinds(engine, report, group, display)
+            report.stats.extras["classify_orders"] = report.stats.orders_run - before
     save_report(path, report)
-    reproduce = {}
-    for finding in report.od_tests:
-        note = f"failing order of {finding.test} (orderdep detect --seed {seed})"
-        reproduce[finding.test] = reproduce_command(
-            params, finding.test, finding.failing_order, note, report_file
-        )
-    for test in report.nio_tests:
-        reproduce[test] = reproduce_command(params, test, [test, test], report=report_file)
+
+    def command(test: str, order: list[str], label: str) -> str:
+        which = "failing" if label == "fails" else "passing"
+        note = f"{which} order of {test} (orderdep detect --seed {seed})"
+        return reproduce_command(params, test, order, note, report_file)
+
     out = Console()
-    render_summary(report, out, reproduce, str(path))
-    Printer(out).line(html_report_line(project, report_file))
+    steps = next_commands(report, project, report_file, params)
+    render_summary(report, out, command, str(path), steps)
+    if not steps:
+        Printer(out).line(html_report_line(project, report_file))
     return 1 if report.od_tests or report.nio_tests else 0
 
 

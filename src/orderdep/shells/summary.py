@@ -63,6 +63,7 @@ def render_summary(
     command: OrderCommand,
     report_path: Optional[str] = None,
     next_steps: Sequence[tuple[str, str]] = (),
+    html_line: Optional[str] = None,
 ) -> None:
     """Print the findings of ``report``: per OD test its kind, its partners by name, its
     flake rate and the shortest orders that show it as ``command(test, order, label)``; then the
@@ -94,6 +95,8 @@ def render_summary(
     out.line(stats_line(report))
     if report_path is not None:
         out.line(f"report: {report_path}")
+    if html_line is not None:
+        out.line(html_line)
     if next_steps:
         out.line("next:", "bold")
         for step, what in next_steps:

@@ -299,9 +299,7 @@ def detect(
 
     out = Console()
     steps = next_commands(report, project, report_file, params)
-    render_summary(report, out, command, str(path), steps)
-    if not steps:
-        Printer(out).line(html_report_line(project, report_file))
+    render_summary(report, out, command, str(path), steps, html_report_line(project, report_file))
     return 1 if report.od_tests or report.nio_tests else 0
 
 

@@ -122,8 +122,8 @@ def debug(test: str, polluters: tuple[str, ...], report: Optional[Path], **param
     """Name the shared state (roots) that makes an OD test fail (ODRepair's Debugger).
 
     Captures every root right before the test in its failing and passing orders, diffs
-    them, and restores the differing roots one at a time. Exit code 0 when a polluted
-    root was found, 1 when none was.
+    them, and restores the differing roots one at a time. Exit code 1 (the test is
+    order-dependent: a finding), whether or not a polluted root was named.
     """
     from orderdep.analysis.repair.debugger import debug as run_debug
     from orderdep.analysis.repair.debugger import finding_for, orders_for
@@ -152,7 +152,7 @@ def debug(test: str, polluters: tuple[str, ...], report: Optional[Path], **param
             again += ["--report", str(report)]
         lines.append(f"repair: {shlex.join([*again, *engine_flags(params)])}")
     click.echo("\n".join(lines))
-    return 0 if result.found else 1
+    return 1  # an order-dependent test, as detect says for its findings
 
 
 # -- fix -----------------------------------------------------------------------------------
@@ -292,7 +292,8 @@ def fix(
     if it made the test pass in its failing and passing orders without changing the
     outcomes of the suite (the report's nondeterministic tests, and tests whose outcome
     differs between two unpatched runs of the suite, are not compared). Files change only
-    with --apply. Exit code 0 when every OD test got a fix, 1 otherwise.
+    with --apply. Exit code 0 when no OD test is left in the files (nothing to fix, or
+    every one fixed with --apply), 1 when any is left (no verified patch, or not applied).
     """
     from orderdep.analysis.repair.debugger import finding_for
     from orderdep.analysis.repair.fix import Repairer, apply_fix
@@ -343,4 +344,5 @@ def fix(
     save_fixes(_report_file(project, report).resolve().parent, entries)
     if data is not None:
         click.echo(html_report_line(params["project"], report))
-    return 1 if missing else 0
+    # Exit codes as every command: 1 while an OD test is left in the files.
+    return 1 if missing or not apply_ else 0

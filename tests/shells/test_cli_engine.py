@@ -286,13 +286,12 @@ def test_no_tests_names_paths_in_the_project(
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
-        (["run", "{project}"], "no tests to run"),
         (["run", "{project}", OK, "--order-file", "{order}"], "not both"),
         (["run", "{project}", "--order-file", "{missing}"], "cannot read --order-file"),
         (["run", "{project}", "--order-file", "{badjson}"], "is not valid JSON"),
         (["run", "{missing}", OK], "does not exist"),
         (["collect", "{missing}"], "does not exist"),
-        (["run", "{order}", OK], "is a file"),
+        (["run", "{order}", OK], "is not a collected test id, test file or directory"),
         (["run", "{project}", "--jobs", "0", OK], "--jobs"),
         (["run", "{project}", "--timeout", "0", OK], "--timeout"),
         (["run", "{project}", "--timeout", "soon", OK], "--timeout"),

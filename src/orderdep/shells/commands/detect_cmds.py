@@ -36,6 +36,7 @@ from orderdep.shells.options import (
     engine_flags,
     engine_options,
     html_report_line,
+    selection_args,
 )
 from orderdep.shells.summary import Printer, next_commands, render_summary
 
@@ -54,7 +55,11 @@ def job_name(params: dict[str, Any], strategies: tuple[str, ...], seed: int, gro
             "strategies": list(strategies),
             "seed": seed,
             "group": group,
-            "pytest": [params["rootdir"], list(params["pythonpath"]), list(params["pytest_args"])],
+            "pytest": [
+                params["rootdir"],
+                list(params["pythonpath"]),
+                [*params["pytest_args"], *selection_args(params)],
+            ],
             "home": params.get("home", "copy"),
         },
         sort_keys=True,
@@ -241,7 +246,9 @@ def detect(
 
     \b
     Strategies (after the original order, which always runs first):
-      reverse, isolation, pairs   DTDetector's baselines
+      reverse                     the original order reversed
+      isolation                   each test alone
+      pairs                       every ordered pair of tests alone
       random                      random orders keeping groups together
       random-reverse              random orders, each one that found nothing new
                                   followed by its reverse
@@ -333,7 +340,7 @@ def flakerate(
     seed: Optional[int],
     group: Optional[GroupLevel],
 ) -> int:
-    """Fill in the flake rates of the report's classified OD tests (004 §4.2-4.4).
+    """Fill in the flake rates of the report's classified OD tests.
 
     all: the chance it fails in a random order; grouped: in a random order keeping
     groups together; reverse: the chance the reverse of a passing grouped order fails.

@@ -132,7 +132,8 @@ def _technique_options(labels: list[str]) -> Callable[[F], F]:
                 "-a",
                 type=click.Choice(labels, case_sensitive=False),
                 required=True,
-                help="Which algorithm of paper 002 (Tables 1-3).",
+                help="Which algorithm (see the command's description above; docs/design.md "
+                "names their sources).",
             ),
             click.option(
                 "--deps",
@@ -233,7 +234,7 @@ def prioritize(
     """Print the tests in prioritised order (T1-T4), one id per line.
 
     T1/T3 order by total statement/function coverage, T2/T4 by additional coverage; the
-    order is then made to satisfy the dependencies (002 Figure 2) unless --no-enhance.
+    order is then made to satisfy the dependencies unless --no-enhance.
     """
     data, dependencies = _inputs(project, coverage_file, deps, no_enhance)
     label = algorithm.upper()
@@ -301,7 +302,6 @@ def select(
 @_technique_options(["P1", "P2", "groups"])
 @click.option(
     "--machines",
-    "-k",
     type=count(1),
     default=2,
     show_default=True,
@@ -311,7 +311,7 @@ def select(
     "--output-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Write machine-1.txt .. machine-K.txt here (for `orderdep run --order-file`).",
+    help="Write machine-1.txt .. machine-N.txt here (for `orderdep run --order-file`).",
 )
 def parallelize(
     project: Path,
@@ -322,7 +322,7 @@ def parallelize(
     machines: int,
     output_dir: Optional[Path],
 ) -> int:
-    """Split the tests over K machines (P1, P2, groups); print each machine's order.
+    """Split the tests over --machines machines (P1, P2, groups); print each machine's order.
 
     P1 deals tests round-robin by position, P2 longest first onto the machine that
     finishes earliest; enhancing adds to each machine the dependees its tests need.
@@ -384,7 +384,6 @@ def parallelize(
 )
 @click.option(
     "--machines",
-    "-k",
     "machines",
     type=count(1),
     multiple=True,
@@ -432,7 +431,8 @@ def evaluate(
 ) -> int:
     """Run unenhanced and enhanced orders of every algorithm; compare OD-test failures and time.
 
-    The project's version of paper 002's Tables 8 and 9. Exit code 1 when an enhanced
+    How many OD tests fail under each algorithm with and without the dependencies file,
+    and what each costs. Exit code 1 when an enhanced
     order still has OD-test failures (the dependencies file is incomplete).
     """
     import json

@@ -119,7 +119,7 @@ def debug_lines(result: DebugResult, project: Path, params: dict[str, Any]) -> l
 @REPORT_OPTION
 @CHECK_OPTION
 def debug(test: str, polluters: tuple[str, ...], report: Optional[Path], **params: Any) -> int:
-    """Name the shared state (roots) that makes an OD test fail (ODRepair's Debugger).
+    """Name the shared state (roots) that makes an OD test fail.
 
     Captures every root right before the test in its failing and passing orders, diffs
     them, and restores the differing roots one at a time. Exit code 1 (the test is
@@ -285,7 +285,7 @@ def fix(
     report: Optional[Path],
     **params: Any,
 ) -> int:
-    """Verified patches for OD tests (iFixFlakies' patcher, ODRepair's generator).
+    """Print verified patches that make OD tests pass in every order.
 
     For each OD test of the report: prints a unified diff, writes it to
     PROJECT/.orderdep/patches/ and prints the commands that apply it. A patch is shown only

@@ -104,7 +104,7 @@ SELECT_OPTIONS = [
         multiple=True,
         metavar="NODEID",
         help="Leave out this test, file or directory (node id prefix), as pytest "
-        "--deselect; repeatable.",
+        "--deselect; repeatable (default: none left out).",
     ),
 ]
 

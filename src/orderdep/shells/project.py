@@ -4,8 +4,9 @@
 pytest's rootdir for the current directory (the nearest pytest.ini, pyproject.toml with
 pytest settings, tox.ini or setup.cfg upwards), and, as pytest collects only what is
 below the directory it runs in, a subdirectory selects its tests. A PROJECT that is a
-test file or a node id (``tests/test_a.py::test_b``) selects it in the project that
-holds it. A directory given as PROJECT is the project, as always.
+test file, a node id (``tests/test_a.py::test_b``) or a directory below the rootdir
+pytest would find for it selects it in the project that holds it; any other directory
+is the project.
 """
 
 from __future__ import annotations
@@ -98,8 +99,18 @@ def resolve_project(ctx: click.Context, param: click.Parameter, value: Optional[
         project = shown(root)
     else:
         file_part = value.partition("::")[0]
-        if "::" not in value and not Path(value).is_file():
-            project = Path(value)  # a directory (or a missing one: the engine says so)
+        if "::" not in value and not Path(value).exists():
+            project = Path(value)  # the engine names the missing directory
+        elif "::" not in value and Path(value).is_dir():
+            # The project, unless pytest would take a directory above it as the rootdir
+            # (then it selects its tests there, as `pytest DIR` does).
+            here = Path(value).resolve()
+            root = find_rootdir(here)
+            if root != here and here.is_relative_to(root):
+                selection = [here.relative_to(root).as_posix()]
+                project = shown(root)
+            else:
+                project = Path(value)
         elif not Path(file_part).is_file():
             raise click.BadParameter(
                 f"{value!r} is neither a project directory nor a test file or node id "

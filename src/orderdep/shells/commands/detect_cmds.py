@@ -188,7 +188,13 @@ def _fill_kinds(engine: Any, report: Report, group: GroupLevel, display: DetectD
     help=f"Orders of random and random-reverse (default {DEFAULT_ROUNDS}, or until "
     "--budget/--max-orders stops them when one is given).",
 )
-@click.option("--seed", type=SEED, default=None, help="Seed of every random choice (printed).")
+@click.option(
+    "--seed",
+    type=SEED,
+    default=None,
+    help="Seed of every random choice (default: a random one; printed, so the run "
+    "can be repeated).",
+)
 @click.option(
     "--group",
     type=click.Choice(GROUP_LEVELS),
@@ -201,13 +207,14 @@ def _fill_kinds(engine: Any, report: Report, group: GroupLevel, display: DetectD
     type=Seconds(),
     default=None,
     metavar="SECONDS",
-    help="Stop the search after this long (orders in flight finish; suspects are confirmed).",
+    help="Stop the search after this long (orders in flight finish; suspects are "
+    "confirmed). Default: no limit, except that tuscan is chosen only if it fits an hour.",
 )
 @click.option(
     "--max-orders",
     type=count(1),
     default=None,
-    help="Stop the search after this many orders.",
+    help="Stop the search after this many orders (default: no limit).",
 )
 @click.option(
     "--report",

@@ -48,7 +48,12 @@ def mismatch_lines(params: dict[str, Any], mismatches: list[Mismatch]) -> list[s
     show_default=True,
     help="Seconds to spend; the sample is cut short when they run out.",
 )
-@click.option("--seed", type=int, default=None, help="Seed of the random orders (printed).")
+@click.option(
+    "--seed",
+    type=int,
+    default=None,
+    help="Seed of the random orders (default: a random one, printed).",
+)
 @click.option(
     "--random",
     "random_orders",

@@ -41,7 +41,12 @@ def report_path(project: Path, report: Optional[Path]) -> Path:
     default=None,
     help="Report to classify and update (default PROJECT/.orderdep/report.json).",
 )
-@click.option("--test", "tests", multiple=True, help="Only this OD test (repeatable).")
+@click.option(
+    "--test",
+    "tests",
+    multiple=True,
+    help="Only this OD test; repeatable (default: every OD test of the report).",
+)
 @click.option(
     "--alone-runs",
     type=count(1),

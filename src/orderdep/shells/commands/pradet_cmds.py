@@ -113,7 +113,10 @@ EXTRA_OPTION = click.option(
     "a cleaner or an earlier no-op write hides in both the order and its reverse).",
 )
 SEED_OPTION = click.option(
-    "--seed", type=SEED, default=None, help="Seed of the random extra orders (printed)."
+    "--seed",
+    type=SEED,
+    default=None,
+    help="Seed of the random extra orders (default: a random one, printed).",
 )
 CONFIRM_OPTION = click.option(
     "--confirm-runs",

@@ -262,7 +262,8 @@ def prioritize(
     "diff_file",
     type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
     default=None,
-    help="Read the change from this unified diff (`-` for stdin) instead of git.",
+    help="Read the change from this unified diff (`-` for stdin) instead of git "
+    "(default: git diff against --base).",
 )
 def select(
     project: Path,
@@ -311,7 +312,8 @@ def select(
     "--output-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Write machine-1.txt .. machine-N.txt here (for `orderdep run --order-file`).",
+    help="Write machine-1.txt .. machine-N.txt here (for `orderdep run --order-file`; "
+    "default: only print them).",
 )
 def parallelize(
     project: Path,
@@ -389,7 +391,11 @@ def parallelize(
     multiple=True,
     help="Machines for P1, P2 and groups (repeatable; default 2, 4 and 8).",
 )
-@click.option("--base", default=None, help="Select tests by `git diff -U0 BASE` (one change).")
+@click.option(
+    "--base",
+    default=None,
+    help="Select tests by `git diff -U0 BASE` (one change; default: --changes simulated changes).",
+)
 @click.option(
     "--changes",
     type=count(1),

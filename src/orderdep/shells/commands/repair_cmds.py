@@ -250,13 +250,19 @@ def fix_lines(
 
 @cli.command()
 @engine_options
-@click.option("--test", "tests", multiple=True, help="Only this OD test (repeatable).")
+@click.option(
+    "--test",
+    "tests",
+    multiple=True,
+    help="Only this OD test; repeatable (default: every OD test of the report).",
+)
 @click.option(
     "--polluter",
     "polluters",
     multiple=True,
     help="With one --test: its polluter (state-setter, for a brittle); repeat for a group. "
-    "Needed without a report unless the test fails in the original order.",
+    "Needed without a report unless the test fails in the original order "
+    "(default: the report's first one).",
 )
 @click.option(
     "--strategy",

@@ -25,6 +25,7 @@ from orderdep.core.suite import GROUP_LEVELS, GroupLevel, Suite
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine, run_command
+from orderdep.shells.explain import evidence_orders
 from orderdep.shells.options import (
     CHECK_OPTION,
     DEFAULT_REPORT,
@@ -38,6 +39,7 @@ from orderdep.shells.options import (
     html_report_line,
     selection_args,
 )
+from orderdep.shells.output import set_result, stderr_console
 from orderdep.shells.summary import Printer, next_commands, render_summary
 
 ORDERS_DIR = Path(".orderdep") / "orders"
@@ -275,7 +277,7 @@ def detect(
     project: Path = params["project"]
     if seed is None:
         seed = secrets.randbelow(2**31)
-    err = Console(stderr=True)
+    err = stderr_console()
     Printer(err).line(f"orderdep: seed {seed} (rerun with --seed {seed})")
     path = report_file or project.resolve() / DEFAULT_REPORT
     job = job_name(params, strategies, seed, group)
@@ -313,6 +315,17 @@ def detect(
 
     out = Console()
     steps = next_commands(report, project, report_file, params)
+    set_result(
+        report_file=str(path),
+        report=report.to_json(),
+        commands={
+            f.test: {
+                label: command(f.test, order, label) for label, order in evidence_orders(f)
+            }
+            for f in report.od_tests
+        },
+        next=[step for step, _ in steps],
+    )
     render_summary(report, out, command, str(path), steps, html_report_line(project, report_file))
     return 1 if report.od_tests or report.nio_tests else 0
 
@@ -374,6 +387,7 @@ def flakerate(
     for finding in classified:
         fill_flake_rates(finding, suite, report.tests, seed, samples, level)
     save_report(path, report)
+    set_result(report_file=str(path), flake_rates={f.test: f.flake_rate for f in classified})
     width = max(len(f.test) for f in classified)
     click.echo(f"{'test':<{width}}  {'all':>7}  {'grouped':>7}  {'reverse':>7}")
     for f in classified:

@@ -25,11 +25,12 @@ from orderdep.shells.options import (
     engine_options,
     select_options,
 )
+from orderdep.shells.output import notice
 from orderdep.shells.project import SELECTION_KEY, selector
 
 
 def _notice(message: str) -> None:
-    click.echo(message, err=True)
+    notice(message)
 
 
 def open_engine(

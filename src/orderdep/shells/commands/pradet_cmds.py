@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any, Optional
 
 import click
-from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from orderdep.analysis.pradet.datadeps import explain as explain_access
@@ -44,6 +43,7 @@ from orderdep.shells.options import (
     engine_options,
     html_report_line,
 )
+from orderdep.shells.output import notice, stderr_console
 
 DEFAULT_GRAPH = Path(".orderdep") / "pradet.json"
 SHOWN_ROOTS = 5
@@ -147,7 +147,7 @@ def _seed(seed: Optional[int], extra_orders: int) -> int:
     if seed is None:
         seed = secrets.randbelow(2**31) if extra_orders else 0
         if extra_orders:
-            click.echo(f"orderdep: seed {seed} (rerun with --seed {seed})", err=True)
+            notice(f"orderdep: seed {seed} (rerun with --seed {seed})")
     return seed
 
 
@@ -164,7 +164,7 @@ class _Progress:
     """Refinement progress on stderr: a bar on a terminal, phase lines otherwise."""
 
     def __init__(self) -> None:
-        self.console = Console(stderr=True)
+        self.console = stderr_console()
         self.bar = Progress(
             TextColumn("refining"),
             BarColumn(),

@@ -43,12 +43,13 @@ from orderdep.shells.options import (
     count,
     engine_options,
 )
+from orderdep.shells.output import notice, set_result
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _notice(message: str) -> None:
-    click.echo(message, err=True)
+    notice(message)
 
 
 # --- shared inputs ------------------------------------------------------------------------------
@@ -243,6 +244,7 @@ def prioritize(
     )
     enhanced = enhance_order(order, dependencies, all_tests=data.tests)
     _report_enhancement(label, order, enhanced, dependencies)
+    set_result(algorithm=label, enhanced=not no_enhance, order=enhanced)
     for test in enhanced:
         click.echo(test)
     return 0
@@ -294,6 +296,7 @@ def select(
         f"{label} selected {len(order)} of {len(data.tests)} tests"
     )
     _report_enhancement(label, order, enhanced, dependencies)
+    set_result(algorithm=label, enhanced=not no_enhance, order=enhanced)
     for test in enhanced:
         click.echo(test)
     return 0
@@ -349,6 +352,7 @@ def parallelize(
             _report_enhancement(f"{label} machine {i}", u, e, dependencies)
     span = parallelization.makespan(split, durations)
     _notice(f"orderdep: {label} on {machines} machine(s): estimated makespan {span:.2f}s")
+    set_result(algorithm=label, makespan=span, machines=[list(order) for order in split])
     if output_dir is not None:
         output_dir.mkdir(parents=True, exist_ok=True)
         for i, order in enumerate(split, start=1):

@@ -26,6 +26,7 @@ from orderdep.shells.options import (
     engine_options,
     html_report_line,
 )
+from orderdep.shells.output import notice, set_result
 
 PATCH_DIR = "patches"  # next to the report (default PROJECT/.orderdep/patches)
 MAX_SHOWN_ROOTS = 20
@@ -39,7 +40,7 @@ REPORT_OPTION = click.option(
 
 
 def _notice(message: str) -> None:
-    click.echo(f"  .. {message}", err=True)
+    notice(f"  .. {message}")
 
 
 def _report_file(project: Path, report: Optional[Path]) -> Path:
@@ -348,6 +349,7 @@ def fix(
             lines = fix_lines(result, project, patch, params, report, applied, polluters)
             click.echo("\n".join(lines))
     save_fixes(_report_file(project, report).resolve().parent, entries)
+    set_result(fixes=entries, left=missing if apply_ else len(selected))
     if data is not None:
         click.echo(html_report_line(params["project"], report))
     # Exit codes as every command: 1 while an OD test is left in the files.

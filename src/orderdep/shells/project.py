@@ -64,12 +64,10 @@ def find_rootdir(path: Path) -> Path:
 
 def shown(path: Path) -> Path:
     """``path`` as the user will want to read and retype it: relative to the current
-    directory when it is the current directory or above it, else absolute."""
+    directory when one is inside the other, else absolute."""
     here = Path.cwd().resolve()
     path = path.resolve()
-    if path == here:
-        return Path(".")
-    if here.is_relative_to(path):
+    if here.is_relative_to(path) or path.is_relative_to(here):
         return Path(os.path.relpath(path, here))
     return path
 

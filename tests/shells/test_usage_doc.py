@@ -18,7 +18,7 @@ DOC = ROOT / "docs" / "usage.md"
 WALK = "/tmp/walk/bookshop"  # where the page's run took place
 # Set-up lines the test does itself (install, PATH, cd).
 SET_UP = ("python3 -m venv", "export ", "cd ")
-TIMING = re.compile(r"\d+\.\d+s|\d+\.\d+ s")
+TIMING = re.compile(r"\d+\.\d+s|\d+\.\d+ s|~\d+ s estimated")
 
 
 def steps() -> list[tuple[str, int, list[str]]]:

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import sqlite3
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from orderdep.engine.store import Store, code_key
 from orderdep.shells.cli import main
 from orderdep.shells.commands.engine_cmds import run_command
 
@@ -158,10 +158,10 @@ def test_run_records_into_the_project_store(
 ) -> None:
     assert run_main(capsys, "run", project, OK)[0] == 0
     assert run_main(capsys, "run", project, FAIL)[0] == 1
-    rows = sqlite3.connect(project / ".orderdep" / "results.db").execute(
-        "SELECT order_json, runner FROM runs ORDER BY id"
-    )
-    assert [(json.loads(o), r) for o, r in rows] == [([OK], "fork"), ([FAIL], "fork")]
+    store = Store(project / ".orderdep" / "results.db", code=code_key(project))
+    runs = [*store.runs_of([OK]), *store.runs_of([FAIL])]
+    assert [(r.order, r.runner) for r in runs] == [([OK], "fork"), ([FAIL], "fork")]
+    assert store.count() == 2
 
 
 def test_run_subprocess_runner(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -286,13 +286,12 @@ def test_no_tests_names_paths_in_the_project(
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
-        (["run", "{project}"], "no tests to run"),
         (["run", "{project}", OK, "--order-file", "{order}"], "not both"),
         (["run", "{project}", "--order-file", "{missing}"], "cannot read --order-file"),
         (["run", "{project}", "--order-file", "{badjson}"], "is not valid JSON"),
         (["run", "{missing}", OK], "does not exist"),
         (["collect", "{missing}"], "does not exist"),
-        (["run", "{order}", OK], "is a file"),
+        (["run", "{order}", OK], "is not a collected test id, test file or directory"),
         (["run", "{project}", "--jobs", "0", OK], "--jobs"),
         (["run", "{project}", "--timeout", "0", OK], "--timeout"),
         (["run", "{project}", "--timeout", "soon", OK], "--timeout"),

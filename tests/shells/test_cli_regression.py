@@ -132,7 +132,15 @@ def test_parallelize_sections_files_and_groups(
     assert "P1 machine 2: added 1 test" in err
     outdir = tmp_path / "machines"
     code, out, err = _run(
-        capsys, "parallelize", project, "-a", "groups", "-k", "2", "--output-dir", str(outdir)
+        capsys,
+        "parallelize",
+        project,
+        "-a",
+        "groups",
+        "--machines",
+        "2",
+        "--output-dir",
+        str(outdir),
     )
     assert code == 0
     files = sorted(outdir.iterdir())
@@ -231,7 +239,7 @@ def test_coverage_and_evaluate_on_a_real_project(
     data = load_coverage(tmp_path / ".orderdep" / "coverage.json")
     assert data.functions["tests/test_store.py::test_total"]["app/store.py"] == ["total"]
 
-    argv = ["evaluate", str(tmp_path), "-a", "T2", "-a", "S1", "-a", "P1", "-k", "2"]
+    argv = ["evaluate", str(tmp_path), "-a", "T2", "-a", "S1", "-a", "P1", "--machines", "2"]
     code, out, err = _run(capsys, *argv, "--changes", "2", "--seed", "1")
     assert code == 0  # the enhanced orders have no OD-test failures
     rows = {line.split()[0]: line.split() for line in out[1:4]}

@@ -148,7 +148,7 @@ def test_debug_names_the_polluted_root_and_its_commands_work(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = make_project(tmp_path / "shop")
-    assert main(["debug", str(root), "--test", EMPTY]) == 0
+    assert main(["debug", str(root), "--test", EMPTY]) == 1  # an OD test: a finding
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[0] == f"debugging {EMPTY} (victim)"
@@ -163,7 +163,7 @@ def test_debug_names_the_polluted_root_and_its_commands_work(
     assert main(shlex.split(reproduce)[1:]) == 1  # it reproduces the failure
     assert "1 failed" in capsys.readouterr().out
     (repair,) = labelled(out, "repair")
-    assert main([*shlex.split(repair)[1:], "--no-suite-check"]) == 0
+    assert main([*shlex.split(repair)[1:], "--no-suite-check"]) == 1  # not applied
     assert "fix for" in capsys.readouterr().out
 
 
@@ -171,7 +171,7 @@ def test_debug_without_report_infers_orders_or_takes_a_polluter(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = make_project(tmp_path / "shop", with_report=False)
-    assert main(["debug", str(root), "--test", BRITTLE, "--polluter", SETTER]) == 0
+    assert main(["debug", str(root), "--test", BRITTLE, "--polluter", SETTER]) == 1
     out = capsys.readouterr().out
     assert f"debugging {BRITTLE} (brittle)" in out
     assert "  needed    app.config._CONFIG: lacks key 'mode'" in out.splitlines()
@@ -184,7 +184,7 @@ def test_fix_prints_verified_patches_and_leaves_the_tree_alone(
 ) -> None:
     root = make_project(tmp_path / "shop")
     before = tree_hash(root)
-    assert main(["fix", str(root)]) == 0
+    assert main(["fix", str(root)]) == 1  # patches printed, not applied: OD tests left
     out = capsys.readouterr().out
     assert tree_hash(root) == before
     assert f"fix for {EMPTY} (victim): cleaner, 1 changed line(s)" in out
@@ -210,7 +210,7 @@ def test_fix_prints_verified_patches_and_leaves_the_tree_alone(
 @pytest.mark.skipif(shutil.which("patch") is None, reason="needs GNU patch")
 def test_printed_patch_command_applies(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = make_project(tmp_path / "shop")
-    assert main(["fix", str(root), "--test", EMPTY, "--strategy", "restore"]) == 0
+    assert main(["fix", str(root), "--test", EMPTY, "--strategy", "restore"]) == 1
     out = capsys.readouterr().out
     assert "+    jobs._JOBS.clear()" in out.splitlines()
     (command,) = [c for c in labelled(out, "or") if c.startswith("patch ")]
@@ -222,7 +222,7 @@ def test_printed_apply_command_changes_the_files(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = make_project(tmp_path / "shop")
-    assert main(["fix", str(root), "--test", EMPTY, "--strategy", "polluter"]) == 0
+    assert main(["fix", str(root), "--test", EMPTY, "--strategy", "polluter"]) == 1
     out = capsys.readouterr().out
     (command,) = [c for c in labelled(out, "or") if c.startswith("orderdep fix")]
     assert command.endswith("--strategy polluter --apply")
@@ -271,7 +271,7 @@ def test_fix_does_not_compare_the_reports_nondeterministic_tests(
     )  # fmt: skip
     save_report(root / ".orderdep" / "report.json", report)
     # --no-check: the fork runner's check would run the counting test twice more.
-    assert main(["fix", str(root), "--strategy", "cleaner", "--no-check"]) == 0
+    assert main(["fix", str(root), "--strategy", "cleaner", "--no-check"]) == 1
     out = capsys.readouterr().out
     assert f"fix for {EMPTY} (victim): cleaner, 1 changed line(s)" in out
     assert counter.read_text() == "3"  # it did run, and fail, in the patched suite

@@ -413,3 +413,49 @@ def test_testmon_deselection_gets_the_state_setter_back(suite: pytest.Pytester) 
     result.stdout.fnmatch_lines(["orderdep: added 1 test*", "*test_a.py::test_setter PASSED*"])
     assert _failed(result) == 0
     assert "test_b.py::test_brittle PASSED" in result.stdout.str()
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_shards_use_the_ini_dependencies_file_too(suite: pytest.Pytester, k: int) -> None:
+    suite.makeini("[pytest]\norderdep_deps = deps.json\n")
+    shards = []
+    for i in range(1, k + 1):
+        for seed in (1, 2, 3):
+            result = suite.runpytest(
+                *QUIET, "-p", "randomly", f"--randomly-seed={seed}",
+                f"--orderdep-shards={k}", f"--orderdep-shard={i}",
+            )  # fmt: skip
+            assert _failed(result) == 0, result.stdout.str()
+        result.stdout.fnmatch_lines([f"orderdep: shard {i}/{k}: *, * dependency group(s) *"])
+        shards.append(_collected(suite.runpytest(
+            *QUIET, "-p", "no:randomly", f"--orderdep-shards={k}", f"--orderdep-shard={i}",
+            "--co", "-q",
+        )))  # fmt: skip
+    for shard in shards:  # the groups the ini's file names are kept whole
+        if "test_b.py::test_brittle" in shard:
+            assert "test_a.py::test_setter" in shard
+
+
+def test_the_readmes_plugin_examples_run(suite: pytest.Pytester) -> None:
+    """Every `pytest` line of the README's plugin example, as printed (the deps file
+    and ids adapted to this suite)."""
+    from pathlib import Path
+
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    block = readme.read_text(encoding="utf-8").split("### The pytest plugin", 1)[1]
+    lines = block.split("```sh\n", 1)[1].split("```", 1)[0].splitlines()
+    assert len(lines) >= 4
+    for line in lines:
+        argv = line.split("#", 1)[0].split()
+        assert argv[0] == "pytest"
+        argv = [a.replace("orderdep-deps.json", "deps.json") for a in argv[1:]]
+        argv = [a.replace("test_profile", "test_brittle2") for a in argv]
+        argv = [
+            a.replace("tests/test_b.py::TestX::test_b", "test_b.py::test_brittle") for a in argv
+        ]
+        if "-n" in argv:
+            pytest.importorskip("xdist")
+            result = suite.runpytest_subprocess(*QUIET, *argv)
+        else:
+            result = suite.runpytest(*QUIET, *argv)
+        assert result.ret == 0, (line, result.stdout.str(), result.stderr.str())

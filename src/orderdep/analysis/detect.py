@@ -134,7 +134,8 @@ def choose_default(
     """The default strategy (see the module docstring) and why, as a sentence."""
     est = estimate_tuscan(groups, original, jobs)
     allowed = AUTO_TUSCAN_SECONDS if budget_left is None else budget_left
-    what = f"~{est.orders} orders, ~{est.seconds:.0f} s estimated"
+    # The order count is a lower bound (the generator may need a few more orders).
+    what = f"at least {est.orders} orders, ~{est.seconds:.0f} s estimated"
     if orders_left is not None and est.orders > orders_left:
         return "random-reverse", f"tuscan needs {what}, more than --max-orders leaves"
     if est.seconds > allowed:

@@ -34,9 +34,7 @@ def lost_at(result: OrderResult) -> Optional[int]:
     return None
 
 
-def continuations(
-    order: Sequence[str], k: int, skip: Collection[str] = ()
-) -> list[list[str]]:
+def continuations(order: Sequence[str], k: int, skip: Collection[str] = ()) -> list[list[str]]:
     """Orders that run what position ``k``'s crash or timeout left out: the rest after
     it, and the whole order without it (the same order twice is planned once). Tests in
     ``skip`` (already seen crashing or hanging) are left out of the rest, so one order

@@ -4,6 +4,11 @@ Default location ``.orderdep/results.db`` under the target project. Each finishe
 committed at once (WAL mode), so a job killed even with ``kill -9`` loses only the orders
 that were running; rerunning the same job (same seed, same options) finds the finished
 ones here and does not run them again.
+
+Orders are stored compactly (see :mod:`orderdep.engine.storecodec`): every test id once,
+in the ``tests`` table, and each order and its outcomes as compressed arrays of them.
+Stores written by earlier versions (JSON per order, schema 1) are converted in place the
+first time this version opens them.
 """
 
 from __future__ import annotations
@@ -19,9 +24,14 @@ from pathlib import Path
 from typing import Optional
 
 from orderdep.core.outcomes import OrderResult, TestResult
+from orderdep.engine.storecodec import decode_order, decode_results, encode_order, encode_results
 from orderdep.errors import StoreError, shown_path
 
 DEFAULT_STORE = Path(".orderdep") / "results.db"
+#: ``PRAGMA user_version`` of the current layout (1: JSON per order; 2: compact).
+SCHEMA_VERSION = 2
+# Rows converted per transaction when migrating a schema-1 store.
+MIGRATE_BATCH = 200
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -29,15 +39,21 @@ CREATE TABLE IF NOT EXISTS runs (
     job TEXT,
     order_key TEXT NOT NULL,
     code_key TEXT NOT NULL,
-    order_json TEXT NOT NULL,
-    results_json TEXT NOT NULL,
+    order_json TEXT NOT NULL,  -- schema 1 only; '' since schema 2
+    results_json TEXT NOT NULL,  -- schema 1 only; '' since schema 2
     runner TEXT NOT NULL,
     probe TEXT,
     seed INTEGER,
     tool_version TEXT NOT NULL,
     started REAL NOT NULL,
     wall_seconds REAL NOT NULL,
-    complete INTEGER NOT NULL
+    complete INTEGER NOT NULL,
+    order_blob BLOB,
+    results_blob BLOB
+);
+CREATE TABLE IF NOT EXISTS tests (
+    id INTEGER PRIMARY KEY,
+    nodeid TEXT NOT NULL UNIQUE
 );
 CREATE INDEX IF NOT EXISTS runs_by_order ON runs (code_key, order_key);
 CREATE INDEX IF NOT EXISTS runs_by_job ON runs (job, order_key);
@@ -85,11 +101,72 @@ class Store:
                 f"({shown_path(path.parent)!r}: {exc.strerror or exc}); "
                 "pass --store PATH to keep it in a writable place"
             ) from None
+        self._ids: dict[str, int] = {}
+        self._names: dict[int, str] = {}
         with self._guard("open"):
             self._db = sqlite3.connect(str(path), timeout=30, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
+            version = int(self._db.execute("PRAGMA user_version").fetchone()[0])
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(runs)")}
+            if columns and "order_blob" not in columns:
+                self._db.execute("ALTER TABLE runs ADD COLUMN order_blob BLOB")
+                self._db.execute("ALTER TABLE runs ADD COLUMN results_blob BLOB")
             self._db.executescript(SCHEMA)
             self._db.commit()
+            for number, nodeid in self._db.execute("SELECT id, nodeid FROM tests"):
+                self._ids[nodeid] = number
+                self._names[number] = nodeid
+            if version < SCHEMA_VERSION:
+                self._migrate()
+
+    def _numbers(self, ids: Sequence[str]) -> list[int]:
+        """Each test id's integer, adding the ids the store has not seen (lock held)."""
+        new = [t for t in dict.fromkeys(ids) if t not in self._ids]
+        if new:
+            self._db.executemany(
+                "INSERT OR IGNORE INTO tests (nodeid) VALUES (?)", [(t,) for t in new]
+            )
+            marks = ",".join("?" * len(new))
+            for number, nodeid in self._db.execute(
+                f"SELECT id, nodeid FROM tests WHERE nodeid IN ({marks})", new
+            ):
+                self._ids[nodeid] = number
+                self._names[number] = nodeid
+        return [self._ids[t] for t in ids]
+
+    def _encode(self, order: Sequence[str], results: Sequence[TestResult]) -> tuple[bytes, bytes]:
+        numbers = self._numbers(order)
+        tests = self._numbers([r.test for r in results])
+        return encode_order(numbers), encode_results(results, tests, numbers)
+
+    def _migrate(self) -> None:
+        """Convert a schema-1 store (JSON per order) to the compact layout, then reclaim
+        the space (VACUUM)."""
+        converted = 0
+        while True:
+            rows = self._db.execute(
+                "SELECT id, order_json, results_json FROM runs WHERE order_blob IS NULL LIMIT ?",
+                (MIGRATE_BATCH,),
+            ).fetchall()
+            if not rows:
+                break
+            updates = []
+            for rid, order_json, results_json in rows:
+                order = json.loads(order_json)
+                results = [TestResult.from_json(r) for r in json.loads(results_json)]
+                order_blob, results_blob = self._encode(order, results)
+                updates.append((order_blob, results_blob, rid))
+            self._db.executemany(
+                "UPDATE runs SET order_blob = ?, results_blob = ?, order_json = '',"
+                " results_json = '' WHERE id = ?",
+                updates,
+            )
+            self._db.commit()
+            converted += len(rows)
+        self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        self._db.commit()
+        if converted:
+            self._db.execute("VACUUM")
 
     @classmethod
     def for_project(cls, project: Path, path: Optional[Path] = None) -> Store:
@@ -119,12 +196,16 @@ class Store:
         seed: Optional[int] = None,
         probe: Optional[str] = None,
     ) -> int:
+        with self._lock, self._guard("write to"):
+            order_blob, results_blob = self._encode(result.order, result.results)
         row = (
             job,
             order_key(result.order),
             self.code,
-            json.dumps(result.order),
-            json.dumps([r.to_json() for r in result.results]),
+            "",
+            "",
+            order_blob,
+            results_blob,
             result.runner,
             probe,
             seed,
@@ -135,9 +216,9 @@ class Store:
         )
         with self._lock, self._guard("write to"):
             cur = self._db.execute(
-                "INSERT INTO runs (job, order_key, code_key, order_json, results_json, runner,"
-                " probe, seed, tool_version, started, wall_seconds, complete)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO runs (job, order_key, code_key, order_json, results_json,"
+                " order_blob, results_blob, runner, probe, seed, tool_version, started,"
+                " wall_seconds, complete) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 row,
             )
             self._db.commit()
@@ -149,10 +230,11 @@ class Store:
         with self._lock, self._guard("read"):
             rows = self._db.execute(sql, args).fetchall()
         out = []
-        for rid, order_json, results_json, runner, wall in rows:
+        for rid, order_blob, results_blob, runner, wall in rows:
+            numbers = decode_order(order_blob)
             res = OrderResult(
-                json.loads(order_json),
-                [TestResult.from_json(r) for r in json.loads(results_json)],
+                [self._names[n] for n in numbers],
+                decode_results(results_blob, numbers, self._names),
                 runner=runner,
                 wall_seconds=wall,
             )
@@ -163,7 +245,7 @@ class Store:
     def runs_of(self, order: Sequence[str]) -> list[OrderResult]:
         """Every complete run of exactly this order on this code version (evidence)."""
         return self._rows(
-            "SELECT id, order_json, results_json, runner, wall_seconds FROM runs"
+            "SELECT id, order_blob, results_blob, runner, wall_seconds FROM runs"
             " WHERE code_key = ? AND order_key = ? AND complete = 1 AND probe IS NULL"
             " ORDER BY id",
             (self.code, order_key(order)),
@@ -172,7 +254,7 @@ class Store:
     def job_runs(self, job: str, order: Sequence[str]) -> list[OrderResult]:
         """Complete runs of ``order`` recorded by ``job`` on this code version (for resume)."""
         return self._rows(
-            "SELECT id, order_json, results_json, runner, wall_seconds FROM runs"
+            "SELECT id, order_blob, results_blob, runner, wall_seconds FROM runs"
             " WHERE job = ? AND code_key = ? AND order_key = ? AND complete = 1"
             " AND probe IS NULL ORDER BY id",
             (job, self.code, order_key(order)),

@@ -261,7 +261,8 @@ def ci_options(func: F) -> F:
             default=None,
             metavar="FILE",
             help="Also write JUnit XML: each order-dependent test a failing test case with its "
-            "reproduce command (GitHub Actions annotations are printed when GITHUB_ACTIONS=true).",
+            "reproduce command (GitHub Actions annotations are printed when GITHUB_ACTIONS=true; "
+            "default: no JUnit XML).",
         ),
     ]
     for option in reversed(options):

@@ -32,6 +32,10 @@ from orderdep.shells.commands import (
     repair_cmds,  # noqa: F401  (debug, fix)
     report_cmds,  # noqa: F401  (report)
 )
+from orderdep.shells.output import add_output_options
+
+# --quiet and --json for every command, declared once.
+add_output_options(cli)
 
 #: Signals that stop orderdep the way Ctrl-C does, and their exit codes (128 + number).
 STOP_SIGNALS = {signal.SIGTERM: "SIGTERM", signal.SIGHUP: "SIGHUP"}

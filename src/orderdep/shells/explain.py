@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from orderdep.core.odmodel import group_key
 from orderdep.core.report import ODFinding
@@ -21,8 +21,9 @@ def _percent(rate: Optional[float]) -> str:
     return f"{rate * 100:.1f}%"
 
 
-def sentence(finding: ODFinding) -> str:
-    """One line: what breaks this test, what resets it, how often it fails at random."""
+def sentence(finding: ODFinding, rate: bool = True) -> str:
+    """One line: what breaks this test, what resets it, how often it fails at random
+    (unless not ``rate``)."""
     parts: list[str] = []
     if finding.kind == "victim":
         what = []
@@ -42,15 +43,16 @@ def sentence(finding: ODFinding) -> str:
         parts.append("fails unless " + (" or ".join(what) if what else "some test") + " runs first")
     else:
         parts.append("order-dependent (not classified yet: run `orderdep classify`)")
-    rate = finding.flake_rate.get("all")
-    if rate is not None:
-        parts.append(f"fails in {_percent(rate)} of random orders")
+    if rate and finding.flake_rate.get("all") is not None:
+        parts.append(f"fails in {_percent(finding.flake_rate['all'])} of random orders")
     return "; ".join(parts)
 
 
-def evidence_commands(finding: ODFinding, project: Path) -> list[tuple[str, str]]:
-    """(label, command) pairs that reproduce the explanation."""
-    out: list[tuple[str, str]] = []
+def evidence_orders(finding: ODFinding) -> list[tuple[str, list[str]]]:
+    """(label, order) pairs that show the explanation, each as short as it can be: one
+    polluter (or the first group) then the test; the test alone and after one
+    state-setter; the confirmed failing order when the test is not classified."""
+    out: list[tuple[str, list[str]]] = []
     test = finding.test
     if finding.kind == "victim":
         culprit: Optional[Sequence[str]] = None
@@ -59,28 +61,113 @@ def evidence_commands(finding: ODFinding, project: Path) -> list[tuple[str, str]
         elif finding.polluter_groups:
             culprit = finding.polluter_groups[0]
         if culprit is not None:
-            out.append(("fails", run_command(project, [*culprit, test])))
+            out.append(("fails", [*culprit, test]))
             key = culprit[0] if len(culprit) == 1 else group_key(culprit)
             cleaners = finding.cleaners.get(key) or []
             if cleaners:
-                out.append(("passes", run_command(project, [*culprit, cleaners[0], test])))
+                out.append(("passes", [*culprit, cleaners[0], test]))
+        elif finding.failing_order:
+            out.append(("fails", list(finding.failing_order)))
     elif finding.kind == "brittle":
-        out.append(("fails", run_command(project, [test])))
+        out.append(("fails", [test]))
         setter: Optional[Sequence[str]] = None
         if finding.state_setters:
             setter = [finding.state_setters[0]]
         elif finding.state_setter_groups:
             setter = finding.state_setter_groups[0]
         if setter is not None:
-            out.append(("passes", run_command(project, [*setter, test])))
+            out.append(("passes", [*setter, test]))
     elif finding.failing_order:
-        out.append(("fails", run_command(project, finding.failing_order)))
+        out.append(("fails", list(finding.failing_order)))
     return out
+
+
+def evidence_commands(finding: ODFinding, project: Path) -> list[tuple[str, str]]:
+    """(label, command) pairs that reproduce the explanation."""
+    return [(label, run_command(project, order)) for label, order in evidence_orders(finding)]
+
+
+#: How many partners a summary names before "and N more".
+NAMED = 3
+
+
+def named(ids: Sequence[str], limit: int = NAMED) -> str:
+    """``a, b, c and 4 more``: the first ``limit`` ids, then how many are left."""
+    shown = ", ".join(ids[:limit])
+    rest = len(ids) - limit
+    return f"{shown} and {rest} more" if rest > 0 else shown
+
+
+def _groups(groups: Sequence[Sequence[str]]) -> list[str]:
+    return ["(" + " then ".join(g) + ")" for g in groups]
+
+
+def polluted_roots(finding: ODFinding) -> list[str]:
+    """The shared state PRADET saw the partners write and the test read, when it ran."""
+    pradet: Any = finding.extras.get("pradet")
+    deps = pradet.get("dependencies") if isinstance(pradet, dict) else None
+    roots: list[str] = []
+    for dep in deps if isinstance(deps, list) else []:
+        for root in dep.get("roots", []) if isinstance(dep, dict) else []:
+            if isinstance(root, str) and root not in roots:
+                roots.append(root)
+    return roots
+
+
+def partner_lines(finding: ODFinding) -> list[str]:
+    """What a classified finding names: partners (first few), cleaners, flake rates, roots."""
+    lines: list[str] = []
+    if finding.kind == "victim":
+        if finding.polluters:
+            lines.append(f"polluters ({len(finding.polluters)}): {named(finding.polluters)}")
+        if finding.polluter_groups:
+            groups = _groups(finding.polluter_groups)
+            lines.append(f"polluter groups ({len(groups)}): {named(groups)}")
+        if not finding.polluters and not finding.polluter_groups:
+            lines.append("polluters: none found")
+        # The first named is the one the `passes` command uses (the first polluter's).
+        cleaners = list(dict.fromkeys(c for cs in finding.cleaners.values() for c in cs))
+        first = [c for _, order in evidence_orders(finding)[1:2] for c in order[-2:-1]]
+        cleaners = [*first, *[c for c in cleaners if c not in first]]
+        shown = named(cleaners, 1) if cleaners else "none found"
+        lines.append(f"cleaners ({len(cleaners)}): {shown}")
+    elif finding.kind == "brittle":
+        if finding.state_setters:
+            setters = finding.state_setters
+            lines.append(f"state-setters ({len(setters)}): {named(setters)}")
+        if finding.state_setter_groups:
+            groups = _groups(finding.state_setter_groups)
+            lines.append(f"state-setter groups ({len(groups)}): {named(groups)}")
+        if not finding.state_setters and not finding.state_setter_groups:
+            lines.append("state-setters: none found")
+    rates = finding.flake_rate
+    if rates.get("all") is not None:
+        line = f"flake rate: {_percent(rates['all'])} of random orders"
+        if rates.get("grouped") is not None:
+            line += f", {_percent(rates['grouped'])} of orders keeping groups together"
+        lines.append(line)
+    roots = polluted_roots(finding)
+    if roots:
+        lines.append(f"polluted root{'s' if len(roots) > 1 else ''}: {named(roots)}")
+    return lines
+
+
+def finding_lines(
+    finding: ODFinding, command: Callable[[list[str], str], str], indent: str = "  "
+) -> list[str]:
+    """The named explanation of one OD test, each evidence order as ``command(order,
+    "fails" or "passes")``; the failing one is labelled ``reproduce``."""
+    labels = {"fails": "reproduce", "passes": "passes"}
+    lines = [f"{indent}{line}" for line in partner_lines(finding)]
+    for label, order in evidence_orders(finding):
+        lines.append(f"{indent}{labels[label]}: {command(order, label)}")
+    return lines
 
 
 def explain_lines(finding: ODFinding, project: Path) -> list[str]:
     kind = finding.kind or "order-dependent"
-    lines = [f"{finding.test} [{kind}]", f"  {sentence(finding)}"]
+    lines = [f"{finding.test} [{kind}]", f"  {sentence(finding, rate=False)}"]
+    lines += [f"  {line}" for line in partner_lines(finding)]
     for label, command in evidence_commands(finding, project):
         lines.append(f"  {label}: {command}")
     return lines

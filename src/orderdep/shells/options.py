@@ -12,6 +12,7 @@ import click
 
 from orderdep.engine.config import RUNNERS, EngineConfig
 from orderdep.engine.home import HOME_POLICIES
+from orderdep.shells.project import positional_selection, resolve_project
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -75,9 +76,57 @@ def count(minimum: int, maximum: int = MAX_COUNT) -> click.IntRange:
 
 SEED = click.IntRange(min=0, max=MAX_SEED)
 
+# The project directory; without it, the project holding the current directory (found as
+# pytest finds its rootdir). A test file or node id selects it (see shells/project.py).
 PROJECT_ARG = click.argument(
-    "project", type=click.Path(file_okay=False, path_type=Path), default=".", required=False
+    "project", required=False, default=None, callback=resolve_project, metavar="[PROJECT]"
 )
+
+# Selection as pytest does it: passed through to pytest's own collection of the suite.
+SELECT_OPTIONS = [
+    click.option(
+        "-k",
+        "keyword",
+        default=None,
+        metavar="EXPR",
+        help="Only tests whose names match EXPR, as pytest -k (default: all tests).",
+    ),
+    click.option(
+        "-m",
+        "markexpr",
+        default=None,
+        metavar="MARKEXPR",
+        help="Only tests whose marks match MARKEXPR, as pytest -m (default: all tests).",
+    ),
+    click.option(
+        "--deselect",
+        "deselect",
+        multiple=True,
+        metavar="NODEID",
+        help="Leave out this test, file or directory (node id prefix), as pytest "
+        "--deselect; repeatable (default: none left out).",
+    ),
+]
+
+
+def select_options(func: F) -> F:
+    """Add -k, -m and --deselect (see :func:`selection_args`)."""
+    for option in reversed(SELECT_OPTIONS):
+        func = option(func)
+    return func
+
+
+def selection_args(params: dict[str, Any], positional: bool = True) -> list[str]:
+    """The pytest arguments that select what the user selected: the PROJECT argument's
+    file or node id (unless not ``positional``), -k, -m, --deselect."""
+    out = positional_selection() if positional else []
+    if params.get("keyword"):
+        out += ["-k", params["keyword"]]
+    if params.get("markexpr"):
+        out += ["-m", params["markexpr"]]
+    for nodeid in params.get("deselect") or ():
+        out += ["--deselect", nodeid]
+    return out
 
 
 def engine_options(func: F) -> F:
@@ -94,10 +143,12 @@ def engine_options(func: F) -> F:
         click.option(
             "--jobs",
             "-j",
+            "-n",
             type=count(1, MAX_JOBS),
             default=1,
             show_default=True,
-            help="Orders run in parallel, each worker in its own copy of the project.",
+            help="Orders run in parallel, each worker in its own copy of the project "
+            "(-n as in pytest-xdist).",
         ),
         click.option(
             "--timeout",
@@ -111,7 +162,8 @@ def engine_options(func: F) -> F:
             "--python",
             "python",
             default=None,
-            help="Interpreter to run the tests with (must have orderdep installed).",
+            help="Interpreter to run the tests with (must have orderdep installed; "
+            "default: the one running orderdep).",
         ),
         click.option(
             "--home",
@@ -122,25 +174,33 @@ def engine_options(func: F) -> F:
             "and ~/.config, put back after every order; empty: a private, empty HOME; "
             "real: your own HOME (what tests write there stays).",
         ),
-        click.option("--rootdir", default=None, help="Passed to pytest as --rootdir."),
+        click.option(
+            "--rootdir",
+            default=None,
+            help="Passed to pytest as --rootdir (default: pytest finds it).",
+        ),
         click.option(
             "--pythonpath",
             multiple=True,
-            help="Directory to put on sys.path (pytest's pythonpath ini); repeatable.",
+            help="Directory to put on sys.path (pytest's pythonpath ini); repeatable "
+            "(default: none added).",
         ),
         click.option(
             "--pytest-arg",
             "pytest_args",
             multiple=True,
-            help="Extra argument for every pytest run, e.g. --pytest-arg=-m --pytest-arg=unit.",
+            help="Extra argument for every pytest run, e.g. --pytest-arg=--tb=short; "
+            "repeatable (default: none).",
         ),
+        *SELECT_OPTIONS,
         click.option(
             "--dask",
             "dask_scheduler",
             default=None,
             metavar="ADDRESS",
             help="Run orders on the workers of this Dask scheduler (pip install "
-            "'orderdep[dask]'); the project is sent to them, once per code version.",
+            "'orderdep[dask]'); the project is sent to them, once per code version "
+            "(default: run here).",
         ),
         PROJECT_ARG,
     ]
@@ -164,12 +224,28 @@ def collect_options(func: F) -> F:
     """The options that say how pytest collects the project (for commands that only
     collect): rootdir, pythonpath, python, pytest arguments."""
     options = [
-        click.option("--rootdir", default=None, help="Passed to pytest as --rootdir."),
         click.option(
-            "--pythonpath", multiple=True, help="Directory to put on sys.path; repeatable."
+            "--rootdir",
+            default=None,
+            help="Passed to pytest as --rootdir (default: pytest finds it).",
         ),
-        click.option("--python", "python", default=None, help="Interpreter to collect with."),
-        click.option("--pytest-arg", "pytest_args", multiple=True, help="Extra pytest argument."),
+        click.option(
+            "--pythonpath",
+            multiple=True,
+            help="Directory to put on sys.path; repeatable (default: none added).",
+        ),
+        click.option(
+            "--python",
+            "python",
+            default=None,
+            help="Interpreter to collect with (default: the one running orderdep).",
+        ),
+        click.option(
+            "--pytest-arg",
+            "pytest_args",
+            multiple=True,
+            help="Extra pytest argument; repeatable (default: none).",
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -195,7 +271,7 @@ def engine_config(params: dict[str, Any]) -> EngineConfig:
         python=params["python"] or sys.executable,
         rootdir=params["rootdir"],
         pythonpath=tuple(params["pythonpath"]),
-        pytest_args=tuple(params["pytest_args"]),
+        pytest_args=(*params["pytest_args"], *selection_args(params)),
         home=params.get("home") or "copy",
     )
 
@@ -219,4 +295,4 @@ def engine_flags(params: dict[str, Any]) -> list[str]:
     for path in params.get("pythonpath") or ():
         out += ["--pythonpath", path]
     out += [f"--pytest-arg={arg}" for arg in params.get("pytest_args") or ()]
-    return out
+    return out + selection_args(params, positional=False)

@@ -6,15 +6,23 @@ printed command can be copied, or parsed by a test, as one line.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Optional
+import shlex
+from collections.abc import Callable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any, Optional
 
 from rich.console import Console
 from rich.text import Text
 
 from orderdep.core import replan
 from orderdep.core.report import ODFinding, Report
-from orderdep.shells.explain import sentence
+from orderdep.shells.explain import finding_lines, sentence
+from orderdep.shells.options import default_html, engine_flags
+
+#: ``command(test, order, label)``: the command that runs ``order``, in which ``test``
+#: ``label`` ("fails" or "passes").
+OrderCommand = Callable[[str, list[str], str], str]
 
 
 def _n(count: int, word: str, plural: Optional[str] = None) -> str:
@@ -25,7 +33,7 @@ def describe(finding: ODFinding) -> str:
     """One line on an OD test: its kind and explanation when classified, else what the
     confirmed orders show about running it alone."""
     if finding.kind is not None:
-        return sentence(finding)
+        return sentence(finding, rate=False)
     test = finding.test
     if finding.passing_order == [test]:
         seen = "passes alone"
@@ -53,13 +61,14 @@ class Printer:
 def render_summary(
     report: Report,
     console: Console,
-    reproduce: Mapping[str, str],
+    command: OrderCommand,
     report_path: Optional[str] = None,
+    next_steps: Sequence[tuple[str, str]] = (),
+    html_line: Optional[str] = None,
 ) -> None:
-    """Print the findings of ``report``.
-
-    ``reproduce`` maps an OD or NIO test id to the command that reproduces its failure;
-    each OD test's entry ends with it.
+    """Print the findings of ``report``: per OD test its kind, its partners by name, its
+    flake rate and the shortest orders that show it as ``command(test, order, label)``; then the
+    other flaky tests, what the run cost, and ``next_steps`` ((command, what it does)).
     """
     out = Printer(console)
     if report.od_tests:
@@ -69,8 +78,8 @@ def render_summary(
             kind = f"  [{finding.kind}]" if finding.kind else ""
             out.line(f"  {finding.test}{kind}", "bold")
             out.line(f"    {describe(finding)}")
-            if finding.test in reproduce:
-                out.line(f"    reproduce: {reproduce[finding.test]}")
+            for line in finding_lines(finding, partial(command, finding.test), "    "):
+                out.line(line)
     else:
         out.line("no order-dependent tests found", "bold green")
     if report.nio_tests:
@@ -81,8 +90,7 @@ def render_summary(
         )
         for test in report.nio_tests:
             out.line(f"  {test}", "bold")
-            if test in reproduce:
-                out.line(f"    reproduce: {reproduce[test]}")
+            out.line(f"    reproduce: {command(test, [test, test], 'fails')}")
     _listing(out, "non-deterministic (its outcome changed within one order)", report.nd_tests)
     _listing(out, "always failing (also alone)", report.always_failing)
     out.line(stats_line(report))
@@ -90,6 +98,54 @@ def render_summary(
         out.line(line)
     if report_path is not None:
         out.line(f"report: {report_path}")
+    if html_line is not None:
+        out.line(html_line)
+    if next_steps:
+        out.line("next:", "bold")
+        for step, what in next_steps:
+            out.line(f"  {step}")
+            out.line(f"      {what}")
+
+
+def next_commands(
+    report: Report, project: Path, report_file: Optional[Path], params: dict[str, Any]
+) -> list[tuple[str, str]]:
+    """The commands that take a report further, as (command, what it does): classify
+    when some OD test is not classified, then deps, fix and the HTML report."""
+    if not report.od_tests:
+        return []
+    where = ["--report", str(report_file)] if report_file is not None else []
+    flags = engine_flags(params)
+    # `fix` keeps no results store: every other engine option carries over.
+    fix_flags = engine_flags({**params, "store_path": None})
+    steps: list[tuple[str, str]] = []
+    if any(not f.classified for f in report.od_tests):
+        steps.append(
+            (
+                shlex.join(["orderdep", "classify", str(project), *where, *flags]),
+                "name each OD test's polluters, cleaners or state-setters",
+            )
+        )
+    steps.append(
+        (
+            shlex.join(["orderdep", "deps", str(project), *where]),
+            "write the dependencies file that keeps these tests apart under pytest",
+        )
+    )
+    steps.append(
+        (
+            shlex.join(["orderdep", "fix", str(project), *where, *fix_flags]),
+            "print verified patches that remove the dependencies",
+        )
+    )
+    html = default_html(project, report_file)
+    steps.append(
+        (
+            shlex.join(["orderdep", "report", str(project), *where, "--html", str(html)]),
+            "write everything above as one HTML page",
+        )
+    )
+    return steps
 
 
 def _listing(out: Printer, title: str, tests: Sequence[str]) -> None:
@@ -100,10 +156,13 @@ def _listing(out: Printer, title: str, tests: Sequence[str]) -> None:
 
 
 def stats_line(report: Report) -> str:
-    """What the report cost and how to reproduce it: orders, executions, time, seed."""
+    """What the report cost and how to reproduce it: orders (every order run, with how
+    many the search, confirmation and classification each took when known), executions,
+    time, seed."""
     s = report.stats
     line = (
-        f"{' + '.join(s.strategies) or 'no strategy'}: {_n(s.orders_run, 'order')}, "
+        f"{' + '.join(s.strategies) or 'no strategy'}: {_n(s.orders_run, 'order')} run"
+        f"{_breakdown(s.orders_run, s.extras)}, "
         f"{_n(s.test_executions, 'test execution')} in {s.wall_seconds:.1f} s; seed {s.seed}"
     )
     if s.extras.get("stopped_early"):
@@ -125,3 +184,16 @@ def coverage_lines(report: Report) -> list[str]:
         for a in accounts
         if isinstance(a, dict) and a.get("strategy") == "original" and a.get("lost_to")
     ]
+
+
+def _breakdown(total: int, extras: dict[str, Any]) -> str:
+    search, classify = extras.get("search_orders"), extras.get("classify_orders", 0)
+    if not isinstance(search, int) or not isinstance(classify, int):
+        return ""
+    confirm = total - search - classify
+    if confirm < 0:
+        return ""
+    parts = [f"{search} searching", f"{confirm} confirming"]
+    if classify:
+        parts.append(f"{classify} classifying")
+    return f" ({', '.join(parts)})"

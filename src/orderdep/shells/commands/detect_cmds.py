@@ -22,6 +22,7 @@ from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.ci import changed_setup, check_ci_options, ci_options, write_ci_outputs
 from orderdep.shells.commands.engine_cmds import open_engine, run_command
+from orderdep.shells.explain import evidence_orders
 from orderdep.shells.options import (
     CHECK_OPTION,
     DEFAULT_REPORT,
@@ -33,8 +34,10 @@ from orderdep.shells.options import (
     engine_flags,
     engine_options,
     html_report_line,
+    selection_args,
 )
-from orderdep.shells.summary import Printer, render_summary
+from orderdep.shells.output import set_result, stderr_console
+from orderdep.shells.summary import Printer, next_commands, render_summary
 
 ORDERS_DIR = Path(".orderdep") / "orders"
 # Longer failing orders are written to a file and rerun with --order-file.
@@ -51,7 +54,11 @@ def job_name(params: dict[str, Any], strategies: tuple[str, ...], seed: int, gro
             "strategies": list(strategies),
             "seed": seed,
             "group": group,
-            "pytest": [params["rootdir"], list(params["pythonpath"]), list(params["pytest_args"])],
+            "pytest": [
+                params["rootdir"],
+                list(params["pythonpath"]),
+                [*params["pytest_args"], *selection_args(params)],
+            ],
             "home": params.get("home", "copy"),
         },
         sort_keys=True,
@@ -180,7 +187,13 @@ def _fill_kinds(engine: Any, report: Report, group: GroupLevel, display: DetectD
     help=f"Orders of random and random-reverse (default {DEFAULT_ROUNDS}, or until "
     "--budget/--max-orders stops them when one is given).",
 )
-@click.option("--seed", type=SEED, default=None, help="Seed of every random choice (printed).")
+@click.option(
+    "--seed",
+    type=SEED,
+    default=None,
+    help="Seed of every random choice (default: a random one; printed, so the run "
+    "can be repeated).",
+)
 @click.option(
     "--group",
     type=click.Choice(GROUP_LEVELS),
@@ -193,13 +206,14 @@ def _fill_kinds(engine: Any, report: Report, group: GroupLevel, display: DetectD
     type=Seconds(),
     default=None,
     metavar="SECONDS",
-    help="Stop the search after this long (orders in flight finish; suspects are confirmed).",
+    help="Stop the search after this long (orders in flight finish; suspects are "
+    "confirmed). Default: no limit, except that tuscan is chosen only if it fits an hour.",
 )
 @click.option(
     "--max-orders",
     type=count(1),
     default=None,
-    help="Stop the search after this many orders.",
+    help="Stop the search after this many orders (default: no limit).",
 )
 @click.option(
     "--report",
@@ -242,7 +256,9 @@ def detect(
 
     \b
     Strategies (after the original order, which always runs first):
-      reverse, isolation, pairs   DTDetector's baselines
+      reverse                     the original order reversed
+      isolation                   each test alone
+      pairs                       every ordered pair of tests alone
       random                      random orders keeping groups together
       random-reverse              random orders, each one that found nothing new
                                   followed by its reverse
@@ -264,7 +280,7 @@ def detect(
     if seed is None:
         # CI runs continue each other (see ci.Progress), so --changed keeps one seed.
         seed = 0 if changed else secrets.randbelow(2**31)
-    err = Console(stderr=True)
+    err = stderr_console()
     Printer(err).line(f"orderdep: seed {seed} (rerun with --seed {seed})")
     path = report_file or project.resolve() / DEFAULT_REPORT
     job = job_name(params, ("changed", *strategies) if changed else strategies, seed, group)
@@ -300,19 +316,36 @@ def detect(
                 f"command, {getattr(engine, 'orders_run', 0)} run now"
             )
         if do_classify and report.od_tests:
+            before = report.stats.orders_run
             report = _fill_kinds(engine, report, group, display)
+            report.stats.extras["classify_orders"] = report.stats.orders_run - before
     save_report(path, report)
-    reproduce = {}
-    for finding in report.od_tests:
-        note = f"failing order of {finding.test} (orderdep detect --seed {seed})"
-        reproduce[finding.test] = reproduce_command(
-            params, finding.test, finding.failing_order, note, report_file
-        )
-    for test in report.nio_tests:
-        reproduce[test] = reproduce_command(params, test, [test, test], report=report_file)
+
+    def command(test: str, order: list[str], label: str) -> str:
+        which = "failing" if label == "fails" else "passing"
+        note = f"{which} order of {test} (orderdep detect --seed {seed})"
+        return reproduce_command(params, test, order, note, report_file)
+
     out = Console()
-    render_summary(report, out, reproduce, str(path))
-    Printer(out).line(html_report_line(project, report_file))
+    steps = next_commands(report, project, report_file, params)
+    set_result(
+        report_file=str(path),
+        report=report.to_json(),
+        commands={
+            f.test: {label: command(f.test, order, label) for label, order in evidence_orders(f)}
+            for f in report.od_tests
+        },
+        next=[step for step, _ in steps],
+    )
+    render_summary(report, out, command, str(path), steps, html_report_line(project, report_file))
+    reproduce = {
+        f.test: next(
+            (command(f.test, o, label) for label, o in evidence_orders(f) if label == "fails"),
+            command(f.test, f.failing_order, "fails"),
+        )
+        for f in report.od_tests
+    }
+    reproduce.update({t: command(t, [t, t], "fails") for t in report.nio_tests})
     write_ci_outputs(report, reproduce, junit_file, Path(report.project or project))
     return 1 if report.od_tests or report.nio_tests else 0
 
@@ -347,7 +380,7 @@ def flakerate(
     seed: Optional[int],
     group: Optional[GroupLevel],
 ) -> int:
-    """Fill in the flake rates of the report's classified OD tests (004 §4.2-4.4).
+    """Fill in the flake rates of the report's classified OD tests.
 
     all: the chance it fails in a random order; grouped: in a random order keeping
     groups together; reverse: the chance the reverse of a passing grouped order fails.
@@ -374,6 +407,7 @@ def flakerate(
     for finding in classified:
         fill_flake_rates(finding, suite, report.tests, seed, samples, level)
     save_report(path, report)
+    set_result(report_file=str(path), flake_rates={f.test: f.flake_rate for f in classified})
     width = max(len(f.test) for f in classified)
     click.echo(f"{'test':<{width}}  {'all':>7}  {'grouped':>7}  {'reverse':>7}")
     for f in classified:

@@ -14,6 +14,7 @@ from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import fidelity_cache_path
 from orderdep.shells.options import engine_config, engine_flags, engine_options
+from orderdep.shells.output import notice
 
 SHOWN = 10
 
@@ -49,7 +50,12 @@ def mismatch_lines(params: dict[str, Any], mismatches: list[Mismatch]) -> list[s
     show_default=True,
     help="Seconds to spend; the sample is cut short when they run out.",
 )
-@click.option("--seed", type=int, default=None, help="Seed of the random orders (printed).")
+@click.option(
+    "--seed",
+    type=int,
+    default=None,
+    help="Seed of the random orders (default: a random one, printed).",
+)
 @click.option(
     "--random",
     "random_orders",
@@ -82,14 +88,14 @@ def doctor(
         )
     seed = random.SystemRandom().randrange(1 << 32) if seed is None else seed
     config = engine_config(params)
-    click.echo(f"orderdep doctor: seed {seed}, budget {budget:g}s", err=True)
+    notice(f"orderdep doctor: seed {seed}, budget {budget:g}s")
     report = check(
         config,
         seed=seed,
         budget=budget,
         random_orders=random_orders,
         singles=singles,
-        progress=lambda line: click.echo(line, err=True),
+        progress=notice,
     )
     VerdictCache(fidelity_cache_path(config.project, None)).put(config_key(config), report)
     runners = ", ".join(report.runners)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Optional
 
@@ -22,11 +23,14 @@ from orderdep.shells.options import (
     collect_options,
     engine_config,
     engine_options,
+    select_options,
 )
+from orderdep.shells.output import notice
+from orderdep.shells.project import SELECTION_KEY, selector
 
 
 def _notice(message: str) -> None:
-    click.echo(message, err=True)
+    notice(message)
 
 
 def open_engine(
@@ -116,6 +120,7 @@ def collect_suite(project: Path, params: dict[str, Any]) -> Suite:
 @PROJECT_ARG
 @click.option("--json", "as_json", is_flag=True, help="Print the suite as JSON.")
 @collect_options
+@select_options
 def collect(project: Path, as_json: bool, **params: Any) -> int:
     """Print the project's test ids in original (collection) order."""
     suite = collect_suite(project, params)
@@ -160,6 +165,30 @@ def print_result(result: OrderResult) -> None:
     click.echo(f"{summary} in {result.wall_seconds:.2f}s ({result.runner} runner)")
 
 
+def expand(args: Sequence[str], project: Path, suite: Suite) -> list[str]:
+    """The order ``args`` name: a test id as it is (it may repeat); a test file,
+    directory or class as its collected tests in original order, as pytest runs them."""
+    root = project.resolve()
+    order: list[str] = []
+    for arg in args:
+        arg = selector(arg, root)
+        if arg in suite:
+            order.append(arg)
+            continue
+        path = arg.rstrip("/")
+        found = [t for t in suite.ids if t.startswith((f"{path}::", f"{path}/"))]
+        if not found and "::" in arg:
+            order.append(arg)  # not collected: engine.check names it and the closest id
+            continue
+        if not found:
+            raise UsageError(
+                f"{arg!r} is not a collected test id, test file or directory of "
+                f"{str(project)!r}; see `orderdep collect` for the ids"
+            )
+        order += found
+    return order
+
+
 @cli.command()
 @engine_options
 @STORE_OPTION
@@ -167,28 +196,34 @@ def print_result(result: OrderResult) -> None:
     "--order-file",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="File with one test id per line (or a JSON list), in the order to run.",
+    help="File with one test id per line (or a JSON list), in the order to run "
+    "(default: the TESTS given).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.argument("tests", nargs=-1)
 def run(tests: tuple[str, ...], order_file: Optional[Path], as_json: bool, **params: Any) -> int:
     """Run TESTS (or --order-file) in exactly this order, in a fresh interpreter state.
 
-    The same id may appear more than once: `orderdep run . t t` runs t twice.
+    TESTS are node ids, test files or directories, as for pytest (a file or directory
+    runs its tests in original order); without TESTS, the whole suite in original
+    order. The same id may appear more than once: `orderdep run . t t` runs t twice.
     Exit code 1 when any position fails.
     """
     project: Path = params["project"]
+    # A test file or node id given first (where PROJECT goes) is the first test to run.
+    ctx = click.get_current_context()
+    tests = (*ctx.meta.pop(SELECTION_KEY, []), *tests)
     if tests and order_file is not None:
         raise UsageError("give test ids or --order-file, not both")
-    if not tests and order_file is None and Path(str(project)).is_file():
-        raise UsageError(f"{str(project)!r} is a file; the first argument is the project directory")
-    order = list(tests) if tests else read_order_file(order_file) if order_file else []
-    if not order:
-        raise UsageError(
-            "no tests to run: give test ids or --order-file FILE "
-            "(see `orderdep collect` for the ids)"
-        )
     with open_engine(params, job=None) as engine:
+        if order_file is not None:
+            order = read_order_file(order_file)
+            if not order:
+                raise UsageError(f"--order-file {str(order_file)!r} names no tests")
+        else:
+            order = expand(tests, project, engine.suite) if tests else list(engine.suite.ids)
+        if not order:
+            raise UsageError("no tests collected: nothing to run (see `orderdep collect`)")
         engine.check(order)
         result = engine.run(order)
     if as_json:

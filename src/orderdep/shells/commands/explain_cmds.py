@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 from pathlib import Path
 from typing import Any, Optional
 
@@ -25,6 +26,7 @@ from orderdep.shells.options import (
     engine_options,
     html_report_line,
 )
+from orderdep.shells.output import notice, set_result
 
 __all__ = ["DEFAULT_DEPS"]  # the regression commands' default too
 
@@ -42,7 +44,12 @@ def report_path(project: Path, report: Optional[Path]) -> Path:
     default=None,
     help="Report to classify and update (default PROJECT/.orderdep/report.json).",
 )
-@click.option("--test", "tests", multiple=True, help="Only this OD test (repeatable).")
+@click.option(
+    "--test",
+    "tests",
+    multiple=True,
+    help="Only this OD test; repeatable (default: every OD test of the report).",
+)
 @click.option(
     "--alone-runs",
     type=count(1),
@@ -69,13 +76,14 @@ def classify(
 
     def progress(p: ClassifyProgress) -> None:
         if p.step == "done":
-            click.echo(f"[{p.index}/{p.total}] {p.message}", err=True)
+            notice(f"[{p.index}/{p.total}] {p.message}")
 
     with open_engine(params, job=None) as engine:
         result = run_classify(
             engine, data, tests or None, progress, alone_runs=alone_runs, redo=redo
         )
     save_report(path, result)
+    set_result(report_file=str(path), report=result.to_json())
     for finding in result.od_tests:
         if tests and finding.test not in tests:
             continue
@@ -164,6 +172,7 @@ def deps(
         return 0
     target = output or project / DEFAULT_DEPS
     save_deps(target, dependencies)
+    set_result(written=str(target), deps=json.loads(dump_deps(dependencies)))
     click.echo(f"wrote {len(dependencies)} dependencies to {target}")
     return 0
 

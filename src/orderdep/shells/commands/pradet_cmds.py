@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, Optional
 
 import click
-from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from orderdep.analysis.pradet.datadeps import explain as explain_access
@@ -46,6 +45,7 @@ from orderdep.shells.options import (
     engine_options,
     html_report_line,
 )
+from orderdep.shells.output import notice, stderr_console
 
 DEFAULT_GRAPH = Path(".orderdep") / "pradet.json"
 SHOWN_ROOTS = 5
@@ -115,7 +115,10 @@ EXTRA_OPTION = click.option(
     "a cleaner or an earlier no-op write hides in both the order and its reverse).",
 )
 SEED_OPTION = click.option(
-    "--seed", type=SEED, default=None, help="Seed of the random extra orders (printed)."
+    "--seed",
+    type=SEED,
+    default=None,
+    help="Seed of the random extra orders (default: a random one, printed).",
 )
 CONFIRM_OPTION = click.option(
     "--confirm-runs",
@@ -140,7 +143,7 @@ BUDGET_OPTION = click.option(
     default=None,
     help="Seconds for the whole command: refinement starts no schedule after them (the "
     "data dependencies left are reported as not tested) and alternatives and search are "
-    "skipped; what it found is still confirmed.",
+    "skipped; what it found is still confirmed (default: no limit).",
 )
 
 
@@ -156,7 +159,7 @@ def _seed(seed: Optional[int], extra_orders: int) -> int:
     if seed is None:
         seed = secrets.randbelow(2**31) if extra_orders else 0
         if extra_orders:
-            click.echo(f"orderdep: seed {seed} (rerun with --seed {seed})", err=True)
+            notice(f"orderdep: seed {seed} (rerun with --seed {seed})")
     return seed
 
 
@@ -173,7 +176,7 @@ class _Progress:
     """Refinement progress on stderr: a bar on a terminal, phase lines otherwise."""
 
     def __init__(self) -> None:
-        self.console = Console(stderr=True)
+        self.console = stderr_console()
         self.bar = Progress(
             TextColumn("refining"),
             BarColumn(),

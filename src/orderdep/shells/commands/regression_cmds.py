@@ -43,12 +43,13 @@ from orderdep.shells.options import (
     count,
     engine_options,
 )
+from orderdep.shells.output import notice, set_result
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _notice(message: str) -> None:
-    click.echo(message, err=True)
+    notice(message)
 
 
 # --- shared inputs ------------------------------------------------------------------------------
@@ -132,7 +133,8 @@ def _technique_options(labels: list[str]) -> Callable[[F], F]:
                 "-a",
                 type=click.Choice(labels, case_sensitive=False),
                 required=True,
-                help="Which algorithm of paper 002 (Tables 1-3).",
+                help="Which algorithm (see the command's description above; docs/design.md "
+                "names their sources).",
             ),
             click.option(
                 "--deps",
@@ -233,7 +235,7 @@ def prioritize(
     """Print the tests in prioritised order (T1-T4), one id per line.
 
     T1/T3 order by total statement/function coverage, T2/T4 by additional coverage; the
-    order is then made to satisfy the dependencies (002 Figure 2) unless --no-enhance.
+    order is then made to satisfy the dependencies unless --no-enhance.
     """
     data, dependencies = _inputs(project, coverage_file, deps, no_enhance)
     label = algorithm.upper()
@@ -242,6 +244,7 @@ def prioritize(
     )
     enhanced = enhance_order(order, dependencies, all_tests=data.tests)
     _report_enhancement(label, order, enhanced, dependencies)
+    set_result(algorithm=label, enhanced=not no_enhance, order=enhanced)
     for test in enhanced:
         click.echo(test)
     return 0
@@ -261,7 +264,8 @@ def prioritize(
     "diff_file",
     type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
     default=None,
-    help="Read the change from this unified diff (`-` for stdin) instead of git.",
+    help="Read the change from this unified diff (`-` for stdin) instead of git "
+    "(default: git diff against --base).",
 )
 def select(
     project: Path,
@@ -292,6 +296,7 @@ def select(
         f"{label} selected {len(order)} of {len(data.tests)} tests"
     )
     _report_enhancement(label, order, enhanced, dependencies)
+    set_result(algorithm=label, enhanced=not no_enhance, order=enhanced)
     for test in enhanced:
         click.echo(test)
     return 0
@@ -301,7 +306,6 @@ def select(
 @_technique_options(["P1", "P2", "groups"])
 @click.option(
     "--machines",
-    "-k",
     type=count(1),
     default=2,
     show_default=True,
@@ -311,7 +315,8 @@ def select(
     "--output-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Write machine-1.txt .. machine-K.txt here (for `orderdep run --order-file`).",
+    help="Write machine-1.txt .. machine-N.txt here (for `orderdep run --order-file`; "
+    "default: only print them).",
 )
 def parallelize(
     project: Path,
@@ -322,7 +327,7 @@ def parallelize(
     machines: int,
     output_dir: Optional[Path],
 ) -> int:
-    """Split the tests over K machines (P1, P2, groups); print each machine's order.
+    """Split the tests over --machines machines (P1, P2, groups); print each machine's order.
 
     P1 deals tests round-robin by position, P2 longest first onto the machine that
     finishes earliest; enhancing adds to each machine the dependees its tests need.
@@ -347,6 +352,7 @@ def parallelize(
             _report_enhancement(f"{label} machine {i}", u, e, dependencies)
     span = parallelization.makespan(split, durations)
     _notice(f"orderdep: {label} on {machines} machine(s): estimated makespan {span:.2f}s")
+    set_result(algorithm=label, makespan=span, machines=[list(order) for order in split])
     if output_dir is not None:
         output_dir.mkdir(parents=True, exist_ok=True)
         for i, order in enumerate(split, start=1):
@@ -384,13 +390,16 @@ def parallelize(
 )
 @click.option(
     "--machines",
-    "-k",
     "machines",
     type=count(1),
     multiple=True,
     help="Machines for P1, P2 and groups (repeatable; default 2, 4 and 8).",
 )
-@click.option("--base", default=None, help="Select tests by `git diff -U0 BASE` (one change).")
+@click.option(
+    "--base",
+    default=None,
+    help="Select tests by `git diff -U0 BASE` (one change; default: --changes simulated changes).",
+)
 @click.option(
     "--changes",
     type=count(1),
@@ -432,7 +441,8 @@ def evaluate(
 ) -> int:
     """Run unenhanced and enhanced orders of every algorithm; compare OD-test failures and time.
 
-    The project's version of paper 002's Tables 8 and 9. Exit code 1 when an enhanced
+    How many OD tests fail under each algorithm with and without the dependencies file,
+    and what each costs. Exit code 1 when an enhanced
     order still has OD-test failures (the dependencies file is incomplete).
     """
     import json

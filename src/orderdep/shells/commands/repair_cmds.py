@@ -26,6 +26,7 @@ from orderdep.shells.options import (
     engine_options,
     html_report_line,
 )
+from orderdep.shells.output import notice, set_result
 
 PATCH_DIR = "patches"  # next to the report (default PROJECT/.orderdep/patches)
 MAX_SHOWN_ROOTS = 20
@@ -39,7 +40,7 @@ REPORT_OPTION = click.option(
 
 
 def _notice(message: str) -> None:
-    click.echo(f"  .. {message}", err=True)
+    notice(f"  .. {message}")
 
 
 def _report_file(project: Path, report: Optional[Path]) -> Path:
@@ -119,11 +120,11 @@ def debug_lines(result: DebugResult, project: Path, params: dict[str, Any]) -> l
 @REPORT_OPTION
 @CHECK_OPTION
 def debug(test: str, polluters: tuple[str, ...], report: Optional[Path], **params: Any) -> int:
-    """Name the shared state (roots) that makes an OD test fail (ODRepair's Debugger).
+    """Name the shared state (roots) that makes an OD test fail.
 
     Captures every root right before the test in its failing and passing orders, diffs
-    them, and restores the differing roots one at a time. Exit code 0 when a polluted
-    root was found, 1 when none was.
+    them, and restores the differing roots one at a time. Exit code 1 (the test is
+    order-dependent: a finding), whether or not a polluted root was named.
     """
     from orderdep.analysis.repair.debugger import debug as run_debug
     from orderdep.analysis.repair.debugger import finding_for, orders_for
@@ -152,7 +153,7 @@ def debug(test: str, polluters: tuple[str, ...], report: Optional[Path], **param
             again += ["--report", str(report)]
         lines.append(f"repair: {shlex.join([*again, *engine_flags(params)])}")
     click.echo("\n".join(lines))
-    return 0 if result.found else 1
+    return 1  # an order-dependent test, as detect says for its findings
 
 
 # -- fix -----------------------------------------------------------------------------------
@@ -250,13 +251,19 @@ def fix_lines(
 
 @cli.command()
 @engine_options
-@click.option("--test", "tests", multiple=True, help="Only this OD test (repeatable).")
+@click.option(
+    "--test",
+    "tests",
+    multiple=True,
+    help="Only this OD test; repeatable (default: every OD test of the report).",
+)
 @click.option(
     "--polluter",
     "polluters",
     multiple=True,
     help="With one --test: its polluter (state-setter, for a brittle); repeat for a group. "
-    "Needed without a report unless the test fails in the original order.",
+    "Needed without a report unless the test fails in the original order "
+    "(default: the report's first one).",
 )
 @click.option(
     "--strategy",
@@ -285,14 +292,15 @@ def fix(
     report: Optional[Path],
     **params: Any,
 ) -> int:
-    """Verified patches for OD tests (iFixFlakies' patcher, ODRepair's generator).
+    """Print verified patches that make OD tests pass in every order.
 
     For each OD test of the report: prints a unified diff, writes it to
     PROJECT/.orderdep/patches/ and prints the commands that apply it. A patch is shown only
     if it made the test pass in its failing and passing orders without changing the
     outcomes of the suite (the report's nondeterministic tests, and tests whose outcome
     differs between two unpatched runs of the suite, are not compared). Files change only
-    with --apply. Exit code 0 when every OD test got a fix, 1 otherwise.
+    with --apply. Exit code 0 when no OD test is left in the files (nothing to fix, or
+    every one fixed with --apply), 1 when any is left (no verified patch, or not applied).
     """
     from orderdep.analysis.repair.debugger import finding_for
     from orderdep.analysis.repair.fix import Repairer, apply_fix
@@ -341,6 +349,8 @@ def fix(
             lines = fix_lines(result, project, patch, params, report, applied, polluters)
             click.echo("\n".join(lines))
     save_fixes(_report_file(project, report).resolve().parent, entries)
+    set_result(fixes=entries, left=missing if apply_ else len(selected))
     if data is not None:
         click.echo(html_report_line(params["project"], report))
-    return 1 if missing else 0
+    # Exit codes as every command: 1 while an OD test is left in the files.
+    return 1 if missing or not apply_ else 0

@@ -12,6 +12,7 @@ import click
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.options import DEFAULT_REPORT, PROJECT_ARG, default_html
+from orderdep.shells.output import set_result
 
 
 @cli.command("report")
@@ -53,6 +54,7 @@ def report(
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(render_html(inputs), encoding="utf-8")
     od = len(inputs.report.od_tests)
+    set_result(html=str(target), od_tests=od)
     click.echo(f"wrote {target} ({od} order-dependent test{'' if od == 1 else 's'})")
     if open_page:
         webbrowser.open(target.resolve().as_uri())

@@ -131,11 +131,12 @@ def test_recovery_stays_bounded_when_every_test_crashes() -> None:
 def test_the_summary_says_how_much_of_the_promise_was_kept() -> None:
     report, _ = _detect([VICTIM], ["tuscan"], always_failing=[B1], crashing=[B1])
     console = Console(record=True, width=400)
-    render_summary(report, console, {})
+    render_summary(report, console, lambda test, order, label: "orderdep run")
     text = console.export_text()
     assert "coverage of tuscan:" in text
     assert f"not coverable: {B1} -> " in text
     assert "recovery order(s) ran the tests after them" in text
+    assert f"always failing (also alone):\n  {B1} (crashed the test process)" in text
 
 
 def test_one_order_per_lost_first_test_settles_all_its_missing_pairs() -> None:

@@ -7,7 +7,7 @@ printed command can be copied, or parsed by a test, as one line.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, Optional
@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from orderdep.core import replan
+from orderdep.core.outcomes import Outcome
 from orderdep.core.report import ODFinding, Report
 from orderdep.shells.explain import finding_lines, sentence
 from orderdep.shells.options import default_html, engine_flags
@@ -92,7 +93,7 @@ def render_summary(
             out.line(f"  {test}", "bold")
             out.line(f"    reproduce: {command(test, [test, test], 'fails')}")
     _listing(out, "non-deterministic (its outcome changed within one order)", report.nd_tests)
-    _listing(out, "always failing (also alone)", report.always_failing)
+    _listing(out, "always failing (also alone)", report.always_failing, _lost_reasons(report))
     out.line(stats_line(report))
     for line in coverage_lines(report):
         out.line(line)
@@ -148,11 +149,29 @@ def next_commands(
     return steps
 
 
-def _listing(out: Printer, title: str, tests: Sequence[str]) -> None:
+def _listing(
+    out: Printer, title: str, tests: Sequence[str], notes: Optional[Mapping[str, str]] = None
+) -> None:
     if tests:
         out.line(f"{_n(len(tests), 'test')} {title}:", "yellow")
         for test in tests:
-            out.line(f"  {test}")
+            note = (notes or {}).get(test)
+            out.line(f"  {test} ({note})" if note else f"  {test}")
+
+
+OUTCOMES = {o.value for o in Outcome}
+
+
+def _lost_reasons(report: Report) -> dict[str, str]:
+    """Tests that crashed or ran past their time limit in some order, and which."""
+    out: dict[str, str] = {}
+    for account in report.stats.extras.get("coverage") or []:
+        if isinstance(account, dict):
+            for test, outcome in (account.get("lost_to") or {}).items():
+                reason = replan.REASONS.get(Outcome(outcome)) if outcome in OUTCOMES else None
+                if reason:
+                    out.setdefault(str(test), reason)
+    return out
 
 
 def stats_line(report: Report) -> str:

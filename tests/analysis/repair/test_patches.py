@@ -11,20 +11,21 @@ from typing import Any, Optional
 import pytest
 
 from orderdep.analysis.repair.debugger import RootInfo, ValueView
-from orderdep.analysis.repair.patches import (
-    Insertion,
+from orderdep.analysis.repair.module_names import (
     ModuleNames,
-    apply_insertion,
-    apply_insertions,
     attribute_reference,
-    changed_lines,
-    guard_statements,
-    insertion,
     module_name_for,
     module_reference,
-    restore_statements,
+)
+from orderdep.analysis.repair.patches import (
+    Insertion,
+    apply_insertion,
+    apply_insertions,
+    changed_lines,
+    insertion,
     unified_diff,
 )
+from orderdep.analysis.repair.root_statements import guard_statements, restore_statements
 from orderdep.errors import UsageError
 
 SOURCE = textwrap.dedent(

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -49,22 +50,20 @@ from orderdep.analysis.repair.debugger import (
     debug,
     orders_for,
 )
+from orderdep.analysis.repair.module_names import ModuleNames, attribute_reference, module_name_for
 from orderdep.analysis.repair.patches import (
     FIXTURE_PARAMS,
     Changes,
     Insertion,
-    ModuleNames,
     apply_insertions,
-    attribute_reference,
     changed_lines,
     function_path,
-    guard_statements,
     insertion,
-    module_name_for,
-    restore_statements,
     unified_diff,
 )
 from orderdep.analysis.repair.resets import generate
+from orderdep.analysis.repair.root_statements import guard_statements, restore_statements
+from orderdep.analysis.repair.unittest_patches import placements
 from orderdep.analysis.repair.verify import Target, Verification, Verifier
 from orderdep.core.ddmin import DDMinPreconditionError, ddmin
 from orderdep.core.report import ODFinding
@@ -505,7 +504,7 @@ class Repairer:
                 )
             out += self._generated(finding, target, victim, roots if single else [], result)
         if "restore" in self.strategies:
-            out += _combine(
+            restores = _combine(
                 "restore",
                 finding.test,
                 roots,
@@ -513,6 +512,11 @@ class Repairer:
                 lambda r: restore_statements(r, names, victim.module),
                 "restores",
             )
+            out += restores
+            # a TestCase reads state in setUp before the body runs: restore it there too
+            _, classes, _ = function_path(finding.test)
+            for method in placements(victim.source, classes, polluter=False)[1:]:
+                out += [_placed(c, method) for c in restores if method]
         if "polluter" in self.strategies and kind == "victim":
             out += self._polluter_candidates(finding, roots, single, dbg)
         return out
@@ -600,6 +604,7 @@ class Repairer:
             chosen = [root] if root is not None else roots
             alternatives = 1
             per_polluter = []
+            sources: list[tuple[str, str]] = []
             for p in polluters:
                 try:
                     fs = read_function(self.project, p)
@@ -613,17 +618,26 @@ class Repairer:
                     return out
                 alternatives = max(alternatives, *(len(a) for a in alts))
                 per_polluter.append((p, alts))
-            for i in range(alternatives):
-                ins = []
-                for p, alts in per_polluter:
-                    stmts = [s for a in alts for s in a[min(i, len(a) - 1)][0]]
-                    fixtures = [f for a in alts for f in a[min(i, len(a) - 1)][1]]
-                    ins.append(insertion(p, stmts, fixtures))
-                desc = (
-                    f"makes polluter(s) {', '.join(polluters)} undo their change to "
-                    f"{', '.join(r.name for r in chosen)}"
-                )
-                out.append(Candidate("polluter", desc, ins))
+                sources.append((p, fs.source))
+            # where each polluter writes: its body, or its TestCase's setUp or setUpClass
+            places = [
+                placements(source, function_path(p)[1], polluter=True) for p, source in sources
+            ]
+            for place in range(max(len(pl) for pl in places)):
+                for i in range(alternatives):
+                    ins = []
+                    for (p, alts), pl in zip(per_polluter, places):
+                        stmts = [s for a in alts for s in a[min(i, len(a) - 1)][0]]
+                        fixtures = [f for a in alts for f in a[min(i, len(a) - 1)][1]]
+                        method = pl[min(place, len(pl) - 1)]
+                        ins.append(insertion(p, stmts, fixtures, method))
+                    where = {i.method for i in ins if i.method}
+                    desc = (
+                        f"makes polluter(s) {', '.join(polluters)} undo their change to "
+                        f"{', '.join(r.name for r in chosen)}"
+                        + (f" (in {', '.join(sorted(where))})" if where else "")
+                    )
+                    out.append(Candidate("polluter", desc, ins))
         return out
 
     # -- ranking and verification -----------------------------------------------------------
@@ -695,6 +709,15 @@ def _combine(
         names = ", ".join(r.name for r in roots)
         out.append(Candidate(strategy, f"{verb} {names}", [insertion(test, stmts, fixtures)]))
     return out
+
+
+def _placed(cand: Candidate, method: str) -> Candidate:
+    """``cand`` with its statements in ``method`` of the test's class instead."""
+    return Candidate(
+        cand.strategy,
+        f"{cand.description} (in {method})",
+        [dataclasses.replace(i, method=method) for i in cand.insertions],
+    )
 
 
 def apply_fix(project: Path, fix: Fix) -> list[str]:

@@ -271,7 +271,8 @@ def test_fix_does_not_compare_the_reports_nondeterministic_tests(
     )  # fmt: skip
     save_report(root / ".orderdep" / "report.json", report)
     # --no-check: the fork runner's check would run the counting test twice more.
-    assert main(["fix", str(root), "--strategy", "cleaner", "--no-check"]) == 0
+    # --set-orders 0: the set check would run the counting test in 20 more orders.
+    assert main(["fix", str(root), "--strategy", "cleaner", "--no-check", "--set-orders", "0"]) == 0
     out = capsys.readouterr().out
     assert f"fix for {EMPTY} (victim): cleaner, 1 changed line(s)" in out
     assert counter.read_text() == "3"  # it did run, and fail, in the patched suite
@@ -307,3 +308,14 @@ def test_apply_command_for_a_project_inside_a_repository(tmp_path: Path) -> None
     subprocess.run(shlex.split(git), check=True)
     assert (project / "a.py").read_text() == "x = 1\ny = 2\n"
     assert plain.startswith("patch -p1 -d ")
+
+
+def test_fix_works_in_a_copy_of_the_project(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path / "shop")
+    copy = tmp_path / "elsewhere" / "shop"
+    shutil.copytree(root, copy)  # its report still names the original directory
+    argv = ["fix", str(copy), "--test", EMPTY, "--strategy", "restore", "--set-orders", "0"]
+    assert main(argv) == 0
+    assert f"fix for {EMPTY} (victim): restore" in capsys.readouterr().out

@@ -8,12 +8,15 @@ tests/analysis/repair/test_corpus_repair.py), so a detection miss counts as a re
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from orderdep.engine.config import EngineConfig
+from orderdep.engine.plain import PlainRunner
 from orderdep.shells.cli import main
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
@@ -118,6 +121,28 @@ class ProjectRepair:
     fixed: dict[str, str] = field(default_factory=dict)  # test -> patch path
     notes: dict[str, list[str]] = field(default_factory=dict)  # unrepaired test -> why
     output: str = ""
+    held: bool = False  # the patch set held together ("patch set: ... hold together")
+    exit_code: int = -1  # of orderdep fix
+
+
+def tree_hash(root: Path) -> str:
+    """A digest of the project's files (not ``.orderdep/`` nor caches)."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        skip = rel.parts[0] == ".orderdep" or "__pycache__" in rel.parts
+        if path.is_file() and not skip:
+            digest.update(str(rel).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def plain_outcomes(root: Path, orders: list[list[str]], workdir: Path) -> list[dict[str, str]]:
+    """Test -> outcome of each order, each run as a fresh ``python -m pytest`` process."""
+    runner = PlainRunner(EngineConfig(root), workdir)
+    try:
+        return [{r.test: r.outcome.value for r in runner.run(order).results} for order in orders]
+    finally:
+        runner.close()
 
 
 def copy_project(name: str, dest: Path) -> Path:
@@ -134,8 +159,12 @@ def repair_project(name: str, dest: Path, *, apply: bool = False) -> ProjectRepa
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
         main(["detect", str(root), "--classify", "--seed", "1"])
         report = json.loads((root / ".orderdep" / "report.json").read_text(encoding="utf-8"))
-        main(["fix", str(root), *(["--apply"] if apply else [])])
-    result = ProjectRepair(name, root, output=out.getvalue())
+        code = main(["fix", str(root), *(["--apply"] if apply else [])])
+    result = ProjectRepair(name, root, output=out.getvalue(), exit_code=code)
+    result.held = any(
+        line.startswith("patch set: ") and " hold together " in line
+        for line in result.output.splitlines()
+    )
     result.found = [f["test"] for f in report.get("od_tests", []) if f.get("kind")]
     fixes = json.loads((root / ".orderdep" / "fixes.json").read_text(encoding="utf-8"))
     for test, entry in fixes["fixes"].items():

@@ -13,9 +13,9 @@ from orderdep.analysis.repair.fix import (
     apply_fix,
     read_function,
     target_for,
-    transplant,
 )
 from orderdep.analysis.repair.patches import apply_insertions
+from orderdep.analysis.repair.sources import transplant
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine

@@ -193,6 +193,7 @@ def test_fix_prints_verified_patches_and_leaves_the_tree_alone(
     assert '+    config.load({"mode": "prod"})' in out.splitlines()
     patches = sorted((root / ".orderdep" / "patches").iterdir())
     assert [p.name for p in patches] == [
+        "patch-set.patch",  # both, verified together
         "tests_test_shop.py__test_mode_is_prod.patch",
         "tests_test_shop.py__test_no_jobs.patch",
     ]
@@ -201,7 +202,11 @@ def test_fix_prints_verified_patches_and_leaves_the_tree_alone(
     for command in applies:  # fed back exactly as printed
         subprocess.run(shlex.split(command), check=True)
     text = (root / MOD).read_text()
-    assert '    """Nothing scheduled."""\n    jobs.cancel("job_7")\n' in text
+    assert (
+        '    """Nothing scheduled."""\n'
+        "    # Clean up what an earlier test (test_add_job) may leave behind.\n"
+        '    jobs.cancel("job_7")\n'
+    ) in text
     assert "assert jobs.count() == 0  # keep this comment" in text
     orders = [[ADD, EMPTY], [BRITTLE], *random_orders(7, 3)]
     assert suite_passes_in(root, orders) == [[]] * len(orders)
@@ -231,7 +236,11 @@ def test_printed_apply_command_changes_the_files(
     assert "applied to tests/test_shop.py" in capsys.readouterr().out
     assert tree_hash(root) != before
     text = (root / MOD).read_text()
-    assert "def test_add_job(monkeypatch):\n    import copy\n" in text
+    assert (
+        "def test_add_job(monkeypatch):\n"
+        "    # Undo this test's change to app.jobs._JOBS when it ends (test_no_jobs needs it).\n"
+        "    import copy\n"
+    ) in text
     orders = [[ADD, EMPTY], *random_orders(11, 3)]
     failed = suite_passes_in(root, orders)
     assert all(EMPTY not in f for f in failed), failed

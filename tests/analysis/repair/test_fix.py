@@ -259,14 +259,17 @@ def test_cleaner_statements_are_minimised_into_the_victim(engine: Engine, projec
     hunk = [
         " def test_no_jobs():",
         '     """Starts empty."""',
+        "+    # Clean up what an earlier test (test_add_job) may leave behind.",
         '+    jobs.cancel("job_7")',
         "     # nothing is scheduled yet",
         "     assert jobs.count() == 0",
     ]
     assert "\n".join(hunk) in result.fix.diff
     assert [line for line in result.fix.diff.splitlines() if line.startswith("+ ")] == [
-        '+    jobs.cancel("job_7")'
+        "+    # Clean up what an earlier test (test_add_job) may leave behind.",
+        '+    jobs.cancel("job_7")',
     ]
+    assert result.fix.size == 1  # the comment explains; it is not counted
     assert result.fix.verification.ok
     assert tree_texts(project) == before  # nothing written without apply_fix
 
@@ -361,7 +364,12 @@ def test_apply_fix_writes_through_libcst(tmp_path: Path) -> None:
         assert apply_fix(root, result.fix) == ["tests/test_jobs.py"]
         assert apply_fix(root, result.fix) == []  # already there: nothing to do
     text = (root / "tests/test_jobs.py").read_text()
-    assert '    """Starts empty."""\n    jobs.reset()\n    # nothing is scheduled yet\n' in text
+    assert (
+        '    """Starts empty."""\n'
+        "    # Reset app.jobs._JOBS: an earlier test (test_add_job) may leave it changed.\n"
+        "    jobs.reset()\n"
+        "    # nothing is scheduled yet\n"
+    ) in text
     with Engine(EngineConfig(root)) as engine:
         assert engine.run([J + "test_add_job", J + "test_no_jobs"]).failed_tests() == []
 

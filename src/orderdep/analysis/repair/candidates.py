@@ -146,3 +146,41 @@ def placed(cand: Candidate, method: str) -> Candidate:
         f"{cand.description} (in {method})",
         [dataclasses.replace(i, method=method) for i in cand.insertions],
     )
+
+
+def _short(test: str) -> str:
+    """A test's function name with its class (``TestA.test_b``), for comments."""
+    _, classes, name = function_path(test)
+    return ".".join([*classes, name])
+
+
+def comment_for(
+    cand: Candidate, ins: Insertion, finding: ODFinding, kind: str, roots: Sequence[str]
+) -> str:
+    """One line for the patch saying what state it resets and why."""
+    what = ", ".join(roots) or "shared state"
+    partners = finding.polluters or [m for g in finding.polluter_groups for m in g]
+    if kind == "brittle":
+        partners = finding.state_setters or [m for g in finding.state_setter_groups for m in g]
+    first = _short(partners[0]) if partners else ""
+    if ins.test != finding.test:  # a polluter's own clean-up
+        return f"Undo this test's change to {what} when it ends ({_short(finding.test)} needs it)."
+    if kind == "brittle":
+        return "Set up the state this test needs" + (f" (as {first} does)." if first else ".")
+    earlier = f"an earlier test ({first})" if first else "an earlier test"
+    if cand.strategy == "cleaner":
+        return f"Clean up what {earlier} may leave behind."
+    return f"Reset {what}: {earlier} may leave it changed."
+
+
+def with_comments(
+    cand: Candidate, finding: ODFinding, kind: str, roots: Sequence[str]
+) -> Candidate:
+    """``cand`` with a comment on each of its insertions (see :func:`comment_for`)."""
+    insertions = [
+        i
+        if i.comment
+        else dataclasses.replace(i, comment=comment_for(cand, i, finding, kind, roots))
+        for i in cand.insertions
+    ]
+    return dataclasses.replace(cand, insertions=insertions)

@@ -45,16 +45,17 @@ from orderdep.analysis.repair.candidates import (
     placed,
     polluter_candidates,
     target_for,
+    with_comments,
 )
 from orderdep.analysis.repair.debugger import (
     PROBE_MODULE,
     DebugError,
     DebugResult,
-    RootInfo,
     debug,
     orders_for,
 )
-from orderdep.analysis.repair.module_names import ModuleNames, attribute_reference
+from orderdep.analysis.repair.generated import generated_candidates
+from orderdep.analysis.repair.module_names import ModuleNames
 from orderdep.analysis.repair.patches import (
     FIXTURE_PARAMS,
     Changes,
@@ -65,7 +66,6 @@ from orderdep.analysis.repair.patches import (
     insertion,
     unified_diff,
 )
-from orderdep.analysis.repair.resets import generate
 from orderdep.analysis.repair.root_statements import restore_statements
 from orderdep.analysis.repair.scoping import scope_statements
 from orderdep.analysis.repair.sources import (
@@ -88,7 +88,6 @@ STRATEGY_CHOICES = (*STRATEGIES, "auto")
 MAX_CLEANERS = 5
 MAX_CLEANER_STATEMENTS = 40
 MAX_VERIFY = 8
-MAX_GENERATED_PER_ROOT = 2
 
 Progress = Callable[[str], None]
 
@@ -212,6 +211,8 @@ class Repairer:
             candidates += self._cleaner_candidates(finding, kind, target, victim, result)
         if result.debug is not None:
             candidates += self._root_candidates(finding, kind, target, victim, result)
+        roots = [r.name for r in result.debug.culprits] if result.debug is not None else []
+        candidates = [with_comments(c, finding, kind, roots) for c in candidates]
         result.candidates = len(candidates)
         self._rank_and_verify(candidates, target, result)
         return result
@@ -336,7 +337,16 @@ class Repairer:
                     "generated: the roots must be reset together; only the restore and "
                     "polluter strategies combine roots"
                 )
-            out += self._generated(finding, target, victim, roots if single else [], result)
+            out += generated_candidates(
+                self.project,
+                self.screen,
+                self.progress,
+                finding,
+                target,
+                victim,
+                roots if single else [],
+                result.notes,
+            )
         if "restore" in self.strategies:
             restores = combine(
                 "restore",
@@ -353,74 +363,6 @@ class Repairer:
                 out += [placed(c, method) for c in restores if method]
         if "polluter" in self.strategies and kind == "victim":
             out += polluter_candidates(self.project, finding, roots, single, dbg)
-        return out
-
-    def _generated(
-        self,
-        finding: ODFinding,
-        target: Target,
-        victim: FunctionSource,
-        roots: list[RootInfo],
-        result: FixResult,
-    ) -> list[Candidate]:
-        out: list[Candidate] = []
-        context = [victim.source]
-        for p in finding.polluters + [m for g in finding.polluter_groups for m in g]:
-            try:
-                context.append(read_function(self.project, p).text)
-            except UsageError:
-                pass
-        names = ModuleNames.parse(victim.source, victim.module)
-        for root in roots:
-            fixture = root.fixture if root.kind == "fixture" else None
-            source_file = root.value_file if fixture else root.module_file
-            if (root.module is None and fixture is None) or not source_file:
-                continue
-            try:
-                module_source = (self.project / source_file).read_text(encoding="utf-8")
-            except OSError:
-                continue
-            gen = generate(root, module_source, context)
-            if not gen.methods:
-                result.notes.append(f"generated: no reset-method found for {root.name}")
-                continue
-            found = 0
-            fixtures = [fixture] if fixture else []
-            for seq in gen.sequences:
-                head = seq.method.path[0]
-                imports: list[str] = []
-                if fixture:  # methods of the fixture's value, called on it
-                    expr = f"{fixture}.{head}"
-                elif root.module == victim.module:
-                    expr = head
-                else:
-                    assert root.module is not None
-                    expr, imports = attribute_reference(root.module, [head], names)
-                calls = [c.replace(f"{{m}}.{head}", expr) for c in seq.calls]
-                self.progress(f"trying {calls[0]}" + (" ..." if len(calls) > 1 else ""))
-
-                def works(
-                    sub: list[str], imports: list[str] = imports, fixtures: list[str] = fixtures
-                ) -> bool:
-                    code = "\n".join([*imports, *sub])
-                    return self.screen(target, code, victim.module, fixtures)
-
-                if not works(calls):
-                    continue
-                kept = ddmin(calls, works) if len(calls) > 1 else calls
-                desc = f"calls reset-method {seq.method.describe()}"
-                if fixture:
-                    desc += f" on the value of fixture {fixture}"
-                ins = insertion(finding.test, [*imports, *kept], fixtures)
-                out.append(Candidate("generated", desc, [ins]))
-                found += 1
-                if found >= MAX_GENERATED_PER_ROOT:
-                    break
-            if not found:
-                result.notes.append(
-                    f"generated: none of {len(gen.sequences)} call sequence(s) of "
-                    f"{len(gen.methods)} reset-method(s) resets {root.name}"
-                )
         return out
 
     def _rank_and_verify(

@@ -39,6 +39,7 @@ class Insertion:
     fixtures: tuple[str, ...] = ()  # parameters the statements need
     # another method of the test's class to insert into instead (``setUp``, ``setUpClass``)
     method: Optional[str] = None
+    comment: Optional[str] = None  # a line above the statements saying what they do
 
     @property
     def file(self) -> str:
@@ -165,6 +166,10 @@ class _Inserter(cst.CSTTransformer):
             code = adapt_statements(code, ins.fixtures, self.name, ins.file)
         code = [s for s in code if s.strip() not in self.have]
         new = _parse_statements(code, self.double)
+        first = new[0] if new else None
+        if ins.comment and isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            line = cst.EmptyLine(comment=cst.Comment(f"# {ins.comment}"))
+            new[0] = first.with_changes(leading_lines=[line, *first.leading_lines])
         existing = [cst.Module([]).code_for_node(s).strip() for s in stmts[at : at + len(new)]]
         if existing != [cst.Module([]).code_for_node(s).strip() for s in new]:
             stmts[at:at] = new  # not already there: inserting twice would repeat the fix
@@ -265,8 +270,8 @@ def changed_lines(changes: Mapping[str, tuple[str, str]]) -> int:
     n = 0
     for old, new in changes.values():
         for line in difflib.ndiff(old.splitlines(), new.splitlines()):
-            if line[:1] in "+-":
-                n += 1
+            if line[:1] in "+-" and not line[2:].lstrip().startswith("#"):
+                n += 1  # comments are not counted: they explain, they change nothing
     return n
 
 

@@ -14,6 +14,7 @@ import click
 
 from orderdep.analysis.repair.debugger import DebugResult, RootInfo
 from orderdep.analysis.repair.fix import STRATEGY_CHOICES, FixResult, Repairer
+from orderdep.analysis.repair.patches import unified_diff
 from orderdep.analysis.repair.patchset import RANDOM_ORDERS, function_id, merged_changes, verify_set
 from orderdep.core.report import ODFinding, Report, load_report
 from orderdep.errors import UsageError
@@ -30,6 +31,7 @@ from orderdep.shells.options import (
 )
 
 PATCH_DIR = "patches"  # next to the report (default PROJECT/.orderdep/patches)
+SET_PATCH = "patch-set.patch"  # every patch of the last run, verified together
 MAX_SHOWN_ROOTS = 20
 
 REPORT_OPTION = click.option(
@@ -383,13 +385,25 @@ def fix(
             else None
         )
         held = _check_set(repairer, project, fixed, by_function, seed, set_orders, unrepaired)
-        if apply_ and held and by_function:
+        set_file = patches / SET_PATCH
+        set_file.unlink(missing_ok=True)  # an earlier run's set may no longer hold
+        if held and by_function:
             changes = merged_changes(
                 project, [i for r in by_function.values() if r.fix for i in r.fix.insertions]
             )
-            for rel, (_, new) in changes.items():
-                (project / rel).write_text(new, encoding="utf-8")
-            click.echo(f"applied to {', '.join(sorted(changes))}")
+            if apply_:
+                for rel, (_, new) in changes.items():
+                    (project / rel).write_text(new, encoding="utf-8")
+                click.echo(f"applied to {', '.join(sorted(changes))}")
+            elif len(by_function) > 1:
+                set_file.write_text(unified_diff(changes), encoding="utf-8")
+                shown = (
+                    set_file.relative_to(project) if set_file.is_relative_to(project) else set_file
+                )
+                cmds = apply_commands(project, shown)
+                click.echo(f"all patches in one: {set_file}")
+                click.echo(f"apply them all: {cmds[0]}")
+                click.echo("\n".join(f"            or: {c}" for c in cmds[1:]))
     save_fixes(_report_file(project, report).resolve().parent, entries)
     if data is not None:
         click.echo(html_report_line(params["project"], report))

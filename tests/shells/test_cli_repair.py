@@ -187,10 +187,14 @@ def test_fix_prints_verified_patches_and_leaves_the_tree_alone(
     assert main(["fix", str(root)]) == 0
     out = capsys.readouterr().out
     assert tree_hash(root) == before
-    assert f"fix for {EMPTY} (victim): cleaner, 1 changed line(s)" in out
+    # the root cause first: the polluter cleans up after itself
+    assert f"fix for {EMPTY} (victim): polluter, 4 changed line(s)" in out
     assert f"fix for {BRITTLE} (brittle): cleaner, 1 changed line(s)" in out
-    assert '+    jobs.cancel("job_7")' in out.splitlines()
-    assert '+    config.load({"mode": "prod"})' in out.splitlines()
+    lines = out.splitlines()
+    assert '+    monkeypatch.setattr(jobs, "_JOBS", copy.deepcopy(jobs._JOBS))' in lines
+    assert "+    # Set up the state this test needs (as test_load_prod does)." in lines
+    assert '+    config.load({"mode": "prod"})' in lines
+    assert "patch set: 2 patch(es) for 2 OD test(s) hold together in 23 orders" in out
     patches = sorted((root / ".orderdep" / "patches").iterdir())
     assert [p.name for p in patches] == [
         "patch-set.patch",  # both, verified together
@@ -203,13 +207,21 @@ def test_fix_prints_verified_patches_and_leaves_the_tree_alone(
         subprocess.run(shlex.split(command), check=True)
     text = (root / MOD).read_text()
     assert (
-        '    """Nothing scheduled."""\n'
-        "    # Clean up what an earlier test (test_add_job) may leave behind.\n"
-        '    jobs.cancel("job_7")\n'
+        "def test_add_job(monkeypatch):\n"
+        "    # Undo this test's change to app.jobs._JOBS when it ends (test_no_jobs needs it).\n"
+        "    import copy\n"
     ) in text
     assert "assert jobs.count() == 0  # keep this comment" in text
     orders = [[ADD, EMPTY], [BRITTLE], *random_orders(7, 3)]
     assert suite_passes_in(root, orders) == [[]] * len(orders)
+    # the set, applied with its own printed command, gives the same files
+    patched = text
+    for command in reversed(applies):
+        subprocess.run([*shlex.split(command), "-R"], check=True)
+    assert tree_hash(root) == before
+    (apply_all,) = labelled(out, "apply them all")
+    subprocess.run(shlex.split(apply_all), check=True)
+    assert (root / MOD).read_text() == patched
 
 
 @pytest.mark.skipif(shutil.which("patch") is None, reason="needs GNU patch")

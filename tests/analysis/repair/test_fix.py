@@ -284,8 +284,10 @@ def test_generated_reset_from_the_app_module(engine: Engine) -> None:
 
 def test_restore_through_monkeypatch_when_no_reset_method_exists(engine: Engine) -> None:
     finding = ODFinding(MT + "test_fresh", "victim", polluters=[MT + "test_bump"])
-    result = Repairer(engine.config, engine, strategy="auto").repair(finding)
-    assert any("generated: none of" in n for n in result.notes)  # bump() is no reset
+    auto = Repairer(engine.config, engine, strategy="auto").repair(finding)
+    assert any("generated: none of" in n for n in auto.notes)  # bump() is no reset
+    assert auto.fix is not None and auto.fix.strategy == "polluter"  # the root cause first
+    result = Repairer(engine.config, engine, strategy="restore").repair(finding)
     assert result.fix is not None, result.notes
     assert result.fix.strategy == "restore"
     assert result.fix.insertions[0].statements == ("monkeypatch.setattr(Meter, 'hits', 0)",)

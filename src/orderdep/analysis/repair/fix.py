@@ -26,8 +26,10 @@ before the OD test in its failing order(s) on the unpatched project (statements 
 need fixtures run where the patch would put them: after the test's setup, with the
 fixtures' values). Every candidate is
 then turned into a real patch and verified on a patched copy
-(:mod:`~orderdep.analysis.repair.verify`); the smallest verified change wins (fewest
-changed lines; at equal size the strategy listed first, then fewest changed characters).
+(:mod:`~orderdep.analysis.repair.verify`). The first verified candidate wins, in this
+order: a polluter that cleans up after itself (the root cause) before any change to the
+OD test; changes that end with the test before ones that leak state; then the fewest
+changed lines, the strategy listed first, the fewest changed characters.
 Unverified candidates are never offered.
 """
 
@@ -368,7 +370,7 @@ class Repairer:
     def _rank_and_verify(
         self, candidates: list[Candidate], target: Target, result: FixResult
     ) -> None:
-        built: list[tuple[bool, int, int, int, int, Candidate, Changes]] = []
+        built: list[tuple[bool, bool, int, int, int, int, Candidate, Changes]] = []
         seen: set[str] = set()
         for i, cand in enumerate(candidates):
             try:
@@ -388,11 +390,12 @@ class Repairer:
                 if line[:1] in "+-" and not line.startswith(("+++", "---"))
             )
             rank = (changed_lines(changes), STRATEGIES.index(cand.strategy), chars, i)
-            built.append((cand.leaks, *rank, cand, changes))
-        built.sort(key=lambda b: b[:5])
+            # the root cause first: a polluter that cleans up after itself
+            built.append((cand.strategy != "polluter", cand.leaks, *rank, cand, changes))
+        built.sort(key=lambda b: b[:6])
         if not built:
             result.notes.append("no candidate patch to verify")
-        for _, size, _, _, _, cand, changes in built[: self.max_verify]:
+        for _, _, size, _, _, _, cand, changes in built[: self.max_verify]:
             self.progress(f"verifying a {cand.strategy} patch ({size} changed line(s))")
             result.verified += 1
             check = self.verifier.verify(changes, target)

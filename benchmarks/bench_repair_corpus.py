@@ -20,7 +20,8 @@ ipflakies
 
 Every orderdep patch is printed, so a reader can judge them.
 
-Usage: python benchmarks/bench_repair_corpus.py [--ipflakies] [--venv /tmp/ipf]
+Usage: python benchmarks/bench_repair_corpus.py [--ipflakies] [--venv /tmp/ipf] [--results FILE]
+(without ``--ipflakies``, ipflakies' rows of the last run are read back from FILE)
 Writes the section "Repair on the hand-written corpus" of docs/benchmarks.md.
 """
 
@@ -208,6 +209,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ipflakies", action="store_true", help="Also run ipflakies.")
     parser.add_argument("--venv", type=Path, default=Path("/tmp/ipf"), help="ipflakies' venv.")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "orderdep-bench-corpus-ipflakies.json",
+        help="Where ipflakies' rows are kept; without --ipflakies they are read back from it.",
+    )
     args = parser.parse_args()
     rows: list[Json] = []
     ipf: Optional[dict[str, Json]] = None
@@ -224,6 +231,9 @@ def main() -> None:
             for i, r in enumerate(rows):
                 ipf[r["test"]] = bench_ipflakies(r["project"], r["test"], python, tmp, i)
                 say(f"ipflakies {r['test']}: {ipf[r['test']]}")
+            args.results.write_text(json.dumps(ipf, indent=1), encoding="utf-8")
+        elif args.results.exists():  # ipflakies' rows of an earlier run (same corpus)
+            ipf = json.loads(args.results.read_text(encoding="utf-8"))
     write_section(SECTION, render(rows, ipf))
 
 

@@ -207,6 +207,11 @@ def test_guard_statements_by_kind() -> None:
     assert guard_statements(env, NAMES, None) == [
         (["monkeypatch.setenv('A', '')", "monkeypatch.delenv('A')"], ["monkeypatch"])
     ]
+    # a present variable is saved as it is when the polluter starts (never a sandbox path)
+    home = root("env:HOME", "env", ValueView(True, None, "'/tmp/sandbox/home'", "str"), var="HOME")
+    assert guard_statements(home, NAMES, None) == [
+        (["import os", "monkeypatch.setenv('HOME', os.environ['HOME'])"], ["monkeypatch"])
+    ]
     cache = root(
         "cache:app.registry.f", "cache", ValueView(True), module="app.registry", attrs=("f",)
     )

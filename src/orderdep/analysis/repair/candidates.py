@@ -154,11 +154,26 @@ def _short(test: str) -> str:
     return ".".join([*classes, name])
 
 
+def _friendly(root: str) -> str:
+    """A root's name as a comment says it: ``fixture graph``, ``$HOME``, ``the cache of
+    app.settings``."""
+    kind, _, rest = root.partition(":")
+    if kind == "fixture":
+        return f"fixture {rest.rsplit('::', 1)[-1]}"
+    if kind == "env":
+        return f"${rest}"
+    if kind == "cache":
+        return f"the cache of {rest}"
+    if kind == "file":
+        return f"file {rest}"
+    return root
+
+
 def comment_for(
     cand: Candidate, ins: Insertion, finding: ODFinding, kind: str, roots: Sequence[str]
 ) -> str:
     """One line for the patch saying what state it resets and why."""
-    what = ", ".join(roots) or "shared state"
+    what = ", ".join(_friendly(r) for r in roots) or "shared state"
     partners = finding.polluters or [m for g in finding.polluter_groups for m in g]
     if kind == "brittle":
         partners = finding.state_setters or [m for g in finding.state_setter_groups for m in g]

@@ -322,9 +322,11 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
             stmt = f"request.addfinalizer(lambda: {sys_ref}.modules.pop({module!r}, None))"
             out.append(([*imports, stmt], ["request"]))
     elif root.kind == "env" and root.var:
-        if p.present and p.literal is not None:
-            out.append(([f"monkeypatch.setenv({root.var!r}, {p.literal})"], ["monkeypatch"]))
-        elif not p.present:
+        if p.present:
+            # its value now, not the one seen in orderdep's sandbox (HOME, TMPDIR, ...)
+            stmt = f"monkeypatch.setenv({root.var!r}, os.environ[{root.var!r}])"
+            out.append((["import os", stmt], ["monkeypatch"]))
+        else:
             # set then delete: monkeypatch undoes both, leaving the variable unset
             out.append(
                 (

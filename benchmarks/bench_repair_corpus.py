@@ -146,7 +146,7 @@ def pct(a: int, b: int) -> str:
     return f"{a}/{b} ({100 * a / b:.0f}%)" if b else "0/0"
 
 
-def render(rows: list[Json], ipf: Optional[dict[str, Json]]) -> str:
+def render(rows: list[Json], ipf: Optional[dict[str, Json]], reused: bool = False) -> str:
     headers = ["project (mechanism)", "OD tests", "orderdep repaired", "holds (plain pytest)"]
     headers += ["strategies", "s per OD test"]
     if ipf is not None:
@@ -202,6 +202,16 @@ def render(rows: list[Json], ipf: Optional[dict[str, Json]]) -> str:
         body += [f"- `{r['test']}` ({r['project']}): {' / '.join(r['why'])}" for r in missed]
     if ipf is None:
         body += ["", "ipflakies was not run (`--ipflakies`)."]
+    else:
+        crashed = sum(1 for t in ipf.values() if t.get("exit"))
+        if reused:
+            body += ["", "ipflakies' columns are read back from the last `--ipflakies` run."]
+        body += [
+            "",
+            f"ipflakies exited with an error on {crashed} of the {len(ipf)} OD tests. On "
+            "projects this small, its cleaner search can find no other test to try, and it "
+            "stops with `ZeroDivisionError` in `find_cleaner` (seen on `singleton_db`).",
+        ]
     return "\n".join(body)
 
 
@@ -234,7 +244,7 @@ def main() -> None:
             args.results.write_text(json.dumps(ipf, indent=1), encoding="utf-8")
         elif args.results.exists():  # ipflakies' rows of an earlier run (same corpus)
             ipf = json.loads(args.results.read_text(encoding="utf-8"))
-    write_section(SECTION, render(rows, ipf))
+    write_section(SECTION, render(rows, ipf, reused=ipf is not None and not args.ipflakies))
 
 
 if __name__ == "__main__":

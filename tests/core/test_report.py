@@ -160,3 +160,12 @@ def test_minimal_report_gets_defaults() -> None:
 def test_spec_from_json_equivalence() -> None:
     spec = ODSpec(test=A, kind="brittle", state_setter_groups=[[B, C]])
     assert ODFinding.from_json(spec.to_json()).to_spec() == spec
+
+
+def test_report_in_the_projects_own_directory_travels_with_it(tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    (copy / ".orderdep").mkdir(parents=True)
+    path = write(copy / ".orderdep", sample_report().to_json())  # recorded for '/proj'
+    assert load_report(path, project=str(copy)).project == "/proj"
+    with pytest.raises(ReportError, match=r"for project '/proj', not '/other'"):
+        load_report(path, project="/other")

@@ -187,12 +187,17 @@ def test_fix_prints_verified_patches_and_leaves_the_tree_alone(
     assert main(["fix", str(root)]) == 1  # patches printed, not applied: OD tests left
     out = capsys.readouterr().out
     assert tree_hash(root) == before
-    assert f"fix for {EMPTY} (victim): cleaner, 1 changed line(s)" in out
+    # the root cause first: the polluter cleans up after itself
+    assert f"fix for {EMPTY} (victim): polluter, 4 changed line(s)" in out
     assert f"fix for {BRITTLE} (brittle): cleaner, 1 changed line(s)" in out
-    assert '+    jobs.cancel("job_7")' in out.splitlines()
-    assert '+    config.load({"mode": "prod"})' in out.splitlines()
+    lines = out.splitlines()
+    assert '+    monkeypatch.setattr(jobs, "_JOBS", copy.deepcopy(jobs._JOBS))' in lines
+    assert "+    # Set up the state this test needs (as test_load_prod does)." in lines
+    assert '+    config.load({"mode": "prod"})' in lines
+    assert "patch set: 2 patch(es) for 2 OD test(s) hold together in 23 orders" in out
     patches = sorted((root / ".orderdep" / "patches").iterdir())
     assert [p.name for p in patches] == [
+        "patch-set.patch",  # both, verified together
         "tests_test_shop.py__test_mode_is_prod.patch",
         "tests_test_shop.py__test_no_jobs.patch",
     ]
@@ -201,10 +206,22 @@ def test_fix_prints_verified_patches_and_leaves_the_tree_alone(
     for command in applies:  # fed back exactly as printed
         subprocess.run(shlex.split(command), check=True)
     text = (root / MOD).read_text()
-    assert '    """Nothing scheduled."""\n    jobs.cancel("job_7")\n' in text
+    assert (
+        "def test_add_job(monkeypatch):\n"
+        "    # Undo this test's change to app.jobs._JOBS when it ends (test_no_jobs needs it).\n"
+        "    import copy\n"
+    ) in text
     assert "assert jobs.count() == 0  # keep this comment" in text
     orders = [[ADD, EMPTY], [BRITTLE], *random_orders(7, 3)]
     assert suite_passes_in(root, orders) == [[]] * len(orders)
+    # the set, applied with its own printed command, gives the same files
+    patched = text
+    for command in reversed(applies):
+        subprocess.run([*shlex.split(command), "-R"], check=True)
+    assert tree_hash(root) == before
+    (apply_all,) = labelled(out, "apply them all")
+    subprocess.run(shlex.split(apply_all), check=True)
+    assert (root / MOD).read_text() == patched
 
 
 @pytest.mark.skipif(shutil.which("patch") is None, reason="needs GNU patch")
@@ -231,7 +248,11 @@ def test_printed_apply_command_changes_the_files(
     assert "applied to tests/test_shop.py" in capsys.readouterr().out
     assert tree_hash(root) != before
     text = (root / MOD).read_text()
-    assert "def test_add_job(monkeypatch):\n    import copy\n" in text
+    assert (
+        "def test_add_job(monkeypatch):\n"
+        "    # Undo this test's change to app.jobs._JOBS when it ends (test_no_jobs needs it).\n"
+        "    import copy\n"
+    ) in text
     orders = [[ADD, EMPTY], *random_orders(11, 3)]
     failed = suite_passes_in(root, orders)
     assert all(EMPTY not in f for f in failed), failed
@@ -271,7 +292,9 @@ def test_fix_does_not_compare_the_reports_nondeterministic_tests(
     )  # fmt: skip
     save_report(root / ".orderdep" / "report.json", report)
     # --no-check: the fork runner's check would run the counting test twice more.
-    assert main(["fix", str(root), "--strategy", "cleaner", "--no-check"]) == 1
+    # --set-orders 0: the set check would run the counting test in 20 more orders.
+    # Exit 1: the patch is printed, not applied, so the OD test is still in the files.
+    assert main(["fix", str(root), "--strategy", "cleaner", "--no-check", "--set-orders", "0"]) == 1
     out = capsys.readouterr().out
     assert f"fix for {EMPTY} (victim): cleaner, 1 changed line(s)" in out
     assert counter.read_text() == "3"  # it did run, and fail, in the patched suite
@@ -307,3 +330,14 @@ def test_apply_command_for_a_project_inside_a_repository(tmp_path: Path) -> None
     subprocess.run(shlex.split(git), check=True)
     assert (project / "a.py").read_text() == "x = 1\ny = 2\n"
     assert plain.startswith("patch -p1 -d ")
+
+
+def test_fix_works_in_a_copy_of_the_project(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path / "shop")
+    copy = tmp_path / "elsewhere" / "shop"
+    shutil.copytree(root, copy)  # its report still names the original directory
+    argv = ["fix", str(copy), "--test", EMPTY, "--strategy", "restore", "--set-orders", "0"]
+    assert main(argv) == 1  # printed, not applied: the OD test is still in the files
+    assert f"fix for {EMPTY} (victim): restore" in capsys.readouterr().out

@@ -11,11 +11,11 @@ import pytest
 from orderdep.analysis.repair.debugger import (
     DebugError,
     ValueView,
-    change_lines,
     debug,
     infer_orders,
     orders_for,
 )
+from orderdep.analysis.repair.root_changes import change_lines
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine

@@ -13,9 +13,9 @@ from orderdep.analysis.repair.fix import (
     apply_fix,
     read_function,
     target_for,
-    transplant,
 )
 from orderdep.analysis.repair.patches import apply_insertions
+from orderdep.analysis.repair.sources import transplant
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
@@ -259,14 +259,17 @@ def test_cleaner_statements_are_minimised_into_the_victim(engine: Engine, projec
     hunk = [
         " def test_no_jobs():",
         '     """Starts empty."""',
+        "+    # Clean up what an earlier test (test_add_job) may leave behind.",
         '+    jobs.cancel("job_7")',
         "     # nothing is scheduled yet",
         "     assert jobs.count() == 0",
     ]
     assert "\n".join(hunk) in result.fix.diff
     assert [line for line in result.fix.diff.splitlines() if line.startswith("+ ")] == [
-        '+    jobs.cancel("job_7")'
+        "+    # Clean up what an earlier test (test_add_job) may leave behind.",
+        '+    jobs.cancel("job_7")',
     ]
+    assert result.fix.size == 1  # the comment explains; it is not counted
     assert result.fix.verification.ok
     assert tree_texts(project) == before  # nothing written without apply_fix
 
@@ -281,8 +284,10 @@ def test_generated_reset_from_the_app_module(engine: Engine) -> None:
 
 def test_restore_through_monkeypatch_when_no_reset_method_exists(engine: Engine) -> None:
     finding = ODFinding(MT + "test_fresh", "victim", polluters=[MT + "test_bump"])
-    result = Repairer(engine.config, engine, strategy="auto").repair(finding)
-    assert any("generated: none of" in n for n in result.notes)  # bump() is no reset
+    auto = Repairer(engine.config, engine, strategy="auto").repair(finding)
+    assert any("generated: none of" in n for n in auto.notes)  # bump() is no reset
+    assert auto.fix is not None and auto.fix.strategy == "polluter"  # the root cause first
+    result = Repairer(engine.config, engine, strategy="restore").repair(finding)
     assert result.fix is not None, result.notes
     assert result.fix.strategy == "restore"
     assert result.fix.insertions[0].statements == ("monkeypatch.setattr(Meter, 'hits', 0)",)
@@ -361,7 +366,12 @@ def test_apply_fix_writes_through_libcst(tmp_path: Path) -> None:
         assert apply_fix(root, result.fix) == ["tests/test_jobs.py"]
         assert apply_fix(root, result.fix) == []  # already there: nothing to do
     text = (root / "tests/test_jobs.py").read_text()
-    assert '    """Starts empty."""\n    jobs.reset()\n    # nothing is scheduled yet\n' in text
+    assert (
+        '    """Starts empty."""\n'
+        "    # Reset app.jobs._JOBS: an earlier test (test_add_job) may leave it changed.\n"
+        "    jobs.reset()\n"
+        "    # nothing is scheduled yet\n"
+    ) in text
     with Engine(EngineConfig(root)) as engine:
         assert engine.run([J + "test_add_job", J + "test_no_jobs"]).failed_tests() == []
 

@@ -11,20 +11,21 @@ from typing import Any, Optional
 import pytest
 
 from orderdep.analysis.repair.debugger import RootInfo, ValueView
-from orderdep.analysis.repair.patches import (
-    Insertion,
+from orderdep.analysis.repair.module_names import (
     ModuleNames,
-    apply_insertion,
-    apply_insertions,
     attribute_reference,
-    changed_lines,
-    guard_statements,
-    insertion,
     module_name_for,
     module_reference,
-    restore_statements,
+)
+from orderdep.analysis.repair.patches import (
+    Insertion,
+    apply_insertion,
+    apply_insertions,
+    changed_lines,
+    insertion,
     unified_diff,
 )
+from orderdep.analysis.repair.root_statements import guard_statements, restore_statements
 from orderdep.errors import UsageError
 
 SOURCE = textwrap.dedent(
@@ -205,6 +206,11 @@ def test_guard_statements_by_kind() -> None:
     env = root("env:A", "env", ValueView(False), var="A")
     assert guard_statements(env, NAMES, None) == [
         (["monkeypatch.setenv('A', '')", "monkeypatch.delenv('A')"], ["monkeypatch"])
+    ]
+    # a present variable is saved as it is when the polluter starts (never a sandbox path)
+    home = root("env:HOME", "env", ValueView(True, None, "'/tmp/sandbox/home'", "str"), var="HOME")
+    assert guard_statements(home, NAMES, None) == [
+        (["import os", "monkeypatch.setenv('HOME', os.environ['HOME'])"], ["monkeypatch"])
     ]
     cache = root(
         "cache:app.registry.f", "cache", ValueView(True), module="app.registry", attrs=("f",)

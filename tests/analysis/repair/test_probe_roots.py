@@ -17,13 +17,7 @@ import pytest
 
 from orderdep.analysis.repair.debugger import RootInfo, ValueView, debug
 from orderdep.analysis.repair.fix import Repairer, rank_cleaners, read_function
-from orderdep.analysis.repair.patches import (
-    ModuleNames,
-    attribute_restores,
-    desc_literal,
-    guard_statements,
-    restore_statements,
-)
+from orderdep.analysis.repair.module_names import ModuleNames
 from orderdep.analysis.repair.probe_roots import (
     fill_in_place,
     library_dirs,
@@ -32,6 +26,12 @@ from orderdep.analysis.repair.probe_roots import (
     watched_modules,
 )
 from orderdep.analysis.repair.resets import excess_literals, find_value_methods
+from orderdep.analysis.repair.root_statements import (
+    attribute_restores,
+    desc_literal,
+    guard_statements,
+    restore_statements,
+)
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine

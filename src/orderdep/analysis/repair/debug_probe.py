@@ -30,18 +30,23 @@ The probe never raises into the run; problems land in its result.
 
 from __future__ import annotations
 
-import ast
 import importlib
 import importlib.util
-import os
 import sys
-import tempfile
 import traceback
-import types
-import zlib
-from collections import deque
 from typing import Any, Optional
 
+from orderdep.analysis.repair.probe_capture import (
+    capture_fixture,
+    capture_root,
+    is_python_root,
+    loaded_module,
+    module_of_test,
+    restore_from_fresh_module,
+    root_meta,
+    roots_config,
+    split_python_root,
+)
 from orderdep.analysis.repair.probe_roots import (
     FIXTURE_PREFIX,
     FixtureValues,
@@ -51,282 +56,13 @@ from orderdep.analysis.repair.probe_roots import (
     sysmodule_root,
     watched_modules,
 )
-from orderdep.analysis.state import fixtures as fixture_state
+from orderdep.analysis.repair.probe_values import (
+    IGNORED_ROOTS,
+)
 from orderdep.analysis.state.fingerprint import INTERNAL_MODULE_PREFIXES as INTERNAL
-from orderdep.analysis.state.roots import ProjectModules, RootsConfig, StateTracker
+from orderdep.analysis.state.roots import ProjectModules, StateTracker
 from orderdep.analysis.state.values import RootValue, get, restore
-from orderdep.analysis.state.values import describe as describe_root
 from orderdep.analysis.state.windows import find_session
-
-# Never compared: the engine reseeds ``random`` in every child; ``sys.modules`` as a whole
-# differs with whatever the runner imported (its entries are roots of their own instead).
-IGNORED_ROOTS = frozenset({"random", "sys.modules"})
-MAX_LITERAL = 4000
-MAX_NODES = 300
-MAX_DEPTH = 6
-MAX_REPR = 160
-
-
-# -- bounded descriptions of values (the parent diffs these) -------------------------------
-def describe(value: Any) -> Any:
-    """A JSON description of ``value``: ``[tag, type name, payload]`` nodes, bounded."""
-    return _describe(value, 0, [MAX_NODES], frozenset())
-
-
-def _short(value: Any) -> str:
-    try:
-        text = repr(value)
-    except Exception:
-        text = f"<{type(value).__name__}>"
-    if len(text) > MAX_REPR:
-        text = f"{text[: MAX_REPR - 30]}...<{len(text)} chars, crc {zlib.crc32(text.encode())}>"
-    return text
-
-
-def _describe(value: Any, depth: int, budget: list[int], seen: frozenset[int]) -> Any:
-    t = type(value)
-    tname = t.__qualname__
-    if value is None or t in (bool, int, float, complex, str, bytes):
-        return ["atom", tname, _short(value)]
-    if isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)):
-        qual = getattr(value, "__qualname__", None) or getattr(value, "__name__", "?")
-        return ["ref", tname, f"{getattr(value, '__module__', '') or ''}.{qual}"]
-    if id(value) in seen:
-        return ["cycle", tname, ""]
-    if depth >= MAX_DEPTH or budget[0] <= 0:
-        return ["cut", tname, _short(value)]
-    budget[0] -= 1
-    seen = seen | {id(value)}
-    if isinstance(value, dict):
-        items = sorted(((_short(k), v) for k, v in list(value.items())), key=lambda kv: kv[0])
-        return ["dict", tname, [[k, _describe(v, depth + 1, budget, seen)] for k, v in items]]
-    if isinstance(value, (list, tuple, deque)):
-        return ["seq", tname, [_describe(v, depth + 1, budget, seen) for v in list(value)]]
-    if isinstance(value, (set, frozenset)):
-        return ["set", tname, sorted(_short(v) for v in list(value))]
-    state = getattr(value, "__dict__", None)
-    if isinstance(state, dict) and not t.__module__.startswith(("_pytest", "pytest", "pluggy")):
-        attrs = sorted(state.items())
-        return ["obj", tname, [[k, _describe(v, depth + 1, budget, seen)] for k, v in attrs]]
-    return ["atom", tname, _short(value)]
-
-
-_LITERAL_TYPES = (type(None), bool, int, float, complex, str, bytes, list, tuple, dict, set)
-
-
-def literal(value: Any) -> Optional[str]:
-    """``repr(value)`` when it is a plain literal that evaluates back to an equal value."""
-    if not _plain(value, 0):
-        return None
-    try:
-        text = repr(value)
-        if len(text) > MAX_LITERAL:
-            return None
-        back = ast.literal_eval(text)
-    except Exception:
-        return None
-    return text if back == value and type(back) is type(value) else None
-
-
-def _plain(value: Any, depth: int) -> bool:
-    if depth > 8 or type(value) not in _LITERAL_TYPES:
-        return False
-    if isinstance(value, dict):
-        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
-    if isinstance(value, (list, tuple, set)):
-        return all(_plain(v, depth + 1) for v in value)
-    return True
-
-
-# -- roots: what each capture reports ----------------------------------------------------------
-PROCESS_ROOTS = frozenset({"cwd", "sys.path", "warnings", "random", "sys.modules"})
-
-
-def roots_config(rootdir: str) -> RootsConfig:
-    home = os.environ.get("HOME")
-    return RootsConfig(rootdir=rootdir, temp_dirs=[tempfile.gettempdir()], home=home)
-
-
-def is_python_root(name: str) -> bool:
-    """A module global, class attribute or cache (named after its module)."""
-    return name not in PROCESS_ROOTS and not name.startswith(
-        ("env:", "file:", "logging:", FIXTURE_PREFIX, "sys.modules[")
-    )
-
-
-def _relative(path: str, rootdir: str) -> str:
-    try:
-        rel = os.path.relpath(path, rootdir)
-    except ValueError:
-        return path
-    return path if rel.startswith("..") else rel.replace(os.sep, "/")
-
-
-def split_python_root(name: str, modules: frozenset[str]) -> Optional[tuple[str, list[str]]]:
-    """(module, attribute path) of ``pkg.mod.Cls.attr``-style names (``cache:`` stripped)."""
-    dotted = name[len("cache:") :] if name.startswith("cache:") else name
-    parts = dotted.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
-        if ".".join(parts[:cut]) in modules:
-            return ".".join(parts[:cut]), parts[cut:]
-    return None
-
-
-def fixture_meta(name: str) -> dict[str, Any]:
-    """Kind, scope and fixture name of a ``fixture:<scope>:<baseid>::<name>`` root."""
-    scope, _, rest = name[len(FIXTURE_PREFIX) :].partition(":")
-    return {"kind": "fixture", "scope": scope, "fixture": rest.rpartition("::")[2]}
-
-
-def root_meta(name: str, tracker: StateTracker, rootdir: str) -> dict[str, Any]:
-    """What kind of root ``name`` is and where it lives (for the patches)."""
-    if name.startswith("env:"):
-        return {"kind": "env", "var": name[4:]}
-    if name.startswith("file:"):
-        rel = name[len("file:") :].rstrip("/")
-        return {"kind": "file", "path": rel}
-    if name in ("cwd", "warnings"):
-        return {"kind": name}
-    if name == "sys.path":
-        return {"kind": "syspath"}
-    if name.startswith("logging:"):
-        return {"kind": "logging"}
-    if name.startswith(FIXTURE_PREFIX):
-        return fixture_meta(name)
-    split = split_python_root(name, tracker.module_names)
-    if split is None:
-        return {"kind": "other"}
-    module, attrs = split
-    files = {n: f for n, _, f in tracker.modules}
-    kind = "cache" if name.startswith("cache:") else "global" if len(attrs) == 1 else "classattr"
-    return {
-        "kind": kind,
-        "module": module,
-        "attrs": attrs,
-        "module_file": _relative(files.get(module, ""), rootdir) if files.get(module) else None,
-    }
-
-
-def capture_root(name: str, meta: dict[str, Any], config: RootsConfig) -> dict[str, Any]:
-    """Presence, description, literal and type of one root's value now."""
-    out = dict(meta)
-    kind = meta["kind"]
-    if kind in ("logging", "warnings", "other"):
-        text = describe_root(name, config)
-        out.update(present=True, type=kind, desc=["atom", kind, text], literal=None)
-        return out
-    captured = get(name, config)
-    out["present"] = captured.present
-    if not captured.present:
-        return out
-    value = captured.value
-    if kind == "cache":
-        size = captured.content.currsize
-        out.update(type="cache", desc=["cache", "int", str(size)], literal=None)
-    elif kind == "file":
-        content = captured.content
-        if isinstance(content, bytes):
-            desc = ["file", "bytes", f"{len(content)} bytes, crc {zlib.crc32(content)}"]
-            out.update(type="file", desc=desc, literal=_text_literal(content))
-        else:
-            out.update(type="dir", desc=["dir", "dir", ""], literal=None)
-    elif kind == "cwd":
-        rel = _relative(str(value), config.rootdir)
-        out.update(type="str", desc=describe(rel), literal=repr(rel))
-    elif kind == "syspath":
-        entries = [_relative(str(p), config.rootdir) if p else p for p in value]
-        out.update(type="list", desc=describe(entries), literal=None)
-    else:
-        out.update(type=type(value).__qualname__, desc=describe(value), literal=literal(value))
-        if not isinstance(value, (type(None), bool, int, float, complex, str, bytes, tuple)):
-            out["ident"] = id(value)  # roots naming one object are aliases of each other
-    return out
-
-
-def _text_literal(content: bytes) -> Optional[str]:
-    if len(content) > MAX_LITERAL:
-        return None
-    try:
-        return repr(content.decode("utf-8"))
-    except UnicodeDecodeError:
-        return None
-
-
-def loaded_module(name: str) -> Optional[types.ModuleType]:
-    module = sys.modules.get(name)
-    return module if isinstance(module, types.ModuleType) else None
-
-
-def module_of_test(test_id: str, rootdir: str) -> Optional[str]:
-    """The name under which the module holding ``test_id`` was imported."""
-    target = os.path.realpath(os.path.join(rootdir, test_id.split("::", 1)[0]))
-    for name, module in list(sys.modules.items()):
-        file = getattr(module, "__file__", None)
-        if isinstance(file, str) and os.path.realpath(file) == target:
-            return name
-    return None
-
-
-def restore_from_fresh_module(name: str) -> None:
-    """Give python root ``name`` the value a fresh execution of its module creates.
-
-    For roots of modules imported after position 0 (PolDet's eager loading, 003 §3.1):
-    the module runs again in a private module object and the value is copied over, in
-    place when the live object is a container of the same type.
-    """
-    dotted = name[len("cache:") :] if name.startswith("cache:") else name
-    split = split_python_root(dotted, frozenset(sys.modules))
-    if split is None:
-        raise LookupError(f"no imported module holds {name!r}")
-    module, attrs = split
-    owner: Any = sys.modules[module]
-    for attr in attrs[:-1]:
-        owner = vars(owner)[attr]
-    if name.startswith("cache:"):
-        vars(owner)[attrs[-1]].cache_clear()
-        return
-    spec = importlib.util.find_spec(module)
-    if spec is None or spec.loader is None:
-        raise LookupError(f"cannot load module {module!r} afresh")
-    fresh: Any = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fresh)
-    for attr in attrs[:-1]:
-        fresh = vars(fresh)[attr]
-    attr = attrs[-1]
-    if attr not in vars(fresh):
-        if attr in vars(owner):
-            delattr(owner, attr)
-        return
-    live, value = vars(owner).get(attr), vars(fresh)[attr]
-    if type(live) is type(value) and isinstance(live, (dict, list, set, deque, bytearray)):
-        restore(dotted, RootValue(dotted, True, live, value))  # in place: aliases see it
-    else:
-        setattr(owner, attr, value)
-
-
-def capture_fixture(name: str, values: FixtureValues, fp: int, rootdir: str) -> dict[str, Any]:
-    """A fixture root's value: ``fresh`` when as its fixture function made it (or when not
-    set up), else described next to its fresh content (``fresh_desc``)."""
-    out: dict[str, Any] = {**fixture_meta(name), "present": True}
-    set_up, value = values.value(name)
-    out["fresh"] = not set_up or fp == fixture_state.FRESH
-    if not set_up:
-        return out
-    cls = type(value)
-    out.update(type=cls.__qualname__, desc=describe(value), literal=literal(value))
-    owner = sys.modules.get(cls.__module__)
-    file = getattr(owner, "__file__", None)
-    out.update(
-        value_module=cls.__module__,
-        value_class=cls.__qualname__,
-        value_file=_relative(file, rootdir) if isinstance(file, str) else None,
-    )
-    if not isinstance(value, (type(None), bool, int, float, complex, str, bytes, tuple)):
-        out["ident"] = id(value)
-    if not out["fresh"] and name in values.fresh:
-        fresh = values.fresh[name]
-        out.update(fresh_desc=describe(fresh), fresh_literal=literal(fresh))
-    return out
 
 
 # -- the probe --------------------------------------------------------------------------------

@@ -33,16 +33,17 @@ project (compared with what its fixture function returned; restored to that cont
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
+from orderdep.analysis.repair.debug_orders import finding_for as finding_for
+from orderdep.analysis.repair.debug_orders import infer_orders as infer_orders
+from orderdep.analysis.repair.debug_orders import orders_for as orders_for
+from orderdep.analysis.repair.root_changes import change_lines
 from orderdep.core.ddmin import DDMinPreconditionError, ddmin
-from orderdep.core.odmodel import Kind
 from orderdep.core.outcomes import OrderResult, Outcome
-from orderdep.core.report import ODFinding
 from orderdep.engine.executor import Executor
 from orderdep.engine.probe import ProbeSpec
 from orderdep.errors import OrderdepError, UsageError
@@ -203,140 +204,6 @@ class DebugResult:
         }
 
 
-# -- readable diffs of two value descriptions (see debug_probe.describe) ----------------
-MAX_LISTED = 3
-MAX_LINES = 4
-
-
-def _render(desc: Any, limit: int = 60) -> str:
-    """A short Python-like rendering of a description node."""
-    text = _render_full(desc)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _render_full(desc: Any) -> str:
-    if not isinstance(desc, list) or len(desc) != 3:
-        return repr(desc)
-    tag, tname, payload = desc
-    if tag == "dict":
-        return "{" + ", ".join(f"{k}: {_render_full(v)}" for k, v in payload) + "}"
-    if tag == "seq":
-        inner = ", ".join(_render_full(v) for v in payload)
-        if tname == "tuple":
-            return f"({inner},)" if len(payload) == 1 else f"({inner})"
-        return f"[{inner}]"
-    if tag == "set":
-        return "{" + ", ".join(payload) + "}" if payload else "set()"
-    if tag == "obj":
-        return f"{tname}(" + ", ".join(f"{k}={_render_full(v)}" for k, v in payload) + ")"
-    if tag in ("cycle",):
-        return f"<cycle {tname}>"
-    return str(payload)
-
-
-def _listing(items: Sequence[str]) -> str:
-    shown = ", ".join(items[:MAX_LISTED])
-    more = len(items) - MAX_LISTED
-    return shown + (f" and {more} more" if more > 0 else "")
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def _diff(f: Any, p: Any, path: str, out: list[tuple[str, str]]) -> None:
-    """(sub-path, phrase) pairs saying how failing ``f`` differs from passing ``p``."""
-    if f == p:
-        return
-    same_shape = (
-        isinstance(f, list)
-        and isinstance(p, list)
-        and len(f) == len(p) == 3
-        and f[0] == p[0]
-        and f[1] == p[1]
-    )
-    if not same_shape or f[0] not in ("dict", "seq", "set", "obj"):
-        out.append((path, f"is {_render(f)} (passing: {_render(p)})"))
-        return
-    tag = f[0]
-    if tag in ("dict", "obj"):
-        fd, pd = dict((k, v) for k, v in f[2]), dict((k, v) for k, v in p[2])
-        word = "key" if tag == "dict" else "attribute"
-        extra = [k for k in fd if k not in pd]
-        missing = [k for k in pd if k not in fd]
-        if extra:
-            out.append((path, f"has extra {word}{'s' if len(extra) > 1 else ''} {_listing(extra)}"))
-        if missing:
-            out.append((path, f"lacks {word}{'s' if len(missing) > 1 else ''} {_listing(missing)}"))
-        for k in fd:
-            if k in pd and fd[k] != pd[k]:
-                sub = f"{path}[{k}]" if tag == "dict" else f"{path}.{k}"
-                _diff(fd[k], pd[k], sub, out)
-        return
-    if tag == "set":
-        fs, ps = list(f[2]), list(p[2])
-        extra = [x for x in fs if x not in ps]
-        missing = [x for x in ps if x not in fs]
-        if extra:
-            out.append(
-                (path, f"has extra element{'s' if len(extra) > 1 else ''} {_listing(extra)}")
-            )
-        if missing:
-            out.append(
-                (path, f"lacks element{'s' if len(missing) > 1 else ''} {_listing(missing)}")
-            )
-        return
-    fl, pl = f[2], p[2]
-    if len(fl) > len(pl) and fl[: len(pl)] == pl:
-        items = [_render(x) for x in fl[len(pl) :]]
-        out.append((path, f"has {_plural(len(items), 'extra item')} at the end: {_listing(items)}"))
-    elif len(fl) < len(pl) and pl[: len(fl)] == fl:
-        items = [_render(x) for x in pl[len(fl) :]]
-        out.append((path, f"lacks its last {_plural(len(items), 'item')}: {_listing(items)}"))
-    elif len(fl) == len(pl):
-        for i, (a, b) in enumerate(zip(fl, pl)):
-            _diff(a, b, f"{path}[{i}]", out)
-    else:
-        out.append((path, f"is {_render(f)} (passing: {_render(p)})"))
-
-
-def change_lines(kind: str, failing: ValueView, passing: ValueView) -> list[str]:
-    """Readable phrases for how a root's failing value differs from its passing value.
-
-    Each phrase starts with the sub-path it is about (``['job_7']``, ``.count``, ``[2]``)
-    when it concerns part of the value, e.g. ``has extra key 'job_7'``.
-    """
-    if failing.present and not passing.present:
-        lit = failing.literal or _render(failing.desc)
-        return [
-            {
-                "env": f"is set to {lit} (unset in the passing order)",
-                "file": "was created (absent in the passing order)",
-                "sysmodule": f"holds {_render(failing.desc)} (absent in the passing order)",
-            }.get(kind, f"is {_render(failing.desc)} (absent in the passing order)")
-        ]
-    if passing.present and not failing.present:
-        lit = passing.literal or _render(passing.desc)
-        return [
-            {
-                "env": f"is unset (passing: {lit})",
-                "file": "was deleted (present in the passing order)",
-            }.get(kind, f"is absent (passing: {_render(passing.desc)})")
-        ]
-    if kind == "file":
-        return [f"content differs ({_render(failing.desc)}; passing: {_render(passing.desc)})"]
-    if kind == "cache":
-        return [f"holds {failing.desc[2]} cached result(s) (passing: {passing.desc[2]})"]
-    pairs: list[tuple[str, str]] = []
-    _diff(failing.desc, passing.desc, "", pairs)
-    if failing.type != passing.type and not pairs:
-        pairs.append(("", f"is a {failing.type} (passing: a {passing.type})"))
-    lines = [f"{sub}: {phrase}" if sub else phrase for sub, phrase in pairs]
-    if len(lines) > MAX_LINES:
-        lines = [*lines[: MAX_LINES - 1], f"and {len(lines) - MAX_LINES + 1} more difference(s)"]
-    return lines
-
-
 class _Runs:
     def __init__(self, executor: Executor, test: str, progress: Optional[Progress]) -> None:
         self.executor, self.test = executor, test
@@ -426,12 +293,33 @@ def debug(
     ensure = sorted(_modules(f_res.probe.get("roots", {})))
     p_outcome, p_res = runs.run(passing_order, {"mode": "capture", "ensure_modules": ensure})
     if not f_outcome.is_failure:
+        plain = executor.run(list(failing_order)).outcome_of(test)
+        if plain.is_failure:  # the probe changed what it observes
+            raise DebugError(
+                f"{test!r} {plain.value} in its failing order {list(failing_order)!r} but "
+                f"{f_outcome.value} with the debug probe; its state cannot be observed there"
+            )
         raise DebugError(
             f"{test!r} {f_outcome.value} in its failing order {list(failing_order)!r}; the "
             "dependency did not reproduce. Re-run `orderdep classify --redo` on it."
         )
+    if p_outcome.is_failure and ensure:
+        # A lighter probe: importing the failing order's modules may be what breaks the
+        # test (it asserts a module is not imported yet); capture without importing them.
+        p_outcome, p_res = runs.run(passing_order, {"mode": "capture", "ensure_modules": []})
+        if not p_outcome.is_failure:
+            out.notes.append(
+                "importing the modules the failing order imported makes the test fail in its "
+                "passing order too; the passing order was captured without them, so their "
+                "globals could not be compared"
+            )
     if p_outcome.is_failure:
-        p_outcome, _ = runs.run(passing_order, {"mode": "capture", "ensure_modules": []})
+        plain = executor.run(list(passing_order)).outcome_of(test)
+        if not plain.is_failure:
+            raise DebugError(
+                f"{test!r} {plain.value} in its passing order {list(passing_order)!r} but "
+                f"{p_outcome.value} with the debug probe; its state cannot be observed there"
+            )
         raise DebugError(
             f"{test!r} {p_outcome.value} in its passing order {list(passing_order)!r}; it is "
             "not order-dependent there. Re-run `orderdep classify --redo` on it."
@@ -490,105 +378,3 @@ def _isolate(runs: _Runs, out: DebugResult, max_restores: int) -> None:
         out.together = ddmin(candidates, effect)
     except DDMinPreconditionError:
         out.notes.append("restoring every differing root together does not change the outcome")
-
-
-def orders_for(
-    finding: ODFinding, polluter: Optional[Sequence[str]] = None
-) -> tuple[str, list[str], list[str]]:
-    """(kind, failing order, passing order) to debug ``finding`` with.
-
-    ``polluter`` (a polluter, or a state-setter for a brittle; several ids form a group)
-    overrides the report's; otherwise its first polluter (state-setter), then its first
-    group, then the recorded order cut at the test.
-    """
-    test = finding.test
-    kind = finding.kind
-    if kind is None:
-        raise UsageError(
-            f"OD test {test!r} is not classified (victim or brittle); run `orderdep classify` "
-            "first, or pass --polluter."
-        )
-    chosen = list(polluter or [])
-    if kind == "victim":
-        if not chosen:
-            chosen = (
-                [finding.polluters[0]]
-                if finding.polluters
-                else list(finding.polluter_groups[0])
-                if finding.polluter_groups
-                else _prefix(finding.failing_order, test)
-            )
-        if not chosen:
-            raise UsageError(f"no polluter known for victim {test!r}; pass --polluter ID")
-        return kind, [*chosen, test], [test]
-    if not chosen:
-        chosen = (
-            [finding.state_setters[0]]
-            if finding.state_setters
-            else list(finding.state_setter_groups[0])
-            if finding.state_setter_groups
-            else _prefix(finding.passing_order, test)
-        )
-    if not chosen:
-        raise UsageError(f"no state-setter known for brittle {test!r}; pass --polluter ID")
-    return kind, [test], [*chosen, test]
-
-
-def _prefix(order: Sequence[str], test: str) -> list[str]:
-    return list(order[: order.index(test)]) if test in order else []
-
-
-def finding_for(
-    executor: Executor,
-    test: str,
-    polluters: Sequence[str] = (),
-    finding: Optional[ODFinding] = None,
-) -> ODFinding:
-    """The finding to debug or fix ``test`` with.
-
-    ``polluters`` (a polluter, a state-setter for a brittle, several for a group) replace
-    those of the report's ``finding``; without a classified finding the kind comes from a
-    run alone, and without polluters the orders come from :func:`infer_orders`.
-    """
-    if finding is not None and finding.kind is not None and not polluters:
-        return finding
-    if not polluters:
-        kind, failing, passing = infer_orders(executor, test)
-        return ODFinding(test, kind, failing_order=failing, passing_order=passing)
-    if finding is not None and finding.kind is not None:
-        out = copy.deepcopy(finding)
-    else:
-        alone = executor.run([test]).outcome_of(test)
-        out = ODFinding(test, "victim" if alone.is_pass else "brittle")
-    group = list(polluters)
-    if out.kind == "victim":
-        out.polluters, out.polluter_groups = (group, []) if len(group) == 1 else ([], [group])
-        out.failing_order = [*group, test]
-    else:
-        out.state_setters, out.state_setter_groups = (
-            (group, []) if len(group) == 1 else ([], [group])
-        )
-        out.passing_order = [*group, test]
-    return out
-
-
-def infer_orders(executor: Executor, test: str) -> tuple[Kind, list[str], list[str]]:
-    """Kind and orders of ``test`` from the original order and a run alone (no report).
-
-    A test that passes alone and fails in the original order is a victim of what runs
-    before it there; one that fails alone and passes there is a brittle.
-    """
-    ids = executor.suite.ids
-    if test not in ids:
-        raise UsageError(f"{test!r} is not in the collected suite; see `orderdep collect`")
-    prefix = ids[: ids.index(test)]
-    alone = executor.run([test]).outcome_of(test)
-    in_suite = executor.run([*prefix, test]).outcome_of(test) if prefix else alone
-    if alone.is_pass and in_suite.is_failure:
-        return "victim", [*prefix, test], [test]
-    if alone.is_failure and in_suite.is_pass:
-        return "brittle", [test], [*prefix, test]
-    raise UsageError(
-        f"{test!r} {alone.value} alone and {in_suite.value} after the tests before it; "
-        "it does not look order-dependent there. Pass --polluter ID or --report FILE."
-    )

@@ -26,45 +26,57 @@ before the OD test in its failing order(s) on the unpatched project (statements 
 need fixtures run where the patch would put them: after the test's setup, with the
 fixtures' values). Every candidate is
 then turned into a real patch and verified on a patched copy
-(:mod:`~orderdep.analysis.repair.verify`); the smallest verified change wins (fewest
-changed lines; at equal size the strategy listed first, then fewest changed characters).
+(:mod:`~orderdep.analysis.repair.verify`). The first verified candidate wins, in this
+order: a polluter that cleans up after itself (the root cause) before any change to the
+OD test; changes that end with the test before ones that leak state; then the fewest
+changed lines, the strategy listed first, the fewest changed characters.
 Unverified candidates are never offered.
 """
 
 from __future__ import annotations
 
-import ast
-import builtins
-import textwrap
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
+from orderdep.analysis.repair.candidates import (
+    Candidate,
+    combine,
+    placed,
+    polluter_candidates,
+    target_for,
+    with_comments,
+)
 from orderdep.analysis.repair.debugger import (
     PROBE_MODULE,
     DebugError,
     DebugResult,
-    RootInfo,
     debug,
     orders_for,
 )
+from orderdep.analysis.repair.generated import generated_candidates
+from orderdep.analysis.repair.module_names import ModuleNames
 from orderdep.analysis.repair.patches import (
     FIXTURE_PARAMS,
     Changes,
     Insertion,
-    ModuleNames,
     apply_insertions,
-    attribute_reference,
     changed_lines,
     function_path,
-    guard_statements,
     insertion,
-    module_name_for,
-    restore_statements,
     unified_diff,
 )
-from orderdep.analysis.repair.resets import generate
+from orderdep.analysis.repair.root_statements import restore_statements
+from orderdep.analysis.repair.scoping import scope_statements
+from orderdep.analysis.repair.sources import (
+    FunctionSource,
+    rank_cleaners,
+    read_function,
+    transplant_group,
+)
+from orderdep.analysis.repair.unittest_patches import placements
 from orderdep.analysis.repair.verify import Target, Verification, Verifier
 from orderdep.core.ddmin import DDMinPreconditionError, ddmin
 from orderdep.core.report import ODFinding
@@ -77,18 +89,9 @@ STRATEGIES = ("cleaner", "generated", "restore", "polluter")
 STRATEGY_CHOICES = (*STRATEGIES, "auto")
 MAX_CLEANERS = 5
 MAX_CLEANER_STATEMENTS = 40
-MAX_ORDERS = 6
 MAX_VERIFY = 8
-MAX_GENERATED_PER_ROOT = 2
 
 Progress = Callable[[str], None]
-
-
-@dataclass
-class Candidate:
-    strategy: str
-    description: str
-    insertions: list[Insertion]
 
 
 @dataclass
@@ -122,211 +125,7 @@ class FixResult:
     notes: list[str] = field(default_factory=list)
     candidates: int = 0
     verified: int = 0  # candidates run through verification
-
-
-def _dedupe(orders: Sequence[Sequence[str]]) -> list[list[str]]:
-    out: dict[tuple[str, ...], None] = {}
-    for o in orders:
-        if o:
-            out.setdefault(tuple(o), None)
-    return [list(o) for o in list(out)[:MAX_ORDERS]]
-
-
-def _cut(order: Sequence[str], test: str) -> list[str]:
-    return list(order[: order.index(test) + 1]) if test in order else []
-
-
-def target_for(finding: ODFinding, kind: str, failing: list[str], passing: list[str]) -> Target:
-    """The orders a fix for ``finding`` must pass in (every known polluter, the recorded ones)."""
-    t = finding.test
-    if kind == "victim":
-        fails = [failing, *([p, t] for p in finding.polluters)]
-        fails += [[*g, t] for g in finding.polluter_groups]
-        fails.append(_cut(finding.failing_order, t))
-        passes = [passing, _cut(finding.passing_order, t)]
-    else:
-        fails = [failing, _cut(finding.failing_order, t)]
-        passes = [passing, *([s, t] for s in finding.state_setters)]
-        passes += [[*g, t] for g in finding.state_setter_groups]
-        passes.append(_cut(finding.passing_order, t))
-    return Target(t, _dedupe(fails), _dedupe(passes))
-
-
-# -- reading test functions ------------------------------------------------------------------
-@dataclass
-class FunctionSource:
-    """The statements and parameters of a test function, and where it lives."""
-
-    test: str
-    file: str
-    module: str
-    source: str  # the whole file
-    statements: list[str]
-    params: list[str]
-    text: str  # the function's own source
-
-
-def read_function(project: Path, test_id: str, module: Optional[str] = None) -> FunctionSource:
-    rel, classes, name = function_path(test_id)
-    try:
-        source = (project / rel).read_text(encoding="utf-8")
-        tree = ast.parse(source)
-    except (OSError, SyntaxError) as exc:
-        raise UsageError(f"cannot read the source of {test_id!r}: {exc}") from None
-    body: list[ast.stmt] = tree.body
-    for cls in classes:
-        found = [n for n in body if isinstance(n, ast.ClassDef) and n.name == cls]
-        if not found:
-            raise UsageError(f"cannot find class {cls!r} of {test_id!r} in {rel!r}")
-        body = found[0].body
-    fns = [
-        n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name
-    ]
-    if not fns:
-        raise UsageError(f"cannot find the function of {test_id!r} in {rel!r}")
-    fn = fns[-1]
-    stmts = list(fn.body)
-    if stmts and isinstance(stmts[0], ast.Expr) and isinstance(stmts[0].value, ast.Constant):
-        stmts = stmts[1:]  # the docstring
-    texts = [textwrap.dedent(ast.get_source_segment(source, s, padded=True) or "") for s in stmts]
-    params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]]
-    if classes and params:
-        params = params[1:]  # self
-    return FunctionSource(
-        test=test_id,
-        file=rel,
-        module=module or module_name_for(project, rel),
-        source=source,
-        statements=[t for t in texts if t.strip()],
-        params=params,
-        text=ast.get_source_segment(source, fn) or "",
-    )
-
-
-def _free_names(statements: Sequence[str]) -> list[str]:
-    loaded: dict[str, None] = {}
-    stored: set[str] = set()
-    for text in statements:
-        try:
-            tree = ast.parse(text)
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name):
-                if isinstance(node.ctx, ast.Load):
-                    loaded.setdefault(node.id, None)
-                else:
-                    stored.add(node.id)
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                stored.update((a.asname or a.name).split(".")[0] for a in node.names)
-            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-                stored.add(node.name)
-    return [n for n in loaded if n not in stored and not hasattr(builtins, n)]
-
-
-def _top_level_defs(source: str) -> set[str]:
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return set()
-    out: set[str] = set()
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(node.name)
-        elif isinstance(node, ast.Assign):
-            out.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            out.add(node.target.id)
-    return out
-
-
-def transplant(
-    statements: Sequence[str], donor: FunctionSource, victim: FunctionSource
-) -> Insertion:
-    """``statements`` of ``donor`` as an insertion into ``victim``'s test function.
-
-    Names the statements take from the donor's module are imported locally (its import
-    line, or ``from <donor module> import name``); parameters of the donor they use
-    become fixtures of the victim.
-    """
-    free = _free_names(statements)
-    fixtures = [n for n in free if n in donor.params]
-    imports: list[str] = []
-    if donor.file != victim.file:
-        d_names = ModuleNames.parse(donor.source, donor.module)
-        v_names = ModuleNames.parse(victim.source, victim.module)
-        defs = _top_level_defs(donor.source)
-        for n in free:
-            if n in fixtures:
-                continue
-            line = d_names.import_lines.get(n)
-            if line is not None:
-                if v_names.import_lines.get(n) != line:
-                    imports.append(line)
-            elif n in defs:
-                imports.append(f"from {donor.module} import {n}")
-    return insertion(victim.test, [*imports, *statements], fixtures)
-
-
-def transplant_group(
-    statements: Sequence[tuple[int, str]], donors: Sequence[FunctionSource], victim: FunctionSource
-) -> Insertion:
-    """Statements of several donors (``(index into donors, statement)``, in order) as one
-    insertion into ``victim``: each donor's run of statements transplanted, imports first."""
-    stmts: list[str] = []
-    fixtures: list[str] = []
-    runs: list[tuple[int, list[str]]] = []
-    for index, text in statements:
-        if runs and runs[-1][0] == index:
-            runs[-1][1].append(text)
-        else:
-            runs.append((index, [text]))
-    for index, texts in runs:
-        ins = transplant(texts, donors[index], victim)
-        stmts += ins.statements
-        fixtures += ins.fixtures
-    return insertion(victim.test, stmts, fixtures)
-
-
-def _touches_module(donor: FunctionSource, modules: set[str]) -> bool:
-    """Whether the donor's statements name one of ``modules`` (or what they import from it)."""
-    if not modules:
-        return False
-    free = set(_free_names(donor.statements))
-    if donor.module in modules:
-        return True
-    names = ModuleNames.parse(donor.source, donor.module)
-    bound = {
-        b for m, b in names.imports.items() if any(m == r or m.startswith(r + ".") for r in modules)
-    }
-    return bool(free & bound)
-
-
-def rank_cleaners(
-    project: Path, cleaners: Sequence[str], victim: FunctionSource, culprits: Sequence[RootInfo]
-) -> list[str]:
-    """Cleaners most likely to give a patch first, report order within each rank.
-
-    0. tests of the victim's own module (its module fixtures and globals are theirs too;
-       every test of another module "cleans" a module fixture just by tearing it down);
-    1. tests sharing a fixture with the victim, or naming the module of a polluted root;
-    2. the rest (3: those whose source cannot be read).
-    """
-    modules = {m for r in culprits for m in (r.module, r.value_module) if m}
-    shared = set(victim.params) | {r.fixture for r in culprits if r.fixture}
-
-    def rank(test: str) -> int:
-        if test.split("::", 1)[0] == victim.file:
-            return 0
-        try:
-            donor = read_function(project, test)
-        except UsageError:
-            return 3
-        if set(donor.params) & shared or _touches_module(donor, modules):
-            return 1
-        return 2
-
-    return sorted(cleaners, key=rank)
+    target: Optional[Target] = None  # the orders the fix was verified in
 
 
 class Repairer:
@@ -394,7 +193,7 @@ class Repairer:
         except UsageError as exc:
             return FixResult(finding.test, finding.kind or "unknown", notes=[str(exc)])
         target = target_for(finding, kind, failing, passing)
-        result = FixResult(finding.test, kind)
+        result = FixResult(finding.test, kind, target=target)
         candidates: list[Candidate] = []
         if any(s in self.strategies for s in ("generated", "restore", "polluter")):
             self.progress(f"debugging {finding.test}")
@@ -414,9 +213,32 @@ class Repairer:
             candidates += self._cleaner_candidates(finding, kind, target, victim, result)
         if result.debug is not None:
             candidates += self._root_candidates(finding, kind, target, victim, result)
+        roots = [r.name for r in result.debug.culprits] if result.debug is not None else []
+        candidates = [with_comments(c, finding, kind, roots) for c in candidates]
         result.candidates = len(candidates)
         self._rank_and_verify(candidates, target, result)
         return result
+
+    def reuse(self, finding: ODFinding, fix: Fix) -> Optional[FixResult]:
+        """``fix`` (of another instance of the same parametrized test function) for
+        ``finding``, when it verifies for it too: one patch per test function."""
+        try:
+            kind, failing, passing = orders_for(finding)
+        except UsageError:
+            return None
+        target = target_for(finding, kind, failing, passing)
+        self.progress(f"verifying the patch of {fix.test} for {finding.test}")
+        check = self.verifier.verify(fix.changes, target)
+        if not check.ok:
+            return None
+        shared = dataclasses.replace(fix, test=finding.test, verification=check)
+        return FixResult(finding.test, kind, fix=shared, target=target)
+
+    def merge(self, first: Fix, second: Fix) -> Fix:
+        """One fix with the insertions of both (an insertion both have is made once)."""
+        insertions = list(dict.fromkeys([*first.insertions, *second.insertions]))
+        changes = apply_insertions(self.project, insertions)
+        return dataclasses.replace(second, insertions=insertions, changes=changes)
 
     def _cleaner_candidates(
         self,
@@ -474,7 +296,21 @@ class Repairer:
             except DDMinPreconditionError:
                 kept = stmts  # it needs its fixtures or self: only a real run can tell
                 how = f"the statements of {name}"
-            out.append(Candidate("cleaner", how, [patch(kept)]))
+            ins = patch(kept)
+            if kind == "brittle":  # the setter's writes, undone when the test ends
+                scoped, changed = scope_statements(ins.statements)
+                if changed:
+                    fixtures = ("monkeypatch", *ins.fixtures)
+                    out.append(
+                        Candidate(
+                            "cleaner",
+                            f"{how}, through monkeypatch",
+                            [insertion(ins.test, scoped, fixtures)],
+                        )
+                    )
+                    out.append(Candidate("cleaner", how, [ins], leaks=True))
+                    continue
+            out.append(Candidate("cleaner", how, [ins]))
         return out
 
     def _root_candidates(
@@ -503,9 +339,18 @@ class Repairer:
                     "generated: the roots must be reset together; only the restore and "
                     "polluter strategies combine roots"
                 )
-            out += self._generated(finding, target, victim, roots if single else [], result)
+            out += generated_candidates(
+                self.project,
+                self.screen,
+                self.progress,
+                finding,
+                target,
+                victim,
+                roots if single else [],
+                result.notes,
+            )
         if "restore" in self.strategies:
-            out += _combine(
+            restores = combine(
                 "restore",
                 finding.test,
                 roots,
@@ -513,124 +358,19 @@ class Repairer:
                 lambda r: restore_statements(r, names, victim.module),
                 "restores",
             )
+            out += restores
+            # a TestCase reads state in setUp before the body runs: restore it there too
+            _, classes, _ = function_path(finding.test)
+            for method in placements(victim.source, classes, polluter=False)[1:]:
+                out += [placed(c, method) for c in restores if method]
         if "polluter" in self.strategies and kind == "victim":
-            out += self._polluter_candidates(finding, roots, single, dbg)
+            out += polluter_candidates(self.project, finding, roots, single, dbg)
         return out
 
-    def _generated(
-        self,
-        finding: ODFinding,
-        target: Target,
-        victim: FunctionSource,
-        roots: list[RootInfo],
-        result: FixResult,
-    ) -> list[Candidate]:
-        out: list[Candidate] = []
-        context = [victim.source]
-        for p in finding.polluters + [m for g in finding.polluter_groups for m in g]:
-            try:
-                context.append(read_function(self.project, p).text)
-            except UsageError:
-                pass
-        names = ModuleNames.parse(victim.source, victim.module)
-        for root in roots:
-            fixture = root.fixture if root.kind == "fixture" else None
-            source_file = root.value_file if fixture else root.module_file
-            if (root.module is None and fixture is None) or not source_file:
-                continue
-            try:
-                module_source = (self.project / source_file).read_text(encoding="utf-8")
-            except OSError:
-                continue
-            gen = generate(root, module_source, context)
-            if not gen.methods:
-                result.notes.append(f"generated: no reset-method found for {root.name}")
-                continue
-            found = 0
-            fixtures = [fixture] if fixture else []
-            for seq in gen.sequences:
-                head = seq.method.path[0]
-                imports: list[str] = []
-                if fixture:  # methods of the fixture's value, called on it
-                    expr = f"{fixture}.{head}"
-                elif root.module == victim.module:
-                    expr = head
-                else:
-                    assert root.module is not None
-                    expr, imports = attribute_reference(root.module, [head], names)
-                calls = [c.replace(f"{{m}}.{head}", expr) for c in seq.calls]
-                self.progress(f"trying {calls[0]}" + (" ..." if len(calls) > 1 else ""))
-
-                def works(
-                    sub: list[str], imports: list[str] = imports, fixtures: list[str] = fixtures
-                ) -> bool:
-                    code = "\n".join([*imports, *sub])
-                    return self.screen(target, code, victim.module, fixtures)
-
-                if not works(calls):
-                    continue
-                kept = ddmin(calls, works) if len(calls) > 1 else calls
-                desc = f"calls reset-method {seq.method.describe()}"
-                if fixture:
-                    desc += f" on the value of fixture {fixture}"
-                ins = insertion(finding.test, [*imports, *kept], fixtures)
-                out.append(Candidate("generated", desc, [ins]))
-                found += 1
-                if found >= MAX_GENERATED_PER_ROOT:
-                    break
-            if not found:
-                result.notes.append(
-                    f"generated: none of {len(gen.sequences)} call sequence(s) of "
-                    f"{len(gen.methods)} reset-method(s) resets {root.name}"
-                )
-        return out
-
-    def _polluter_candidates(
-        self, finding: ODFinding, roots: list[RootInfo], single: bool, dbg: DebugResult
-    ) -> list[Candidate]:
-        polluters = list(
-            dict.fromkeys([*finding.polluters, *(m for g in finding.polluter_groups for m in g)])
-        )
-        if not polluters and len(dbg.failing_order) == 2:
-            polluters = dbg.failing_order[:1]
-        out: list[Candidate] = []
-        if not polluters:  # which test before it pollutes is unknown: classify first
-            return out
-        for root in roots if single else [None]:
-            chosen = [root] if root is not None else roots
-            alternatives = 1
-            per_polluter = []
-            for p in polluters:
-                try:
-                    fs = read_function(self.project, p)
-                except UsageError:
-                    return out
-                if fs.file == dbg.test.split("::", 1)[0] and dbg.test_module:
-                    fs.module = dbg.test_module
-                names = ModuleNames.parse(fs.source, fs.module)
-                alts = [guard_statements(r, names, fs.module) for r in chosen]
-                if any(not a for a in alts):
-                    return out
-                alternatives = max(alternatives, *(len(a) for a in alts))
-                per_polluter.append((p, alts))
-            for i in range(alternatives):
-                ins = []
-                for p, alts in per_polluter:
-                    stmts = [s for a in alts for s in a[min(i, len(a) - 1)][0]]
-                    fixtures = [f for a in alts for f in a[min(i, len(a) - 1)][1]]
-                    ins.append(insertion(p, stmts, fixtures))
-                desc = (
-                    f"makes polluter(s) {', '.join(polluters)} undo their change to "
-                    f"{', '.join(r.name for r in chosen)}"
-                )
-                out.append(Candidate("polluter", desc, ins))
-        return out
-
-    # -- ranking and verification -----------------------------------------------------------
     def _rank_and_verify(
         self, candidates: list[Candidate], target: Target, result: FixResult
     ) -> None:
-        built: list[tuple[int, int, int, int, Candidate, Changes]] = []
+        built: list[tuple[bool, bool, int, int, int, int, Candidate, Changes]] = []
         seen: set[str] = set()
         for i, cand in enumerate(candidates):
             try:
@@ -649,13 +389,13 @@ class Repairer:
                 for line in key.splitlines()
                 if line[:1] in "+-" and not line.startswith(("+++", "---"))
             )
-            built.append(
-                (changed_lines(changes), STRATEGIES.index(cand.strategy), chars, i, cand, changes)
-            )
-        built.sort(key=lambda b: b[:4])
+            rank = (changed_lines(changes), STRATEGIES.index(cand.strategy), chars, i)
+            # the root cause first: a polluter that cleans up after itself
+            built.append((cand.strategy != "polluter", cand.leaks, *rank, cand, changes))
+        built.sort(key=lambda b: b[:6])
         if not built:
             result.notes.append("no candidate patch to verify")
-        for size, _, _, _, cand, changes in built[: self.max_verify]:
+        for _, _, size, _, _, _, cand, changes in built[: self.max_verify]:
             self.progress(f"verifying a {cand.strategy} patch ({size} changed line(s))")
             result.verified += 1
             check = self.verifier.verify(changes, target)
@@ -667,34 +407,6 @@ class Repairer:
             result.notes.append(
                 f"{cand.strategy}: rejected ({cand.description}): {check.summary()}"
             )
-
-
-def _combine(
-    strategy: str,
-    test: str,
-    roots: list[RootInfo],
-    single: bool,
-    make: Callable[[RootInfo], list[tuple[list[str], list[str]]]],
-    verb: str,
-) -> list[Candidate]:
-    """Candidates from per-root alternatives: each root alone, or all roots together."""
-    out: list[Candidate] = []
-    if single:
-        for root in roots:
-            for stmts, fixtures in make(root):
-                out.append(
-                    Candidate(strategy, f"{verb} {root.name}", [insertion(test, stmts, fixtures)])
-                )
-        return out
-    alts = [make(r) for r in roots]
-    if any(not a for a in alts):
-        return out
-    for i in range(max(len(a) for a in alts)):
-        stmts = [s for a in alts for s in a[min(i, len(a) - 1)][0]]
-        fixtures = [f for a in alts for f in a[min(i, len(a) - 1)][1]]
-        names = ", ".join(r.name for r in roots)
-        out.append(Candidate(strategy, f"{verb} {names}", [insertion(test, stmts, fixtures)]))
-    return out
 
 
 def apply_fix(project: Path, fix: Fix) -> list[str]:

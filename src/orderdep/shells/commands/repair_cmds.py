@@ -13,7 +13,9 @@ from typing import Any, Optional
 import click
 
 from orderdep.analysis.repair.debugger import DebugResult, RootInfo
-from orderdep.analysis.repair.fix import STRATEGY_CHOICES, FixResult
+from orderdep.analysis.repair.fix import STRATEGY_CHOICES, FixResult, Repairer
+from orderdep.analysis.repair.patches import unified_diff
+from orderdep.analysis.repair.patchset import RANDOM_ORDERS, function_id, merged_changes, verify_set
 from orderdep.core.report import ODFinding, Report, load_report
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
@@ -22,6 +24,7 @@ from orderdep.shells.fixes_file import fix_entry, save_fixes
 from orderdep.shells.options import (
     CHECK_OPTION,
     DEFAULT_REPORT,
+    SEED,
     engine_flags,
     engine_options,
     html_report_line,
@@ -29,6 +32,7 @@ from orderdep.shells.options import (
 from orderdep.shells.output import notice, set_result
 
 PATCH_DIR = "patches"  # next to the report (default PROJECT/.orderdep/patches)
+SET_PATCH = "patch-set.patch"  # every patch of the last run, verified together
 MAX_SHOWN_ROOTS = 20
 
 REPORT_OPTION = click.option(
@@ -219,11 +223,21 @@ def fix_lines(
     report: Optional[Path],
     applied: Sequence[str],
     polluters: Sequence[str] = (),
+    applying: bool = False,
 ) -> list[str]:
     fix = result.fix
     if fix is None:
         lines = [f"no verified fix for {result.test} ({result.kind}):"]
         lines += [f"  {n}" for n in result.notes] or ["  no candidate patch"]
+        dbg = result.debug
+        if dbg is not None and dbg.culprits:  # where a person writing the fix should look
+            label = "polluted" if result.kind == "victim" else "needed"
+            roots = [line for r in dbg.culprits for line in root_lines(r)]
+            lines.append(f"  {label} root(s): {'; '.join(roots)}")
+        elif dbg is not None and dbg.differing:
+            shown = ", ".join(r.name for r in dbg.differing[:5])
+            more = f" and {len(dbg.differing) - 5} more" if len(dbg.differing) > 5 else ""
+            lines.append(f"  roots that differ (none alone explains it): {shown}{more}")
         return lines
     lines = [
         f"fix for {result.test} ({result.kind}): {fix.strategy}, {fix.size} changed "
@@ -232,6 +246,8 @@ def fix_lines(
     ]
     if applied:
         lines.append(f"applied to {', '.join(applied)}")
+        return lines
+    if applying:  # written once every patch is verified together
         return lines
     assert patch is not None
     lines.append(f"patch: {patch}")
@@ -281,6 +297,15 @@ def fix_lines(
     is_flag=True,
     help="Verify patches on the OD test's orders only, not on the whole suite too.",
 )
+@click.option(
+    "--set-orders",
+    type=click.IntRange(min=0),
+    default=RANDOM_ORDERS,
+    show_default=True,
+    help="Random orders the patches must pass in together (besides the original order "
+    "and every failing order); 0 checks the set only when there are several patches.",
+)
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of those orders.")
 @REPORT_OPTION
 @CHECK_OPTION
 def fix(
@@ -289,6 +314,8 @@ def fix(
     strategy: str,
     apply_: bool,
     no_suite_check: bool,
+    set_orders: int,
+    seed: int,
     report: Optional[Path],
     **params: Any,
 ) -> int:
@@ -299,11 +326,13 @@ def fix(
     if it made the test pass in its failing and passing orders without changing the
     outcomes of the suite (the report's nondeterministic tests, and tests whose outcome
     differs between two unpatched runs of the suite, are not compared). Files change only
-    with --apply. Exit code 0 when no OD test is left in the files (nothing to fix, or
-    every one fixed with --apply), 1 when any is left (no verified patch, or not applied).
+    with --apply, and only when the patches hold together. The instances of a parametrized
+    test share one patch; all patches are then verified together (the original order,
+    every failing order, --set-orders random orders). Exit code 0 when no OD test is left
+    in the files (nothing to fix, or every one fixed with --apply and the patches hold
+    together), 1 when any is left (no verified patch, not applied, or not holding).
     """
     from orderdep.analysis.repair.debugger import finding_for
-    from orderdep.analysis.repair.fix import Repairer, apply_fix
 
     project: Path = params["project"].resolve()
     if polluters and len(tests) != 1:
@@ -315,6 +344,9 @@ def fix(
         return 0
     missing = 0
     entries: dict[str, dict[str, Any]] = {}
+    patches = _report_file(project, report).resolve().parent / PATCH_DIR
+    by_function: dict[str, FixResult] = {}  # one patch per test function
+    fixed: list[FixResult] = []
     with open_engine(params, store=False) as engine:
         engine.check([*(t for t, _ in selected), *polluters])
         repairer = Repairer(
@@ -331,26 +363,94 @@ def fix(
                 missing += 1
                 continue
             finding = finding_for(engine, test, polluters, found)
-            result = repairer.repair(finding)
-            patches = _report_file(project, report).resolve().parent / PATCH_DIR
-            target = patches / patch_name(finding.test)
+            function = function_id(finding.test)
+            earlier = by_function.get(function)
+            result = None
+            if earlier is not None and earlier.fix is not None:
+                result = repairer.reuse(finding, earlier.fix)
+            if result is None:
+                result = repairer.repair(finding)
+                if earlier is not None and earlier.fix is not None and result.fix is not None:
+                    result.fix = repairer.merge(earlier.fix, result.fix)
+            target = patches / patch_name(function)
             patch: Optional[Path] = None
-            applied: list[str] = []
             if result.fix is None:
                 missing += 1
-                target.unlink(missing_ok=True)  # an earlier run's patch no longer holds
+                if function not in by_function:
+                    target.unlink(missing_ok=True)  # an earlier run's patch no longer holds
             else:
                 patch = target
                 patch.parent.mkdir(parents=True, exist_ok=True)
                 patch.write_text(result.fix.diff, encoding="utf-8")
-                if apply_:
-                    applied = apply_fix(project, result.fix)
+                by_function[function] = result
+                fixed.append(result)
             entries[finding.test] = fix_entry(result, patch, patches.parent)
-            lines = fix_lines(result, project, patch, params, report, applied, polluters)
+            lines = fix_lines(result, project, patch, params, report, [], polluters, apply_)
             click.echo("\n".join(lines))
+        unrepaired = (
+            [f.test for f in data.od_tests if f.test not in {r.test for r in fixed}]
+            if data is not None
+            else None
+        )
+        held = _check_set(repairer, project, fixed, by_function, seed, set_orders, unrepaired)
+        set_file = patches / SET_PATCH
+        set_file.unlink(missing_ok=True)  # an earlier run's set may no longer hold
+        if held and by_function:
+            changes = merged_changes(
+                project, [i for r in by_function.values() if r.fix for i in r.fix.insertions]
+            )
+            if apply_:
+                for rel, (_, new) in changes.items():
+                    (project / rel).write_text(new, encoding="utf-8")
+                click.echo(f"applied to {', '.join(sorted(changes))}")
+            elif len(by_function) > 1:
+                set_file.write_text(unified_diff(changes), encoding="utf-8")
+                shown = (
+                    set_file.relative_to(project) if set_file.is_relative_to(project) else set_file
+                )
+                cmds = apply_commands(project, shown)
+                click.echo(f"all patches in one: {set_file}")
+                click.echo(f"apply them all: {cmds[0]}")
+                click.echo("\n".join(f"            or: {c}" for c in cmds[1:]))
     save_fixes(_report_file(project, report).resolve().parent, entries)
     set_result(fixes=entries, left=missing if apply_ else len(selected))
     if data is not None:
         click.echo(html_report_line(params["project"], report))
     # Exit codes as every command: 1 while an OD test is left in the files.
-    return 1 if missing or not apply_ else 0
+    return 1 if missing or not held or not apply_ else 0
+
+
+def _check_set(
+    repairer: Repairer,
+    project: Path,
+    fixed: Sequence[FixResult],
+    by_function: dict[str, FixResult],
+    seed: int,
+    orders: int,
+    unrepaired: Optional[Sequence[str]],
+) -> bool:
+    """Verify every patch together; prints one line saying whether they hold."""
+    if len(by_function) < 2 and orders == 0:
+        return True
+    insertions = [i for r in by_function.values() if r.fix for i in r.fix.insertions]
+    if not insertions:
+        return True
+    targets = [r.target for r in fixed if r.target is not None]
+    try:
+        changes = merged_changes(project, insertions)
+    except UsageError as exc:
+        click.echo(f"patch set: the patches do not apply together: {exc}")
+        return False
+    _notice(f"verifying the {len(by_function)} patch(es) together")
+    check = verify_set(
+        repairer.verifier, changes, targets, seed=seed, random_orders=orders, unrepaired=unrepaired
+    )
+    if check.ok:
+        click.echo(
+            f"patch set: {len(by_function)} patch(es) for {len(fixed)} OD test(s) hold "
+            f"together in {check.orders_run} orders (the original order, every failing "
+            f"order, {orders} random orders, seed {seed})"
+        )
+        return True
+    click.echo(f"patch set: the patches do not hold together: {'; '.join(check.problems[:3])}")
+    return False

@@ -75,7 +75,11 @@ def gather(project: Path, report_file: Optional[Path] = None) -> ReportInputs:
             note = f"failing order of {f.test} (orderdep detect --seed {seed})"
             inputs.reproduce[f.test] = reproduce_command(params, f.test, f.failing_order, note)
         inputs.evidence[f.test] = evidence_commands(f, project)
-        patch = beside / PATCH_DIR / patch_name(f.test)
+        # one patch per test function (parametrized instances share it)
+        named = fixes.get(f.test, {}).get("patch")
+        patch = (
+            beside / named if isinstance(named, str) else beside / PATCH_DIR / patch_name(f.test)
+        )
         if patch.is_file():
             inputs.patches[f.test] = patch.read_text(encoding="utf-8", errors="replace")
         if f.test in fixes:

@@ -1,0 +1,201 @@
+"""Candidate patches before verification, and the orders a fix must pass in."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from orderdep.analysis.repair.debugger import DebugResult, RootInfo
+from orderdep.analysis.repair.module_names import ModuleNames
+from orderdep.analysis.repair.patches import Insertion, function_path, insertion
+from orderdep.analysis.repair.root_statements import guard_statements
+from orderdep.analysis.repair.sources import read_function
+from orderdep.analysis.repair.unittest_patches import placements
+from orderdep.analysis.repair.verify import Target
+from orderdep.core.report import ODFinding
+from orderdep.errors import UsageError
+
+MAX_ORDERS = 6
+
+
+@dataclass
+class Candidate:
+    strategy: str
+    description: str
+    insertions: list[Insertion]
+    leaks: bool = False  # sets state that outlives the test (a scoped twin ranks first)
+
+
+def _dedupe(orders: Sequence[Sequence[str]]) -> list[list[str]]:
+    out: dict[tuple[str, ...], None] = {}
+    for o in orders:
+        if o:
+            out.setdefault(tuple(o), None)
+    return [list(o) for o in list(out)[:MAX_ORDERS]]
+
+
+def _cut(order: Sequence[str], test: str) -> list[str]:
+    return list(order[: order.index(test) + 1]) if test in order else []
+
+
+def target_for(finding: ODFinding, kind: str, failing: list[str], passing: list[str]) -> Target:
+    """The orders a fix for ``finding`` must pass in (every known polluter, the recorded ones)."""
+    t = finding.test
+    if kind == "victim":
+        fails = [failing, *([p, t] for p in finding.polluters)]
+        fails += [[*g, t] for g in finding.polluter_groups]
+        fails.append(_cut(finding.failing_order, t))
+        passes = [passing, _cut(finding.passing_order, t)]
+    else:
+        fails = [failing, _cut(finding.failing_order, t)]
+        passes = [passing, *([s, t] for s in finding.state_setters)]
+        passes += [[*g, t] for g in finding.state_setter_groups]
+        passes.append(_cut(finding.passing_order, t))
+    return Target(t, _dedupe(fails), _dedupe(passes))
+
+
+def polluter_candidates(
+    project: Path, finding: ODFinding, roots: list[RootInfo], single: bool, dbg: DebugResult
+) -> list[Candidate]:
+    """Candidates making each polluter undo its write to the roots when it ends."""
+    polluters = list(
+        dict.fromkeys([*finding.polluters, *(m for g in finding.polluter_groups for m in g)])
+    )
+    if not polluters and len(dbg.failing_order) == 2:
+        polluters = dbg.failing_order[:1]
+    out: list[Candidate] = []
+    if not polluters:  # which test before it pollutes is unknown: classify first
+        return out
+    for root in roots if single else [None]:
+        chosen = [root] if root is not None else roots
+        alternatives = 1
+        per_polluter = []
+        sources: list[tuple[str, str]] = []
+        for p in polluters:
+            try:
+                fs = read_function(project, p)
+            except UsageError:
+                return out
+            if fs.file == dbg.test.split("::", 1)[0] and dbg.test_module:
+                fs.module = dbg.test_module
+            names = ModuleNames.parse(fs.source, fs.module)
+            alts = [guard_statements(r, names, fs.module) for r in chosen]
+            if any(not a for a in alts):
+                return out
+            alternatives = max(alternatives, *(len(a) for a in alts))
+            per_polluter.append((p, alts))
+            sources.append((p, fs.source))
+        # where each polluter writes: its body, or its TestCase's setUp or setUpClass
+        places = [placements(source, function_path(p)[1], polluter=True) for p, source in sources]
+        for place in range(max(len(pl) for pl in places)):
+            for i in range(alternatives):
+                ins = []
+                for (p, alts), pl in zip(per_polluter, places):
+                    stmts = [s for a in alts for s in a[min(i, len(a) - 1)][0]]
+                    fixtures = [f for a in alts for f in a[min(i, len(a) - 1)][1]]
+                    method = pl[min(place, len(pl) - 1)]
+                    ins.append(insertion(p, stmts, fixtures, method))
+                where = {i.method for i in ins if i.method}
+                desc = (
+                    f"makes polluter(s) {', '.join(polluters)} undo their change to "
+                    f"{', '.join(r.name for r in chosen)}"
+                    + (f" (in {', '.join(sorted(where))})" if where else "")
+                )
+                out.append(Candidate("polluter", desc, ins))
+    return out
+
+
+# -- ranking and verification -----------------------------------------------------------
+
+
+def combine(
+    strategy: str,
+    test: str,
+    roots: list[RootInfo],
+    single: bool,
+    make: Callable[[RootInfo], list[tuple[list[str], list[str]]]],
+    verb: str,
+) -> list[Candidate]:
+    """Candidates from per-root alternatives: each root alone, or all roots together."""
+    out: list[Candidate] = []
+    if single:
+        for root in roots:
+            for stmts, fixtures in make(root):
+                out.append(
+                    Candidate(strategy, f"{verb} {root.name}", [insertion(test, stmts, fixtures)])
+                )
+        return out
+    alts = [make(r) for r in roots]
+    if any(not a for a in alts):
+        return out
+    for i in range(max(len(a) for a in alts)):
+        stmts = [s for a in alts for s in a[min(i, len(a) - 1)][0]]
+        fixtures = [f for a in alts for f in a[min(i, len(a) - 1)][1]]
+        names = ", ".join(r.name for r in roots)
+        out.append(Candidate(strategy, f"{verb} {names}", [insertion(test, stmts, fixtures)]))
+    return out
+
+
+def placed(cand: Candidate, method: str) -> Candidate:
+    """``cand`` with its statements in ``method`` of the test's class instead."""
+    return Candidate(
+        cand.strategy,
+        f"{cand.description} (in {method})",
+        [dataclasses.replace(i, method=method) for i in cand.insertions],
+    )
+
+
+def _short(test: str) -> str:
+    """A test's function name with its class (``TestA.test_b``), for comments."""
+    _, classes, name = function_path(test)
+    return ".".join([*classes, name])
+
+
+def _friendly(root: str) -> str:
+    """A root's name as a comment says it: ``fixture graph``, ``$HOME``, ``the cache of
+    app.settings``."""
+    kind, _, rest = root.partition(":")
+    if kind == "fixture":
+        return f"fixture {rest.rsplit('::', 1)[-1]}"
+    if kind == "env":
+        return f"${rest}"
+    if kind == "cache":
+        return f"the cache of {rest}"
+    if kind == "file":
+        return f"file {rest}"
+    return root
+
+
+def comment_for(
+    cand: Candidate, ins: Insertion, finding: ODFinding, kind: str, roots: Sequence[str]
+) -> str:
+    """One line for the patch saying what state it resets and why."""
+    what = ", ".join(_friendly(r) for r in roots) or "shared state"
+    partners = finding.polluters or [m for g in finding.polluter_groups for m in g]
+    if kind == "brittle":
+        partners = finding.state_setters or [m for g in finding.state_setter_groups for m in g]
+    first = _short(partners[0]) if partners else ""
+    if ins.test != finding.test:  # a polluter's own clean-up
+        return f"Undo this test's change to {what} when it ends ({_short(finding.test)} needs it)."
+    if kind == "brittle":
+        return "Set up the state this test needs" + (f" (as {first} does)." if first else ".")
+    earlier = f"an earlier test ({first})" if first else "an earlier test"
+    if cand.strategy == "cleaner":
+        return f"Clean up what {earlier} may leave behind."
+    return f"Reset {what}: {earlier} may leave it changed."
+
+
+def with_comments(
+    cand: Candidate, finding: ODFinding, kind: str, roots: Sequence[str]
+) -> Candidate:
+    """``cand`` with a comment on each of its insertions (see :func:`comment_for`)."""
+    insertions = [
+        i
+        if i.comment
+        else dataclasses.replace(i, comment=comment_for(cand, i, finding, kind, roots))
+        for i in cand.insertions
+    ]
+    return dataclasses.replace(cand, insertions=insertions)

@@ -1,0 +1,107 @@
+"""How code inserted into a test function names modules and their attributes.
+
+:func:`module_reference` decides how the inserted code names a module: through an import
+the test module already has, else a local import with a name the module does not use.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+
+@dataclass
+class ModuleNames:
+    """What a test module binds at top level (from its source)."""
+
+    imports: dict[str, str] = field(default_factory=dict)  # module -> expression naming it
+    taken: set[str] = field(default_factory=set)  # every name the source uses or binds
+    import_lines: dict[str, str] = field(default_factory=dict)  # bound name -> import stmt
+
+    @classmethod
+    def parse(cls, source: str, module_name: Optional[str] = None) -> ModuleNames:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            return cls()
+        out = cls()
+        package = (module_name or "").rpartition(".")[0]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                out.taken.add(node.id)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.taken.add(node.name)
+            elif isinstance(node, ast.arg):
+                out.taken.add(node.arg)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    out.taken.add((alias.asname or alias.name).split(".")[0])
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    bound = alias.asname or alias.name.split(".")[0]
+                    out.import_lines[bound] = ast.unparse(ast.Import([alias]))
+                    if alias.asname:
+                        out.imports.setdefault(alias.name, alias.asname)
+                    else:
+                        parts = alias.name.split(".")
+                        for i in range(1, len(parts) + 1):
+                            out.imports.setdefault(".".join(parts[:i]), ".".join(parts[:i]))
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    pkg = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                    base = f"{pkg}.{base}".strip(".") if base else pkg
+                for alias in node.names:
+                    bound = alias.asname or alias.name
+                    out.import_lines[bound] = ast.unparse(
+                        ast.ImportFrom(node.module, [alias], node.level)
+                    )
+                    out.imports.setdefault(f"{base}.{alias.name}".strip("."), bound)
+        return out
+
+
+def module_reference(module: str, names: ModuleNames) -> tuple[str, list[str]]:
+    """(expression naming ``module`` inside a test function, import statements it needs)."""
+    if module in names.imports:
+        return names.imports[module], []
+    head, _, last = module.rpartition(".")
+    for alias in (last, f"{last}_module", f"_{last}"):
+        if alias not in names.taken and alias.isidentifier():
+            if head:
+                return alias, [
+                    f"from {head} import {last}" + (f" as {alias}" if alias != last else "")
+                ]
+            return alias, [f"import {module}" + (f" as {alias}" if alias != module else "")]
+    alias = f"orderdep_{module.replace('.', '_')}"
+    return alias, [f"import {module} as {alias}"]
+
+
+def module_name_for(project: Path, rel_file: str) -> str:
+    """The name pytest's default (prepend) import mode gives a test file."""
+    path = project / rel_file
+    parts = [path.stem]
+    parent = path.parent
+    while (parent / "__init__.py").is_file() and parent != project.parent:
+        parts.insert(0, parent.name)
+        parent = parent.parent
+    return ".".join(parts)
+
+
+def attribute_reference(
+    module: str, attrs: Sequence[str], names: ModuleNames
+) -> tuple[str, list[str]]:
+    """Expression for ``module.attrs...`` inside a test function, and the imports it needs.
+
+    Prefers what the test module already imports (``from app.meter import Meter`` makes
+    ``app.meter.Meter.hits`` simply ``Meter.hits``).
+    """
+    for i in range(len(attrs), -1, -1):
+        key = ".".join([module, *attrs[:i]])
+        if key in names.imports:
+            return ".".join([names.imports[key], *attrs[i:]]), []
+    expr, imports = module_reference(module, names)
+    return ".".join([expr, *attrs]), imports

@@ -1,0 +1,115 @@
+"""One consistent patch set for every repaired OD test of a project (verified together).
+
+Fixes are found one OD test at a time; applied together they must still hold. The
+instances of one parametrized test share one patch (:func:`function_id`); overlapping
+insertions into one function are merged by applying them to the same text (an insertion
+already there is not repeated). :func:`verify_set` runs the patched copy of the project
+in the original order, in every failing order of every repaired test and in
+``random_orders`` seeded shuffles of the suite: a test may fail there only if it failed
+in the unpatched original order (or, outside it, in the same order unpatched) and is not
+one of the repaired tests; OD tests left unrepaired are not compared outside the original
+order.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Optional
+
+from orderdep.analysis.repair.patches import (
+    Changes,
+    Insertion,
+    apply_insertions,
+    function_path,
+)
+from orderdep.analysis.repair.verify import (
+    Target,
+    Verification,
+    Verifier,
+    copy_config,
+    write_changes,
+)
+from orderdep.engine.runner import Engine
+from orderdep.engine.sandbox import copy_project
+from orderdep.errors import OrderdepError
+
+RANDOM_ORDERS = 20
+
+
+def function_id(test: str) -> str:
+    """The node id of the function a (parametrized) test instance belongs to."""
+    module, classes, name = function_path(test)
+    return "::".join([module, *classes, name])
+
+
+def merged_changes(project: Path, insertions: Iterable[Insertion]) -> Changes:
+    """Every insertion applied to the project's texts together (duplicates once)."""
+    return apply_insertions(project, list(dict.fromkeys(insertions)))
+
+
+def set_orders(
+    suite: Sequence[str], targets: Sequence[Target], seed: int, n: int
+) -> list[tuple[str, list[str]]]:
+    """(what, order) pairs the patch set must hold in."""
+    out = [("the original order", list(suite))]
+    for t in targets:
+        out += [(f"a failing order of {t.test}", list(o)) for o in t.failing_orders]
+    rng = random.Random(seed)
+    for i in range(n):
+        order = list(suite)
+        rng.shuffle(order)
+        out.append((f"random order {i + 1} (seed {seed})", order))
+    return out
+
+
+def verify_set(
+    verifier: Verifier,
+    changes: Changes,
+    targets: Sequence[Target],
+    *,
+    seed: int = 0,
+    random_orders: int = RANDOM_ORDERS,
+    unrepaired: Optional[Iterable[str]] = (),
+) -> Verification:
+    """Run the patched project in :func:`set_orders`; see the module doc."""
+    out = Verification(ok=False)
+    suite = list(verifier.engine.suite.ids)
+    baseline = verifier.before(suite)
+    ignore = verifier.nd_tests | verifier.unstable()
+    repaired = {t.test for t in targets}
+    allowed = {r.test for r in baseline.results if r.outcome.is_failure} - repaired
+    # without a report the other OD tests are unknown: random orders check the repaired
+    others = set(suite if unrepaired is None else unrepaired) - repaired
+    with tempfile.TemporaryDirectory(prefix="orderdep-fixset-") as tmp:
+        copy = Path(tmp) / "project"
+        copy_project(verifier.config.project, copy)
+        write_changes(copy, changes)
+        try:
+            with Engine(copy_config(verifier.config, copy)) as engine:
+                for where, order in set_orders(suite, targets, seed, random_orders):
+                    result = engine.run(order)
+                    out.orders_run += 1
+                    # OD tests left unrepaired may fail in other orders than the original
+                    skip = allowed | ignore if order == suite else allowed | ignore | others
+                    failed = [
+                        r
+                        for r in result.results
+                        if r.outcome.is_failure and (r.test in repaired or r.test not in skip)
+                    ]
+                    if failed and any(r.test not in repaired for r in failed):
+                        # not the patches' doing if it fails there unpatched too
+                        before = verifier.before(order)
+                        was = {b.test for b in before.results if b.outcome.is_failure}
+                        failed = [r for r in failed if r.test in repaired or r.test not in was]
+                    for r in failed:
+                        out.problems.append(f"{r.test} {r.outcome.value} in {where}")
+                    if out.problems:
+                        return out
+        except OrderdepError as exc:
+            out.problems.append(f"the patched project does not run: {exc}")
+            return out
+    out.ok = True
+    return out

@@ -1,0 +1,375 @@
+"""Statements that put a polluted root back (restore) or make a polluter undo its write
+(guard), as (statements, fixtures they need) alternatives, smallest first.
+
+* a restore of the polluted root through ``monkeypatch`` (undone after the test), or an
+  in-place reset, inserted into the OD test (:func:`restore_statements`);
+* a guard inserted into each polluter that saves the root and puts it back when the
+  polluter ends (:func:`guard_statements`).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Optional
+
+from orderdep.analysis.repair.debugger import RootInfo
+from orderdep.analysis.repair.module_names import ModuleNames, attribute_reference, module_reference
+from orderdep.analysis.repair.probe_roots import sysmodule_name
+
+Stmts = tuple[list[str], list[str]]  # (statements, fixtures they need)
+
+
+def _owner(root: RootInfo, names: ModuleNames, test_module: Optional[str]) -> tuple[str, list[str]]:
+    """Expression for the object holding the root's last attribute, and imports."""
+    assert root.module is not None
+    if root.module == test_module:
+        if len(root.attrs) == 1:
+            return "", []  # the test's own global: reached through globals()
+        return ".".join(root.attrs[:-1]), []
+    return attribute_reference(root.module, root.attrs[:-1], names)
+
+
+def _ref(root: RootInfo, names: ModuleNames, test_module: Optional[str]) -> tuple[str, list[str]]:
+    """Expression for the root's value itself (for in-place changes), and imports."""
+    assert root.module is not None
+    if root.module == test_module:
+        return ".".join(root.attrs), []
+    return attribute_reference(root.module, root.attrs, names)
+
+
+def _file_expr(path: str) -> tuple[str, list[str]]:
+    if path.startswith("~/"):
+        return f"pathlib.Path.home().joinpath({path[2:]!r})", ["import pathlib"]
+    if path.startswith("$TMP/"):
+        return f"pathlib.Path(tempfile.gettempdir(), {path[5:]!r})", [
+            "import pathlib",
+            "import tempfile",
+        ]
+    return f"request.config.rootpath.joinpath({path!r})", []
+
+
+def _atom_literal(desc: Any) -> Optional[str]:
+    """The literal of a described atom (``['atom', 'int', '0']``), if it is one."""
+    if not (isinstance(desc, list) and len(desc) == 3 and desc[0] == "atom"):
+        return None
+    try:
+        ast.literal_eval(desc[2])
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return str(desc[2])
+
+
+def changed_attributes(root: RootInfo) -> dict[str, str]:
+    """Attribute -> passing literal for an object changed in place ({} if not expressible).
+
+    Only when every attribute that differs had a literal value in the passing order.
+    """
+    f, p = root.failing.desc, root.passing.desc
+    if not (isinstance(f, list) and isinstance(p, list) and f[:2] == p[:2] and f[0] == "obj"):
+        return {}
+    fa, pa = dict((k, v) for k, v in f[2]), dict((k, v) for k, v in p[2])
+    out: dict[str, str] = {}
+    for key in sorted(set(fa) | set(pa)):
+        if fa.get(key) == pa.get(key):
+            continue
+        value = _atom_literal(pa.get(key))
+        if value is None or not str(key).isidentifier():
+            return {}
+        out[str(key)] = value
+    return out
+
+
+def desc_literal(desc: Any) -> Optional[str]:
+    """Python literal of a described value (atoms, dicts, lists, tuples, sets of them)."""
+    text = _desc_literal(desc, 0)
+    if text is None:
+        return None
+    try:
+        ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return text
+
+
+def _desc_literal(desc: Any, depth: int) -> Optional[str]:
+    if depth > 8 or not (isinstance(desc, list) and len(desc) == 3):
+        return None
+    tag, tname, payload = desc
+    if tag == "atom":
+        return _atom_literal(desc)
+    if tag == "dict" and tname == "dict":
+        items = []
+        for key, value in payload:
+            text = _desc_literal(value, depth + 1)
+            if text is None or _atom_literal(["atom", "", key]) is None:
+                return None
+            items.append(f"{key}: {text}")
+        return "{" + ", ".join(items) + "}"
+    if tag == "seq" and tname in ("list", "tuple"):
+        parts = [_desc_literal(v, depth + 1) for v in payload]
+        if any(x is None for x in parts):
+            return None
+        inner = ", ".join(str(x) for x in parts)
+        if tname == "list":
+            return f"[{inner}]"
+        return f"({inner},)" if len(parts) == 1 else f"({inner})"
+    if tag == "set" and tname == "set":
+        if any(_atom_literal(["atom", "", x]) is None for x in payload):
+            return None
+        return "{" + ", ".join(payload) + "}" if payload else "set()"
+    return None
+
+
+def _refill(ref: str, type_name: str, literal: str) -> list[str]:
+    """Statements giving the object ``ref`` (of ``type_name``) the value ``literal`` in place."""
+    if type_name in ("dict", "set"):
+        empty = literal in ("{}", "set()")
+        return [f"{ref}.clear()", *([] if empty else [f"{ref}.update({literal})"])]
+    if type_name == "list":
+        return [f"{ref}[:] = {literal}"]
+    return []
+
+
+def _desc_type(desc: Any) -> str:
+    return str(desc[1]) if isinstance(desc, list) and len(desc) == 3 else ""
+
+
+def attribute_restores(root: RootInfo, ref: str) -> Optional[list[str]]:
+    """Statements putting back, in place, every attribute of object ``ref`` that differs
+    from the passing value (containers refilled, other values assigned); None when one of
+    them has no literal."""
+    f, p = root.failing.desc, root.passing.desc
+    if not (isinstance(f, list) and isinstance(p, list) and f[:2] == p[:2] and f[0] == "obj"):
+        return None
+    fa, pa = dict((k, v) for k, v in f[2]), dict((k, v) for k, v in p[2])
+    out: list[str] = []
+    for key in sorted(set(fa) | set(pa)):
+        if fa.get(key) == pa.get(key):
+            continue
+        if not str(key).isidentifier():
+            return None
+        if key not in pa:
+            out.append(f"del {ref}.{key}")
+            continue
+        literal = desc_literal(pa[key])
+        if literal is None:
+            return None
+        same_type = _desc_type(fa.get(key)) == _desc_type(pa[key])
+        refill = _refill(f"{ref}.{key}", _desc_type(pa[key]), literal) if same_type else []
+        out += refill or [f"{ref}.{key} = {literal}"]
+    return out or None
+
+
+def _fixture_restores(root: RootInfo) -> list[Stmts]:
+    """A fixture value back to its fresh content, in place, at the start of the test."""
+    assert root.fixture is not None
+    ref, p = root.fixture, root.passing
+    out: list[Stmts] = []
+    literal = p.literal if p.literal is not None else desc_literal(p.desc)
+    if literal is not None and _refill(ref, p.type, literal):
+        out.append((_refill(ref, p.type, literal), [ref]))
+    in_place = attribute_restores(root, ref)
+    if in_place:
+        out.append((in_place, [ref]))
+    return out
+
+
+def restore_statements(
+    root: RootInfo, names: ModuleNames, test_module: Optional[str]
+) -> list[Stmts]:
+    """Ways to put ``root`` back to its passing value at the start of the OD test.
+
+    Alternatives, smallest first; each is verified before it is offered.
+    """
+    out: list[Stmts] = []
+    p = root.passing
+    if root.kind in ("global", "classattr") and root.module:
+        owner, imports = _owner(root, names, test_module)
+        attr = root.attrs[-1]
+        ref, ref_imports = _ref(root, names, test_module)
+        if p.present and p.literal is not None:
+            # in place: code holding a reference to the object sees the reset too
+            if p.type == "dict" or p.type == "set":
+                fill = [] if p.literal in ("{}", "set()") else [f"{ref}.update({p.literal})"]
+                out.append(([*ref_imports, f"{ref}.clear()", *fill], []))
+            elif p.type == "list":
+                out.append(([*ref_imports, f"{ref}[:] = {p.literal}"], []))
+            if owner:
+                out.append(
+                    (
+                        [*imports, f"monkeypatch.setattr({owner}, {attr!r}, {p.literal})"],
+                        ["monkeypatch"],
+                    )
+                )
+            else:
+                out.append(
+                    ([f"monkeypatch.setitem(globals(), {attr!r}, {p.literal})"], ["monkeypatch"])
+                )
+        elif not p.present and root.failing.present and owner:
+            out.append(
+                (
+                    [*imports, f"monkeypatch.delattr({owner}, {attr!r}, raising=False)"],
+                    ["monkeypatch"],
+                )
+            )
+        elif p.present:
+            # an object changed in place: put back the attributes that differ
+            fields = changed_attributes(root)
+            if fields:
+                sets = [f"monkeypatch.setattr({ref}, {a!r}, {v})" for a, v in fields.items()]
+                out.append(([*ref_imports, *sets], ["monkeypatch"]))
+    elif root.kind == "cache" and root.module:
+        ref, imports = _ref(root, names, test_module)
+        out.append(([*imports, f"{ref}.cache_clear()"], []))
+    elif root.kind == "fixture" and root.fixture:
+        out += _fixture_restores(root)
+    elif root.kind == "sysmodule" and not p.present and root.failing.present:
+        module = sysmodule_name(root.name)
+        if module is not None:
+            sys_ref, imports = module_reference("sys", names)
+            stmt = f"monkeypatch.delitem({sys_ref}.modules, {module!r}, raising=False)"
+            out.append(([*imports, stmt], ["monkeypatch"]))
+    elif root.kind == "env" and root.var:
+        if p.present and p.literal is not None:
+            out.append(([f"monkeypatch.setenv({root.var!r}, {p.literal})"], ["monkeypatch"]))
+        elif not p.present:
+            out.append(([f"monkeypatch.delenv({root.var!r}, raising=False)"], ["monkeypatch"]))
+    elif root.kind == "cwd" and p.literal is not None:
+        where = (
+            "request.config.rootpath"
+            if p.literal == "'.'"
+            else f"request.config.rootpath.joinpath({p.literal})"
+        )
+        out.append(([f"monkeypatch.chdir({where})"], ["monkeypatch", "request"]))
+    elif root.kind == "file" and root.path:
+        expr, imports = _file_expr(root.path)
+        fixtures = [] if root.path.startswith(("$TMP/", "~/")) else ["request"]
+        if not p.present and root.name.endswith("/"):
+            out.append(
+                (
+                    [*imports, "import shutil", f"shutil.rmtree({expr}, ignore_errors=True)"],
+                    fixtures,
+                )
+            )
+        elif not p.present:
+            out.append(([*imports, f"{expr}.unlink(missing_ok=True)"], fixtures))
+        elif p.literal is not None:
+            out.append(([*imports, f"{expr}.write_text({p.literal})"], fixtures))
+    return out
+
+
+def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[str]) -> list[Stmts]:
+    """Ways for a polluter to undo its write to ``root`` when it ends (teardown)."""
+    out: list[Stmts] = []
+    p = root.passing
+    if root.kind in ("global", "classattr") and root.module:
+        owner, imports = _owner(root, names, test_module)
+        attr = root.attrs[-1]
+        ref = f"{owner}.{attr}" if owner else attr
+        if p.type in ("dict", "set", "list"):
+            # work on a copy; monkeypatch puts the untouched original back afterwards
+            value = f"copy.deepcopy({ref})"
+            imports = [*imports, "import copy"]
+        else:
+            value = ref
+        if owner:
+            out.append(
+                ([*imports, f"monkeypatch.setattr({owner}, {attr!r}, {value})"], ["monkeypatch"])
+            )
+        else:
+            out.append(
+                ([*imports, f"monkeypatch.setitem(globals(), {attr!r}, {value})"], ["monkeypatch"])
+            )
+        obj, obj_imports = _ref(root, names, test_module)
+        if p.type in ("dict", "set", "list"):
+            # in place when the polluter writes through another name of the same object
+            refill = "extend" if p.type == "list" else "update"
+            out.append(
+                (
+                    [
+                        *obj_imports,
+                        "import copy",
+                        f"saved = copy.deepcopy({obj})",
+                        f"request.addfinalizer(lambda: ({obj}.clear(), {obj}.{refill}(saved)))",
+                    ],
+                    ["request"],
+                )
+            )
+        fields = changed_attributes(root)
+        if fields:  # an object changed in place: monkeypatch puts its attributes back
+            sets = [f"monkeypatch.setattr({obj}, {a!r}, {obj}.{a})" for a in fields]
+            out.insert(0, ([*obj_imports, *sets], ["monkeypatch"]))
+    elif root.kind == "cache" and root.module:
+        ref, imports = _ref(root, names, test_module)
+        out.append(([*imports, f"request.addfinalizer({ref}.cache_clear)"], ["request"]))
+    elif root.kind == "fixture" and root.fixture:
+        # the polluter puts the fixture's value back when it ends (a deep copy of it now)
+        ref = root.fixture
+        if p.type in ("dict", "set", "list"):
+            refill = "extend" if p.type == "list" else "update"
+            finish = f"({ref}.clear(), {ref}.{refill}(saved))"
+            saved = f"saved = copy.deepcopy({ref})"
+        else:
+            finish = f"(vars({ref}).clear(), vars({ref}).update(saved))"
+            saved = f"saved = copy.deepcopy(vars({ref}))"
+        out.append(
+            (["import copy", saved, f"request.addfinalizer(lambda: {finish})"], ["request", ref])
+        )
+    elif root.kind == "sysmodule" and not p.present:
+        module = sysmodule_name(root.name)
+        if module is not None:
+            sys_ref, imports = module_reference("sys", names)
+            stmt = f"request.addfinalizer(lambda: {sys_ref}.modules.pop({module!r}, None))"
+            out.append(([*imports, stmt], ["request"]))
+    elif root.kind == "env" and root.var:
+        if p.present:
+            # its value now, not the one seen in orderdep's sandbox (HOME, TMPDIR, ...)
+            stmt = f"monkeypatch.setenv({root.var!r}, os.environ[{root.var!r}])"
+            out.append((["import os", stmt], ["monkeypatch"]))
+        else:
+            # set then delete: monkeypatch undoes both, leaving the variable unset
+            out.append(
+                (
+                    [f"monkeypatch.setenv({root.var!r}, '')", f"monkeypatch.delenv({root.var!r})"],
+                    ["monkeypatch"],
+                )
+            )
+    elif root.kind == "cwd":
+        out.append((["import os", "monkeypatch.chdir(os.getcwd())"], ["monkeypatch"]))
+    elif root.kind == "syspath":
+        out.append(
+            (["import sys", "monkeypatch.setattr(sys, 'path', list(sys.path))"], ["monkeypatch"])
+        )
+    elif root.kind == "file" and root.path:
+        expr, imports = _file_expr(root.path)
+        fixtures = ["request"]
+        if not p.present and root.name.endswith("/"):
+            out.append(
+                (
+                    [
+                        *imports,
+                        "import shutil",
+                        f"request.addfinalizer(lambda: shutil.rmtree({expr}, ignore_errors=True))",
+                    ],
+                    fixtures,
+                )
+            )
+        elif not p.present:
+            out.append(
+                (
+                    [*imports, f"request.addfinalizer(lambda: {expr}.unlink(missing_ok=True))"],
+                    fixtures,
+                )
+            )
+        else:
+            out.append(
+                (
+                    [
+                        *imports,
+                        f"saved_bytes = {expr}.read_bytes()",
+                        f"request.addfinalizer(lambda: {expr}.write_bytes(saved_bytes))",
+                    ],
+                    fixtures,
+                )
+            )
+    return out

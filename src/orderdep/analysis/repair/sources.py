@@ -1,0 +1,197 @@
+"""The test functions a fix reads and writes: their statements, parameters and module.
+
+:func:`transplant` moves a cleaner's (state-setter's) statements into the OD test with
+the imports and fixtures they need (iFixFlakies' Patcher, 003 §2); :func:`rank_cleaners`
+orders cleaners by how likely their statements give a patch.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from orderdep.analysis.repair.debugger import RootInfo
+from orderdep.analysis.repair.module_names import ModuleNames, module_name_for
+from orderdep.analysis.repair.patches import Insertion, function_path, insertion
+from orderdep.errors import UsageError
+
+
+@dataclass
+class FunctionSource:
+    """The statements and parameters of a test function, and where it lives."""
+
+    test: str
+    file: str
+    module: str
+    source: str  # the whole file
+    statements: list[str]
+    params: list[str]
+    text: str  # the function's own source
+
+
+def read_function(project: Path, test_id: str, module: Optional[str] = None) -> FunctionSource:
+    rel, classes, name = function_path(test_id)
+    try:
+        source = (project / rel).read_text(encoding="utf-8")
+        tree = ast.parse(source)
+    except (OSError, SyntaxError) as exc:
+        raise UsageError(f"cannot read the source of {test_id!r}: {exc}") from None
+    body: list[ast.stmt] = tree.body
+    for cls in classes:
+        found = [n for n in body if isinstance(n, ast.ClassDef) and n.name == cls]
+        if not found:
+            raise UsageError(f"cannot find class {cls!r} of {test_id!r} in {rel!r}")
+        body = found[0].body
+    fns = [
+        n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name
+    ]
+    if not fns:
+        raise UsageError(f"cannot find the function of {test_id!r} in {rel!r}")
+    fn = fns[-1]
+    stmts = list(fn.body)
+    if stmts and isinstance(stmts[0], ast.Expr) and isinstance(stmts[0].value, ast.Constant):
+        stmts = stmts[1:]  # the docstring
+    texts = [textwrap.dedent(ast.get_source_segment(source, s, padded=True) or "") for s in stmts]
+    params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]]
+    if classes and params:
+        params = params[1:]  # self
+    return FunctionSource(
+        test=test_id,
+        file=rel,
+        module=module or module_name_for(project, rel),
+        source=source,
+        statements=[t for t in texts if t.strip()],
+        params=params,
+        text=ast.get_source_segment(source, fn) or "",
+    )
+
+
+def _free_names(statements: Sequence[str]) -> list[str]:
+    loaded: dict[str, None] = {}
+    stored: set[str] = set()
+    for text in statements:
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Load):
+                    loaded.setdefault(node.id, None)
+                else:
+                    stored.add(node.id)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                stored.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                stored.add(node.name)
+    return [n for n in loaded if n not in stored and not hasattr(builtins, n)]
+
+
+def _top_level_defs(source: str) -> set[str]:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    out: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.Assign):
+            out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            out.add(node.target.id)
+    return out
+
+
+def transplant(
+    statements: Sequence[str], donor: FunctionSource, victim: FunctionSource
+) -> Insertion:
+    """``statements`` of ``donor`` as an insertion into ``victim``'s test function.
+
+    Names the statements take from the donor's module are imported locally (its import
+    line, or ``from <donor module> import name``); parameters of the donor they use
+    become fixtures of the victim.
+    """
+    free = _free_names(statements)
+    fixtures = [n for n in free if n in donor.params]
+    imports: list[str] = []
+    if donor.file != victim.file:
+        d_names = ModuleNames.parse(donor.source, donor.module)
+        v_names = ModuleNames.parse(victim.source, victim.module)
+        defs = _top_level_defs(donor.source)
+        for n in free:
+            if n in fixtures:
+                continue
+            line = d_names.import_lines.get(n)
+            if line is not None:
+                if v_names.import_lines.get(n) != line:
+                    imports.append(line)
+            elif n in defs:
+                imports.append(f"from {donor.module} import {n}")
+    return insertion(victim.test, [*imports, *statements], fixtures)
+
+
+def transplant_group(
+    statements: Sequence[tuple[int, str]], donors: Sequence[FunctionSource], victim: FunctionSource
+) -> Insertion:
+    """Statements of several donors (``(index into donors, statement)``, in order) as one
+    insertion into ``victim``: each donor's run of statements transplanted, imports first."""
+    stmts: list[str] = []
+    fixtures: list[str] = []
+    runs: list[tuple[int, list[str]]] = []
+    for index, text in statements:
+        if runs and runs[-1][0] == index:
+            runs[-1][1].append(text)
+        else:
+            runs.append((index, [text]))
+    for index, texts in runs:
+        ins = transplant(texts, donors[index], victim)
+        stmts += ins.statements
+        fixtures += ins.fixtures
+    return insertion(victim.test, stmts, fixtures)
+
+
+def _touches_module(donor: FunctionSource, modules: set[str]) -> bool:
+    """Whether the donor's statements name one of ``modules`` (or what they import from it)."""
+    if not modules:
+        return False
+    free = set(_free_names(donor.statements))
+    if donor.module in modules:
+        return True
+    names = ModuleNames.parse(donor.source, donor.module)
+    bound = {
+        b for m, b in names.imports.items() if any(m == r or m.startswith(r + ".") for r in modules)
+    }
+    return bool(free & bound)
+
+
+def rank_cleaners(
+    project: Path, cleaners: Sequence[str], victim: FunctionSource, culprits: Sequence[RootInfo]
+) -> list[str]:
+    """Cleaners most likely to give a patch first, report order within each rank.
+
+    0. tests of the victim's own module (its module fixtures and globals are theirs too;
+       every test of another module "cleans" a module fixture just by tearing it down);
+    1. tests sharing a fixture with the victim, or naming the module of a polluted root;
+    2. the rest (3: those whose source cannot be read).
+    """
+    modules = {m for r in culprits for m in (r.module, r.value_module) if m}
+    shared = set(victim.params) | {r.fixture for r in culprits if r.fixture}
+
+    def rank(test: str) -> int:
+        if test.split("::", 1)[0] == victim.file:
+            return 0
+        try:
+            donor = read_function(project, test)
+        except UsageError:
+            return 3
+        if set(donor.params) & shared or _touches_module(donor, modules):
+            return 1
+        return 2
+
+    return sorted(cleaners, key=rank)

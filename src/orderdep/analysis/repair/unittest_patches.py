@@ -1,0 +1,103 @@
+"""Insertions into ``unittest.TestCase`` methods, which take no pytest fixtures.
+
+Every strategy writes its statements for a pytest test function, with ``monkeypatch``
+and ``request`` as parameters. A ``TestCase`` method cannot take them, so the statements
+are rewritten to what such a class has (:func:`adapt_statements`):
+
+* ``monkeypatch`` becomes a local ``pytest.MonkeyPatch()`` whose ``undo`` is registered
+  with ``self.addCleanup`` (``cls.addClassCleanup`` in ``setUpClass``), so the change
+  still ends with the test (or the class);
+* ``request.addfinalizer(f)`` becomes ``self.addCleanup(f)``;
+* ``request.config.rootpath`` becomes the project root reached from ``__file__``.
+
+A method can also be another one of the test's class: ``setUp`` (state its test reads
+before the test body runs) or ``setUpClass`` (a polluter that writes the state there).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Optional
+
+import libcst as cst
+
+from orderdep.errors import UsageError
+
+CLASS_METHODS = ("setUpClass", "tearDownClass")
+_FINALIZER = re.compile(r"\brequest\.addfinalizer\(")
+_ROOTPATH = re.compile(r"\brequest\.config\.rootpath\b")
+
+
+def is_testcase(node: cst.ClassDef) -> bool:
+    """Whether a class looks like a ``unittest.TestCase`` (a base named ``...TestCase``)."""
+    for arg in node.bases:
+        value = arg.value
+        name = value.attr.value if isinstance(value, cst.Attribute) else getattr(value, "value", "")
+        if isinstance(name, str) and name.endswith(("TestCase", "TestBase")):
+            return True
+    return False
+
+
+def root_expression(rel_file: str) -> str:
+    """The project root as seen from the test file ``rel_file`` (relative to it)."""
+    depth = rel_file.count("/")
+    return f"pathlib.Path(__file__).resolve().parents[{depth}]"
+
+
+def adapt_statements(
+    statements: Sequence[str], fixtures: Sequence[str], method: str, rel_file: str
+) -> list[str]:
+    """``statements`` written for a pytest function, rewritten for unittest ``method``."""
+    unknown = [f for f in fixtures if f not in ("monkeypatch", "request")]
+    if unknown:
+        raise UsageError(
+            f"a unittest method cannot take pytest fixture(s) {', '.join(unknown)}; "
+            "only monkeypatch and request are rewritten for it"
+        )
+    owner = "cls" if method in CLASS_METHODS else "self"
+    cleanup = f"{owner}.addClassCleanup(" if owner == "cls" else f"{owner}.addCleanup("
+    imports = [s for s in statements if s.startswith(("import ", "from "))]
+    body = [s for s in statements if s not in imports]
+    head: list[str] = []
+    if "monkeypatch" in fixtures:
+        imports.append("import pytest")
+        head += ["monkeypatch = pytest.MonkeyPatch()", f"{cleanup}monkeypatch.undo)"]
+    out = []
+    for text in body:
+        text = _FINALIZER.sub(cleanup, text)
+        if _ROOTPATH.search(text):
+            text = _ROOTPATH.sub(root_expression(rel_file), text)
+            imports.append("import pathlib")
+        out.append(text)
+    return [*dict.fromkeys(imports), *head, *out]
+
+
+def testcase_methods(source: str, classes: Sequence[str]) -> Optional[set[str]]:
+    """The methods the innermost of ``classes`` defines, if it is a ``TestCase``; else None."""
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return None
+    body: Sequence[cst.BaseStatement] = module.body
+    node: Optional[cst.ClassDef] = None
+    for name in classes:
+        found = [n for n in body if isinstance(n, cst.ClassDef) and n.name.value == name]
+        if not found:
+            return None
+        node = found[0]
+        inner = node.body
+        body = inner.body if isinstance(inner, cst.IndentedBlock) else []
+    if node is None or not is_testcase(node):
+        return None
+    return {n.name.value for n in body if isinstance(n, cst.FunctionDef)}
+
+
+def placements(source: str, classes: Sequence[str], polluter: bool) -> list[Optional[str]]:
+    """Where statements for a test may go: its own method (None) first, then ``setUp``
+    (state read or written before the body), then, for a polluter, ``setUpClass``."""
+    methods = testcase_methods(source, classes)
+    if methods is None:
+        return [None]
+    wanted = ("setUp", "setUpClass") if polluter else ("setUp",)
+    return [None, *(m for m in wanted if m in methods)]

@@ -1,0 +1,5 @@
+from render import Renderer
+
+
+def use_compact_style():
+    Renderer.style = "compact"

@@ -1,0 +1,5 @@
+import os
+
+
+def mode():
+    return "offline" if os.environ.get("NETCLIENT_OFFLINE") == "1" else "online"

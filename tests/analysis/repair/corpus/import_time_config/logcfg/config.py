@@ -1,0 +1,3 @@
+import os
+
+LEVEL = os.environ.get("LOGCFG_LEVEL", "INFO").upper()

@@ -1,0 +1,2 @@
+def draw(data):
+    return "#" * len(data)

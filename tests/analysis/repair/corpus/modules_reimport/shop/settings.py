@@ -1,0 +1,3 @@
+import os
+
+CURRENCY = os.environ.get("SHOP_CURRENCY", "USD")

@@ -1,0 +1,2 @@
+class ConfigError(ValueError):
+    """A malformed configuration line."""

@@ -1,0 +1,175 @@
+"""Run ``orderdep detect --classify`` and ``orderdep fix`` on the repair corpus.
+
+Each project of ``corpus/`` is a small suite in a real-world shape with one or more
+order-dependent tests; :data:`EXPECTED` names them (confirmed under plain pytest by
+tests/analysis/repair/test_corpus_repair.py), so a detection miss counts as a repair miss.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from orderdep.engine.config import EngineConfig
+from orderdep.engine.plain import PlainRunner
+from orderdep.shells.cli import main
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+
+# project -> {OD test: (kind, a test that makes it flip)}
+EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
+    "env_setup_unittest": {
+        "tests/test_paths.py::TestDefaultCache::test_default_cache_dir": (
+            "victim", "tests/test_paths.py::TestCustomCache::test_custom_cache_dir"),
+    },
+    "env_fixture_conftest": {
+        "tests/test_mode.py::test_online_by_default": (
+            "victim", "tests/test_mode.py::test_offline_mode"),
+    },
+    "env_setupclass_xdg": {
+        "tests/test_config.py::TestUserConfig::test_config_in_home": (
+            "victim", "tests/test_config.py::TestPortableConfig::test_config_under_xdg"),
+    },
+    "deleted_cwd_unittest": {
+        "tests/test_reporter.py::TestOutputPath::test_relative_name": (
+            "victim", "tests/test_reporter.py::TestInTempDir::test_writes_into_cwd"),
+    },
+    "deleted_cwd_pytest": {
+        "tests/test_find.py::test_search_starts_at_cwd": (
+            "victim", "tests/test_find.py::test_finds_nothing_in_scratch_dir"),
+    },
+    "modules_reimport": {
+        "tests/test_settings.py::test_default_currency": (
+            "victim", "tests/test_settings.py::test_currency_from_env"),
+    },
+    "modules_lazy": {
+        "tests/test_lazy.py::test_backend_is_imported_lazily": (
+            "victim", "tests/test_lazy.py::test_render"),
+    },
+    "modules_reload_binding": {
+        "tests/test_parser.py::test_bad_line_raises": (
+            "victim", "tests/test_errors.py::test_error_module_reloads_cleanly"),
+    },
+    "fixture_module_graph": {
+        "tests/test_graph.py::test_nodes": ("victim", "tests/test_graph.py::test_add_edge"),
+    },
+    "fixture_session_file": {
+        "tests/test_stock.py::test_initial_stock": (
+            "victim", "tests/test_stock.py::test_sell_apple"),
+    },
+    "import_time_config": {
+        "tests/test_level.py::test_default_level": (
+            "victim", "tests/test_level.py::test_level_from_env"),
+    },
+    "fixture_teardown_state": {
+        "tests/test_kv.py::test_write": (
+            "victim", "tests/test_kv.py::test_writes_refused_in_maintenance"),
+    },
+    "class_attr_helper": {
+        "tests/test_render.py::test_full": ("victim", "tests/test_render.py::test_compact"),
+    },
+    "class_attr_setupclass": {
+        "tests/test_client.py::TestClientDefaults::test_default_timeout": (
+            "victim", "tests/test_client.py::TestFastClient::test_fast_timeout"),
+    },
+    "param_brittle_registry": {
+        "tests/test_export.py::test_export[csv-,]": (
+            "brittle", "tests/test_export.py::test_register_builtins"),
+        "tests/test_export.py::test_export[tsv-\\t]": (
+            "brittle", "tests/test_export.py::test_register_builtins"),
+    },
+    "param_brittle_env": {
+        f"tests/test_datadir.py::test_path_of[{n}]": (
+            "brittle", "tests/test_datadir.py::test_home_configured")
+        for n in ("a.db", "b.db", "c.db")
+    },
+    "cli_argv": {
+        "tests/test_cli.py::test_greeting_without_arguments": (
+            "victim", "tests/test_cli.py::test_shout_from_command_line"),
+    },
+    "cache_home_config": {
+        "tests/test_settings.py::test_default_width": (
+            "victim", "tests/test_settings.py::test_user_settings"),
+        "tests/test_settings.py::test_user_settings": (
+            "victim", "tests/test_settings.py::test_default_width"),
+    },
+    "singleton_db": {
+        "tests/test_db.py::TestDefaultDatabase::test_in_memory_by_default": (
+            "victim", "tests/test_db.py::TestFileDatabase::test_url"),
+        "tests/test_db.py::TestFileDatabase::test_url": (
+            "victim", "tests/test_db.py::TestDefaultDatabase::test_in_memory_by_default"),
+    },
+    "registry_plugins": {
+        "tests/test_hooks.py::test_builtins_only": (
+            "victim", "tests/test_hooks.py::test_custom_plugin"),
+    },
+}  # fmt: skip
+
+
+@dataclass
+class ProjectRepair:
+    """What detect, classify and fix made of one corpus project."""
+
+    name: str
+    root: Path
+    found: list[str] = field(default_factory=list)  # OD tests the report names
+    fixed: dict[str, str] = field(default_factory=dict)  # test -> patch path
+    notes: dict[str, list[str]] = field(default_factory=dict)  # unrepaired test -> why
+    output: str = ""
+    held: bool = False  # the patch set held together ("patch set: ... hold together")
+    exit_code: int = -1  # of orderdep fix
+
+
+def tree_hash(root: Path) -> str:
+    """A digest of the project's files (not ``.orderdep/`` nor caches)."""
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        skip = rel.parts[0] == ".orderdep" or "__pycache__" in rel.parts
+        if path.is_file() and not skip:
+            digest.update(str(rel).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def plain_outcomes(root: Path, orders: list[list[str]], workdir: Path) -> list[dict[str, str]]:
+    """Test -> outcome of each order, each run as a fresh ``python -m pytest`` process."""
+    runner = PlainRunner(EngineConfig(root), workdir)
+    try:
+        return [{r.test: r.outcome.value for r in runner.run(order).results} for order in orders]
+    finally:
+        runner.close()
+
+
+def copy_project(name: str, dest: Path) -> Path:
+    shutil.copytree(
+        CORPUS / name, dest, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache")
+    )
+    return dest
+
+
+def repair_project(name: str, dest: Path, *, apply: bool = False) -> ProjectRepair:
+    """Copy ``name`` to ``dest``, detect and classify its OD tests, then ``orderdep fix``."""
+    root = copy_project(name, dest)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        main(["detect", str(root), "--classify", "--seed", "1"])
+        report = json.loads((root / ".orderdep" / "report.json").read_text(encoding="utf-8"))
+        code = main(["fix", str(root), *(["--apply"] if apply else [])])
+    result = ProjectRepair(name, root, output=out.getvalue(), exit_code=code)
+    result.held = any(
+        line.startswith("patch set: ") and " hold together " in line
+        for line in result.output.splitlines()
+    )
+    result.found = [f["test"] for f in report.get("od_tests", []) if f.get("kind")]
+    fixes = json.loads((root / ".orderdep" / "fixes.json").read_text(encoding="utf-8"))
+    for test, entry in fixes["fixes"].items():
+        if entry["fixed"]:
+            result.fixed[test] = entry["patch"]
+        else:
+            result.notes[test] = entry["notes"]
+    return result

@@ -1,0 +1,85 @@
+"""Insertions into unittest.TestCase methods: no fixtures, cleanups instead."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from orderdep.analysis.repair.patches import apply_insertion, insertion
+from orderdep.analysis.repair.unittest_patches import adapt_statements, placements
+from orderdep.errors import UsageError
+
+SOURCE = textwrap.dedent(
+    """\
+    import os
+    import unittest
+
+    import pytest
+
+    from httpc import Client
+
+
+    class TestClient(unittest.TestCase):
+        @classmethod
+        def setUpClass(cls):
+            Client.timeout = 1
+
+        def setUp(self):
+            self.client = Client("http://x")
+
+        def test_timeout(self):
+            self.assertEqual(self.client.effective_timeout, 30)
+
+
+    class TestPlain:
+        def test_env(self):
+            assert "X" not in os.environ
+    """
+)
+TEST = "tests/test_client.py::TestClient::test_timeout"
+
+
+def test_monkeypatch_becomes_a_local_one_undone_by_add_cleanup() -> None:
+    stmts = ["monkeypatch.setattr(Client, 'timeout', 30)"]
+    out = apply_insertion(SOURCE, insertion(TEST, stmts, ["monkeypatch"], method="setUp"))
+    assert (
+        "    def setUp(self):\n"
+        "        monkeypatch = pytest.MonkeyPatch()\n"
+        "        self.addCleanup(monkeypatch.undo)\n"
+        '        monkeypatch.setattr(Client, "timeout", 30)\n'
+        '        self.client = Client("http://x")\n'
+    ) in out
+    assert "import pytest\n" not in out.split("class TestClient")[1]  # the file has it
+
+
+def test_set_up_class_gets_a_class_cleanup_and_methods_keep_their_parameters() -> None:
+    stmts = ["monkeypatch.setattr(Client, 'timeout', Client.timeout)"]
+    ins = insertion(TEST, stmts, ["monkeypatch"], method="setUpClass")
+    out = apply_insertion(SOURCE, ins)
+    assert "        cls.addClassCleanup(monkeypatch.undo)\n" in out
+    assert "def setUpClass(cls):\n" in out
+    assert apply_insertion(out, ins) == out  # applying it twice changes nothing
+
+
+def test_request_becomes_add_cleanup_and_the_project_root() -> None:
+    stmts = ["request.addfinalizer(f)", "os.chdir(request.config.rootpath)"]
+    assert adapt_statements(stmts, ["request"], "test_x", "tests/unit/test_a.py") == [
+        "import pathlib",
+        "self.addCleanup(f)",
+        "os.chdir(pathlib.Path(__file__).resolve().parents[2])",
+    ]
+    with pytest.raises(UsageError, match="cannot take pytest fixture"):
+        adapt_statements(["db.reset()"], ["db"], "test_x", "tests/test_a.py")
+
+
+def test_pytest_classes_keep_fixture_parameters() -> None:
+    test = "tests/test_client.py::TestPlain::test_env"
+    out = apply_insertion(SOURCE, insertion(test, ["monkeypatch.delenv('X')"], ["monkeypatch"]))
+    assert "    def test_env(self, monkeypatch):\n" in out
+
+
+def test_placements_are_the_method_then_set_up_then_set_up_class() -> None:
+    assert placements(SOURCE, ["TestClient"], polluter=True) == [None, "setUp", "setUpClass"]
+    assert placements(SOURCE, ["TestClient"], polluter=False) == [None, "setUp"]
+    assert placements(SOURCE, ["TestPlain"], polluter=True) == [None]

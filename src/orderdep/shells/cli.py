@@ -31,6 +31,7 @@ from orderdep.shells.commands import (
     regression_cmds,  # noqa: F401  (coverage, prioritize, select, parallelize, evaluate)
     repair_cmds,  # noqa: F401  (debug, fix)
     report_cmds,  # noqa: F401  (report)
+    why_cmds,  # noqa: F401  (why)
 )
 
 #: Signals that stop orderdep the way Ctrl-C does, and their exit codes (128 + number).

@@ -80,7 +80,7 @@ def test_a_brittle_gets_its_ordered_set_of_state_setters() -> None:
     assert (result.verdict, result.culprits) == ("brittle", [S3, S4, S5])
 
 
-def test_a_brittle_whose_setter_comes_later_in_collection_order_is_found_by_pairs() -> None:
+def test_a_brittle_whose_setter_comes_later_in_collection_order_is_found_after_all() -> None:
     result = why(model(), LATE_S, shuffled(last=[LATE_S]))
     assert (result.verdict, result.culprits) == ("brittle", [LATE_B])
 

@@ -54,6 +54,7 @@ def explain(
     result: WhyResult,
     *,
     repair: bool = True,
+    state: bool = True,
     suite_check: bool = True,
     progress: Optional[Progress] = None,
 ) -> Explanation:
@@ -61,7 +62,7 @@ def explain(
     ``repair`` (the Repairer runs the Debugger itself)."""
     say = progress or (lambda message: None)
     out = Explanation()
-    if not result.found:
+    if not result.found or not (repair or state):
         return out
     finding = finding_of(result)
     if repair:

@@ -15,8 +15,9 @@ to brittles and groups):
    the prefix: its first rounds test halves of the prefix (group testing), so a single
    polluter among ``n`` tests costs about ``2 log2 n`` orders, and what remains is a
    1-minimal polluter group (every member needed). For a brittle, the passing order is
-   the test after the tests before it in collection order (else after each test alone,
-   ``[s, t]``), minimised the same way to its state-setter (set).
+   the test after the tests before it in collection order, else after every other test
+   in collection order, else after one other test (``[s, t]``, every ``s``); it is
+   minimised the same way to its state-setter (set).
 4. *Verify.* The minimal failing and passing orders give their outcomes
    ``VERIFY_RUNS`` more times each, in turns; otherwise the test is reported ND, never
    order-dependent.
@@ -202,10 +203,11 @@ def _victim(runs: _Orders, out: WhyResult, prefix: list[str], say: Progress) -> 
 def _brittle(runs: _Orders, out: WhyResult, ids: Sequence[str], say: Progress) -> None:
     test = runs.test
     say("fails alone: a brittle; looking for an order in which it passes")
-    start = list(ids[: list(ids).index(test)]) if test in ids else []
-    if not (start and runs.passes(start)):
-        others = [t for t in ids if t != test]
-        say(f"not after the tests before it in collection order; trying {len(others)} pairs")
+    before = list(ids[: list(ids).index(test)]) if test in ids else []
+    others = [t for t in ids if t != test]
+    start = next((p for p in (before, others) if p and runs.passes(p)), [])
+    if not start:
+        say(f"not after the other tests in collection order; trying {len(others)} pairs")
         orders = [[t, test] for t in others]
         results = runs.executor.run_many(orders)
         runs.count += len(orders)
@@ -215,8 +217,8 @@ def _brittle(runs: _Orders, out: WhyResult, ids: Sequence[str], say: Progress) -
         if not start:
             out.verdict = "always-fails"
             out.notes.append(
-                "it fails alone, after the tests before it in collection order and after "
-                "every other test: a failing test, not order-dependent"
+                "it fails alone, after the other tests in collection order and after each "
+                "other test alone: a failing test, not order-dependent"
             )
             return
     say(f"passes after {len(start)} test(s); delta debugging to its state-setter(s)")

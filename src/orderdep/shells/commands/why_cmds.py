@@ -170,6 +170,12 @@ def _save_patch(found: Explanation, project: Path, apply_: bool) -> list[str]:
 @click.option(
     "--fix/--no-fix", "repair", default=True, show_default=True, help="Look for a verified patch."
 )
+@click.option(
+    "--state/--no-state",
+    default=True,
+    show_default=True,
+    help="Show the shared state involved (the Debugger's root diff).",
+)
 @click.option("--apply", "apply_", is_flag=True, help="Apply the patch (default: only print).")
 @click.option("--no-suite-check", is_flag=True, help="Verify the patch on the test's orders only.")
 @CHECK_OPTION
@@ -181,6 +187,7 @@ def why(
     random_order_seed: Optional[int],
     last: bool,
     repair: bool,
+    state: bool,
     apply_: bool,
     no_suite_check: bool,
     **params: Any,
@@ -207,7 +214,12 @@ def why(
         _notice(f"{source}: {len(order)} tests")
         result = find(engine, test, order, progress=_notice)
         found = explain(
-            engine, result, repair=repair, suite_check=not no_suite_check, progress=_notice
+            engine,
+            result,
+            repair=repair,
+            state=state,
+            suite_check=not no_suite_check,
+            progress=_notice,
         )
         runner = engine.runner
     lines = result_lines(result, source) + explanation_lines(found, project)

@@ -122,6 +122,14 @@ def test_victim_of_a_polluter_group(shop: Path, cli: CliRunner) -> None:
     assert shlex.split(failing)[3:] == [XLSX, CSV, NO_CONFLICTS]
     assert run_back(cli, failing) == 1
     assert run_back(cli, labelled(out, "and the pass")) == 0
+    # asked again, every order comes from the store
+    code, again, err = cli(
+        "why", NO_CONFLICTS, shop, "--order-file", order_file(shop, order), *FAST
+    )
+    assert code == 0 and again == out
+    (count,) = [x for x in err.splitlines() if x.endswith("reused from the store")]
+    ran, reused = count.split()[1], count.split(", ")[1].split()[0]
+    assert int(ran) > 10 and reused == ran
 
 
 def test_brittle_with_one_state_setter(shop: Path, cli: CliRunner) -> None:

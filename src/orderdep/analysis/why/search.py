@@ -145,8 +145,7 @@ def why(
     runs = _Orders(executor, test, say)
     prefix = given[:-1]
     runner = str(getattr(executor, "runner", "model"))
-    say(f"running the failing order ({len(prefix)} tests, then {test}) with the "
-        f"{runner} runner")  # fmt: skip
+    say(f"running the failing order ({len(prefix)} tests, then {test}), {runner} runner")
     failed = runs.fails(prefix)
     if not failed and runner == "fork":
         say("it passes under the fork runner; trying fresh processes (subprocess runner)")

@@ -85,17 +85,16 @@ def run_line(project: Path, params: dict[str, Any], order: Sequence[str]) -> str
 def result_lines(result: WhyResult, source: str) -> list[str]:
     test, n = result.test, len(result.given) - 1
     lines = [f"{test} fails in the order of {source} ({n} tests before it)"]
-    if result.verdict == "victim":
-        if len(result.culprits) == 1:
-            lines.append(f"victim of: {result.culprits[0]} (of the {n} tests before it, only "
-                         "this one is needed; it passes alone)")  # fmt: skip
-        else:
-            lines.append(f"victim of a polluter group: {' -> '.join(result.culprits)} "
-                         "(all of them, in this order; no one alone)")  # fmt: skip
+    culprits = " -> ".join(result.culprits)
+    if result.verdict == "victim" and len(result.culprits) == 1:
+        needed = f"of the {n} tests before it, only this one is needed; it passes alone"
+        lines.append(f"victim of: {culprits} ({needed})")
+    elif result.verdict == "victim":
+        lines.append(f"victim of a polluter group: {culprits} (all of them; no one alone)")
     elif result.verdict == "brittle":
         what = "state-setter" if len(result.culprits) == 1 else "state-setters, in this order"
-        lines.append(f"brittle: fails alone; passes after its {what}: "
-                     f"{' -> '.join(result.culprits)} (none of them ran before it)")  # fmt: skip
+        missing = "the failing order did not run them before it this way"
+        lines.append(f"brittle: fails alone; passes after its {what}: {culprits} ({missing})")
     elif result.verdict == "nd":
         lines.append("not order-dependent: nondeterministic (ND)")
     else:
@@ -124,8 +123,8 @@ def explanation_lines(found: Explanation, project: Path) -> list[str]:
     if found.fix is not None and fix is None:
         lines.append("no verified patch: " + ("; ".join(found.fix.notes) or "no candidate"))
     if fix is not None:
-        lines.append(f"patch ({fix.strategy}, {fix.size} changed line(s)): {fix.description}; "
-                     f"{fix.verification.summary()}")  # fmt: skip
+        head = f"patch ({fix.strategy}, {fix.size} changed line(s))"
+        lines.append(f"{head}: {fix.description}; {fix.verification.summary()}")
         lines.append(fix.diff.rstrip("\n"))
     return lines
 

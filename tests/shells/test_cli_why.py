@@ -84,7 +84,7 @@ def test_victim_of_one_polluter_from_an_order_file_with_state_patch_and_commands
     assert "polluted state:" in lines
     assert "  app.settings.CACHE: has extra key 'user_7'" in lines
     assert any(line.startswith("patch (") for line in lines)
-    assert "delta debugging over the 6 tests before it" in err  # progress on stderr
+    assert "searching the 6 tests before it" in err  # progress on stderr
     failing, passing = labelled(out, "reproduce the failure"), labelled(out, "and the pass")
     assert failing == shlex.join(["orderdep", "run", str(shop), LOGIN, CACHE_EMPTY])
     assert run_back(cli, failing) == 1

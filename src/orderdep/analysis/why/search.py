@@ -11,10 +11,11 @@ to brittles and groups):
 2. *Confirm.* Run the order once more and the test alone ``alone_runs`` times. Mixed
    outcomes make it nondeterministic (ND). Passing alone makes it a *victim* of tests
    before it; failing alone a *brittle* that needs a state-setter the order lacked.
-3. *Minimise.* For a victim, delta debugging (:func:`~orderdep.core.ddmin.ddmin`) over
-   the prefix: its first rounds test halves of the prefix (group testing), so a single
-   polluter among ``n`` tests costs about ``2 log2 n`` orders, and what remains is a
-   1-minimal polluter group (every member needed). For a brittle, the passing order is
+3. *Minimise.* For a victim, adaptive group testing over the prefix
+   (:func:`~orderdep.core.prefix_search.minimal_prefix_subset`: binary search on where
+   the prefix is cut, one needed test at a time, then delta debugging on what was
+   found), so a single polluter among ``n`` tests costs about ``log2 n`` orders, and
+   what remains is a 1-minimal polluter group (every member needed). For a brittle, the passing order is
    the test after the tests before it in collection order, else after every other test
    in collection order, else after one other test (``[s, t]``, every ``s``); it is
    minimised the same way to its state-setter (set).
@@ -32,8 +33,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from orderdep.core.ddmin import DDMinPreconditionError, DDStats, ddmin
+from orderdep.core.ddmin import DDMinPreconditionError, DDStats
 from orderdep.core.outcomes import OrderResult, Outcome
+from orderdep.core.prefix_search import minimal_prefix_subset
 from orderdep.engine.executor import Executor
 from orderdep.errors import UnknownTestsError, UsageError
 
@@ -76,7 +78,7 @@ class WhyResult:
 
 
 class _Orders:
-    """Runs orders ending with the test; counts them; remembers outcomes for ddmin."""
+    """Runs orders ending with the test; counts them; remembers outcomes for the search."""
 
     def __init__(self, executor: Executor, test: str, say: Progress) -> None:
         self.executor = executor
@@ -181,10 +183,10 @@ def _victim(runs: _Orders, out: WhyResult, prefix: list[str], say: Progress) -> 
     if not prefix:  # fails first in the order yet passes alone: the order is not the cause
         out.notes.append("it fails when it runs first but passes alone: nondeterministic (ND)")
         return
-    say(f"passes alone: a victim; delta debugging over the {len(prefix)} tests before it")
+    say(f"passes alone: a victim; searching the {len(prefix)} tests before it")
     stats = DDStats()
     try:
-        group = ddmin(prefix, runs.fails, stats=stats)
+        group = minimal_prefix_subset(prefix, runs.fails, stats=stats)
     except DDMinPreconditionError:
         out.notes.append(f"{_UNSTABLE}: nondeterministic (ND), not order-dependent")
         return
@@ -220,9 +222,9 @@ def _brittle(runs: _Orders, out: WhyResult, ids: Sequence[str], say: Progress) -
                 "other test alone: a failing test, not order-dependent"
             )
             return
-    say(f"passes after {len(start)} test(s); delta debugging to its state-setter(s)")
+    say(f"passes after {len(start)} test(s); searching them for its state-setter(s)")
     try:
-        setters = ddmin(start, runs.passes)
+        setters = minimal_prefix_subset(start, runs.passes)
     except DDMinPreconditionError:
         out.notes.append(f"{_UNSTABLE}: nondeterministic (ND), not order-dependent")
         return

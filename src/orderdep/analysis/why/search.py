@@ -8,8 +8,9 @@ to brittles and groups):
    failure does not reproduce here and nothing is called order-dependent
    (:class:`NotReproducedError`): a nondeterministic test, state shared between xdist
    workers, or the environment of the failing run.
-2. *Confirm.* Run the order once more and the test alone ``alone_runs`` times. Mixed
-   outcomes make it nondeterministic (ND). Passing alone makes it a *victim* of tests
+2. *Confirm.* Run the test alone ``alone_runs`` times. Mixed outcomes make it
+   nondeterministic (ND); a nondeterministic failure in the order itself is caught by
+   the search (answers that change) or by step 4. Passing alone makes it a *victim* of tests
    before it; failing alone a *brittle* that needs a state-setter the order lacked.
 3. *Minimise.* For a victim, adaptive group testing over the prefix
    (:func:`~orderdep.core.prefix_search.minimal_prefix_subset`: binary search on where
@@ -161,14 +162,13 @@ def why(
             f"is not shown to be order-dependent; likely causes: {LIKELY_CAUSES}"
         )
     out = WhyResult(test, given, "nd", str(getattr(executor, "runner", runner)))
-    say(f"reproduced; running the order again and {test} alone {alone_runs} times")
-    again = runs.fails(prefix, fresh=True)
+    say(f"reproduced; running {test} alone {alone_runs} times")
     alone = [runs.outcome([], fresh=True) for _ in range(alone_runs)]
     passes_alone = sum(o.is_pass for o in alone)
-    if not again or 0 < passes_alone < alone_runs:
+    if 0 < passes_alone < alone_runs:
         out.notes.append(
-            f"it failed in {1 + again} of 2 runs of the order and passed in {passes_alone} "
-            f"of {alone_runs} runs alone: nondeterministic (ND), not order-dependent"
+            f"it passed in {passes_alone} of {alone_runs} runs alone: nondeterministic (ND), "
+            "not order-dependent"
         )
     elif passes_alone == alone_runs:
         _victim(runs, out, prefix, say)

@@ -17,16 +17,19 @@ def subsequence(needle: list[int], hay: list[int]) -> bool:
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, 100, 2000])
-def test_one_culprit_costs_about_log2_n_experiments(n: int) -> None:
+def test_one_culprit_costs_log2_n_orders_of_halving_length(n: int) -> None:
     rng = random.Random(n)
     for culprit in {0, n - 1, rng.randrange(n)}:
         stats = DDStats()
+        ran: list[int] = []
 
-        def holds(s: list[int], culprit: int = culprit) -> bool:
+        def holds(s: list[int], culprit: int = culprit, ran: list[int] = ran) -> bool:
+            ran.append(len(s))
             return culprit in s
 
         assert minimal_prefix_subset(list(range(n)), holds, stats=stats) == [culprit]
-        assert stats.calls <= math.ceil(math.log2(n)) + 2
+        assert stats.calls <= 2 * math.ceil(math.log2(n)) + 2
+        assert sum(ran) <= 3 * n + 2  # n for the precondition, then n/2 + n/4 + ... twice
 
 
 @pytest.mark.parametrize("seed", range(30))

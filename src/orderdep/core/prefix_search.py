@@ -1,16 +1,17 @@
-"""Adaptive group testing over an order's prefix: find the tests a failure needs by
-binary search on where the prefix is cut.
+"""Adaptive group testing over an order's prefix: find the tests a failure needs.
 
 ``items`` is the prefix of a failing (or, for a brittle, passing) order and ``test``
 says whether a sublist of it, run in order before the test, still shows the outcome.
 The search keeps the members found so far (``keep``, a suffix of the answer in order)
-and the candidates before them. While ``keep`` alone does not show the outcome, it
-binary-searches the shortest cut ``candidates[:k]`` for which ``candidates[:k] + keep``
-still does: ``candidates[k - 1]`` is then needed (without it, the outcome goes away), so
-it joins ``keep`` and the candidates shrink to what came before it. Each member costs
-about ``log2 n`` experiments (Hwang's binary splitting, one defective at a time), on
-prefixes that shrink as the search goes on: a single polluter among 2,000 tests takes
-11 orders of 1,000 tests on average, where delta debugging tries each half first.
+and a window of candidates before them. While ``keep`` alone does not show the outcome:
+
+1. it halves the window while one half (with ``keep``) still shows it, the later half
+   first (bisection, as detect-test-pollution does: a single polluter among ``n`` tests
+   costs about ``1.5 log2 n`` orders of ``n/2, n/4, ...`` tests);
+2. when neither half does (the needed tests straddle them: a group), it binary-searches
+   the shortest cut ``window[:k]`` for which ``window[:k] + keep`` still shows it:
+   ``window[k - 1]`` is then needed, joins ``keep``, and the window shrinks to what came
+   before it (Hwang's binary splitting, one needed test at a time).
 
 Every experiment runs an exact sublist, so the invariant (``candidates + keep`` shows the
 outcome) holds even when the outcome is not monotone in the prefix (cleaners); the result
@@ -57,6 +58,17 @@ def minimal_prefix_subset(
         )
     keep: list[int] = []
     while candidates and not (keep and holds(keep)):
+        # Narrow the window while one half of it (with ``keep``) still shows the outcome:
+        # each probe runs half as many tests as the one before.
+        while len(candidates) > 1:
+            half = len(candidates) // 2
+            part = next(
+                (p for p in (candidates[half:], candidates[:half]) if holds(p + keep)), None
+            )
+            if part is None:  # the needed tests straddle the halves
+                break
+            candidates = part
+        # The last needed test: the shortest cut of the window that still shows it.
         lo, hi = 0, len(candidates)  # holds(candidates[:hi] + keep); not for lo (lo=0: keep)
         while hi - lo > 1:
             mid = (lo + hi) // 2

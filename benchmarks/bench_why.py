@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import random
 import resource
 import shlex
@@ -225,7 +226,7 @@ def short(test: str) -> str:
     return test.rsplit("/", 1)[-1]
 
 
-def render(cases: list[Case], rec: Optional[dict[str, float]], dtp_note: str) -> str:
+def render(cases: list[Case], rec: Optional[dict[str, float]], dtp_note: str, load: float) -> str:
     rows = []
     for c in cases:
         ratio = f"{c.dtp_wall / c.orderdep_wall:.1f}x" if c.dtp_wall and c.dtp_right else "-"
@@ -245,7 +246,8 @@ def render(cases: list[Case], rec: Optional[dict[str, float]], dtp_note: str) ->
         "right (detect-test-pollution stops at once on a brittle: it checks that the test "
         "passes alone, and bisects halves, so a polluter group split across them is lost). "
         "Whole command "
-        f"wall times, start-up and collection included. {dtp_note}\n\n"
+        f"wall times, start-up and collection included; 1-minute load average when the cases "
+        f"ended: {load:.1f} on {os.cpu_count()} cores. {dtp_note}\n\n"
         + table(
             [
                 "tests",
@@ -287,15 +289,17 @@ def main() -> None:
     note = "" if dtp else "detect-test-pollution could not be installed: its columns are empty."
     cases: list[Case] = []
     rec: Optional[dict[str, float]] = None
+    load = 0.0
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = Path(tmpdir)
         for size in args.sizes:
             got, project = bench_cases(size, tmp, dtp)
             cases += got
+            load = os.getloadavg()[0]
             if size == 2000 and args.rounds:
                 rec = bench_recording(project, args.rounds)
                 shutil.rmtree(project / ".pytest_cache", ignore_errors=True)
-    body = render(cases, rec, note)
+    body = render(cases, rec, note, load)
     if not args.no_doc:
         write_section("why", body)
     print(body)

@@ -31,6 +31,7 @@ from orderdep.shells.commands import (
     regression_cmds,  # noqa: F401  (coverage, prioritize, select, parallelize, evaluate)
     repair_cmds,  # noqa: F401  (debug, fix)
     report_cmds,  # noqa: F401  (report)
+    why_cmds,  # noqa: F401  (why)
 )
 from orderdep.shells.output import add_output_options
 

@@ -12,6 +12,9 @@ The work lives in :mod:`orderdep.shells.plugin_deps`, imported when an option is
 * ``--orderdep-shards K --orderdep-shard I``: run machine I's share (1..K) of a
   dependency-aware split, each dependency group whole on one machine.
 * under pytest-xdist, a scheduler that keeps each dependency group on one worker.
+
+Always (unless ``orderdep_record_last = false``): :mod:`orderdep.shells.plugin_last`
+records each run's executed order in pytest's cache for ``orderdep why TEST --last``.
 """
 
 from __future__ import annotations
@@ -82,6 +85,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     parser.addini("orderdep_deps", "orderdep.deps/1 file applied to every run", default="")
     parser.addini(
+        "orderdep_record_last",
+        "record each run's executed order in pytest's cache for `orderdep why TEST --last`",
+        type="bool",
+        default=True,
+    )
+    parser.addini(
         "orderdep_deps_strict",
         "stop when the dependencies file names unknown tests (default: skip them)",
         type="bool",
@@ -101,10 +110,23 @@ def _active(config: pytest.Config) -> bool:
     )
 
 
+def _records_last(config: pytest.Config) -> bool:
+    """Record the executed order for ``orderdep why --last`` (see plugin_last)."""
+    return (
+        getattr(config, "cache", None) is not None
+        and bool(config.getini("orderdep_record_last"))
+        and not config.pluginmanager.has_plugin("orderdep.engine.childplugin")
+    )
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     # trylast: registering our collection hooks after every other plugin's configure
     # makes them the outermost wrapper, so they see the final order (see plugin_deps).
+    if _records_last(config):
+        from orderdep.shells.plugin_last import register
+
+        register(config)
     if not _active(config):
         return
     from orderdep.shells.plugin_deps import install

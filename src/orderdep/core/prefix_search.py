@@ -1,0 +1,85 @@
+"""Adaptive group testing over an order's prefix: find the tests a failure needs.
+
+``items`` is the prefix of a failing (or, for a brittle, passing) order and ``test``
+says whether a sublist of it, run in order before the test, still shows the outcome.
+The search keeps the members found so far (``keep``, a suffix of the answer in order)
+and a window of candidates before them. While ``keep`` alone does not show the outcome:
+
+1. it halves the window while one half (with ``keep``) still shows it, the later half
+   first (bisection, as detect-test-pollution does: a single polluter among ``n`` tests
+   costs about ``1.5 log2 n`` orders of ``n/2, n/4, ...`` tests);
+2. when neither half does (the needed tests straddle them: a group), it binary-searches
+   the shortest cut ``window[:k]`` for which ``window[:k] + keep`` still shows it:
+   ``window[k - 1]`` is then needed, joins ``keep``, and the window shrinks to what came
+   before it (Hwang's binary splitting, one needed test at a time).
+
+Every experiment runs an exact sublist, so the invariant (``candidates + keep`` shows the
+outcome) holds even when the outcome is not monotone in the prefix (cleaners); the result
+shows the outcome and is then made 1-minimal by :func:`~orderdep.core.ddmin.ddmin`, which
+is cheap on a handful of items.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Callable, TypeVar
+
+from orderdep.core.ddmin import DDMinPreconditionError, DDStats, ddmin
+
+T = TypeVar("T")
+
+
+def minimal_prefix_subset(
+    items: Sequence[T], test: Callable[[list[T]], bool], *, stats: DDStats | None = None
+) -> list[T]:
+    """A 1-minimal sublist of ``items`` (order kept) for which ``test`` holds.
+
+    Raises :class:`~orderdep.core.ddmin.DDMinPreconditionError` when ``test`` does not
+    hold for ``items``, or when the answers change while searching (a nondeterministic
+    outcome).
+    """
+    counters = stats if stats is not None else DDStats()
+    cache: dict[tuple[int, ...], bool] = {}
+
+    def holds(positions: Sequence[int]) -> bool:
+        key = tuple(positions)
+        if key not in cache:
+            counters.calls += 1
+            cache[key] = bool(test([items[i] for i in key]))
+        else:
+            counters.cache_hits += 1
+        return cache[key]
+
+    candidates = list(range(len(items)))
+    if not holds(candidates):
+        raise DDMinPreconditionError(
+            f"the search needs a test that holds for the full input, but it does not hold "
+            f"for these {len(items)} item(s)"
+        )
+    keep: list[int] = []
+    while candidates and not (keep and holds(keep)):
+        # Narrow the window while one half of it (with ``keep``) still shows the outcome:
+        # each probe runs half as many tests as the one before.
+        while len(candidates) > 1:
+            half = len(candidates) // 2
+            part = next(
+                (p for p in (candidates[half:], candidates[:half]) if holds(p + keep)), None
+            )
+            if part is None:  # the needed tests straddle the halves
+                break
+            candidates = part
+        # The last needed test: the shortest cut of the window that still shows it.
+        lo, hi = 0, len(candidates)  # holds(candidates[:hi] + keep); not for lo (lo=0: keep)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if holds(candidates[:mid] + keep):
+                hi = mid
+            else:
+                lo = mid
+        keep.insert(0, candidates[hi - 1])
+        candidates = candidates[: hi - 1]
+    if len(keep) > 1:
+        keep = ddmin(keep, holds)  # raises when keep no longer holds (answers changed)
+    elif not holds(keep):
+        raise DDMinPreconditionError("the outcome changed while searching: nondeterministic")
+    return [items[i] for i in keep]

@@ -51,6 +51,8 @@ class Budget:
         self.clock = clock
         self.started = clock()
         self.stop_reason: Optional[str] = None  # "budget" | "interrupted"
+        # The Ctrl-C (or SIGTERM) that stopped the work: re-raised once the report is saved.
+        self.interrupt: Optional[BaseException] = None
 
     def elapsed(self) -> float:
         return self.clock() - self.started
@@ -76,6 +78,12 @@ class Budget:
     def stop(self, reason: str) -> None:
         if self.stop_reason is None:
             self.stop_reason = reason
+
+    def interrupted(self, exc: BaseException) -> None:
+        """Stop because of ``exc`` (a KeyboardInterrupt)."""
+        self.stop("interrupted")
+        if self.interrupt is None:
+            self.interrupt = exc
 
     def check(self) -> None:
         """Raise :class:`BudgetExhausted` when work must stop."""
@@ -134,8 +142,8 @@ class BudgetedExecutor:
                 out += self.inner.run_many(
                     orders[start : start + step], probe=probe, on_result=done
                 )
-            except KeyboardInterrupt:
-                self.budget.stop("interrupted")
+            except KeyboardInterrupt as exc:
+                self.budget.interrupted(exc)
                 raise BudgetExhausted("interrupted") from None
         return out
 

@@ -155,6 +155,8 @@ def classify(
                     say("done", summary(item.finding))
     except BudgetExhausted:
         pass
+    except KeyboardInterrupt as exc:  # between orders (flake rates): stop the same way
+        budget.interrupted(exc)
     reason = budget.stop_reason
     for item in items:
         if item.nd:

@@ -38,7 +38,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from orderdep.analysis.confirm import OrderRunner, RunLog, RunSource, confirm, failed
+from orderdep.analysis.budget import UNFINISHED_KEY, BudgetExhausted, unfinished
+from orderdep.analysis.confirm import OrderRunner, RunLog, RunSource, Verdicts, confirm, failed
 from orderdep.core import orders as gen
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.report import Report, RunStats
@@ -211,7 +212,12 @@ class _Search:
         i = 0
         while i < len(orders) and self._may_start():
             batch = orders[i : i + self.slice_size()]
-            for result in self.runner.run_slice(batch):
+            try:
+                results = self.runner.run_slice(batch)
+            except BudgetExhausted as stop:  # the command's budget, or Ctrl-C
+                self.stop_reason = stop.reason
+                break
+            for result in results:
                 out.append(self._record(result, nio))
             i += len(batch)
             self.count += len(batch)
@@ -358,7 +364,11 @@ def detect(
             on_progress(DetectProgress("confirm", "", done, None, suspects, 0))
 
     runner.on_result = confirming
-    verdicts = confirm(runner, search.results, search.nio_results, confirm_runs)
+    unconfirmed: Optional[str] = None
+    try:
+        verdicts = confirm(runner, search.results, search.nio_results, confirm_runs)
+    except BudgetExhausted as stop:  # rerunning the command replays the orders and goes on
+        verdicts, unconfirmed = Verdicts(), stop.reason
     if on_progress is not None:
         on_progress(
             DetectProgress(
@@ -381,6 +391,12 @@ def detect(
             "group": group,
         },
     )
+    if unconfirmed is not None:
+        suspects = sorted(search.failed_seen, key=suite.ids.index)
+        stats.extras[UNFINISHED_KEY] = {
+            "confirmation": unfinished("not finished", unconfirmed),
+            "suspects": suspects,
+        }
     return Report(
         project=suite.rootdir,
         tests=suite.ids,

@@ -83,6 +83,7 @@ class ClassifyProgress:
     message: str
     orders_run: int = 0  # orders classification has run so far (all tests)
     orders_left: Optional[int] = None  # estimated orders left in this step
+    phase: str = ""  # the phase of :data:`PHASES` running (kinds of all tests come first)
 
 
 ProgressCallback = Callable[[ClassifyProgress], None]
@@ -141,6 +142,7 @@ def classify(
     }
     try:
         for phase in PHASES:
+            shown.phase = phase
             for item in items:
                 if item.nd or not item.done >= set(PHASES[: PHASES.index(phase)]):
                     continue
@@ -186,6 +188,7 @@ class _Shown:
         self.counts = counts
         self.total = total
         self.last: Optional[tuple[Item, str, str, Optional[int]]] = None
+        self.phase = ""
 
     def step(self, item: Item, step: str, message: str, left: Optional[int] = None) -> None:
         self.last = (item, step, message, left)
@@ -193,7 +196,7 @@ class _Shown:
             self.on_progress(
                 ClassifyProgress(
                     item.finding.test, item.index, self.total, step, message,
-                    self.counts.orders_run, left,
+                    self.counts.orders_run, left, self.phase,
                 )
             )  # fmt: skip
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from orderdep.analysis.classify import classify
 from orderdep.analysis.classify_steps import Counts, Runner
 from orderdep.analysis.partners import find_cleaners, find_polluters, find_state_setters
 from orderdep.core.odmodel import ODSpec, fails_at, group_key
+from orderdep.core.report import ODFinding, Report
 from orderdep.core.suite import Suite
 from orderdep.synth.model import ModelExecutor
 
@@ -96,3 +98,34 @@ def test_group_testing_runs_far_fewer_orders_than_one_by_one() -> None:
     # 2 partners x log2(500) levels x (forward + reverse) x 2 halves, plus confirmations
     assert model.orders_run <= 2 * 9 * 2 * 2 + 4
     assert model.orders_run < len(others) // 5
+
+
+@st.composite
+def dense_victims(draw: st.DrawFn) -> tuple[list[str], ODSpec, list[str]]:
+    """Polluters of one state that many tests reset (cleaners on both sides of every
+    polluter, as a per-module reset fixture gives), and a random failing order."""
+    others = ids(draw(st.integers(4, 80)))
+    polluters = sorted(set(draw(st.lists(st.sampled_from(others), min_size=1, max_size=4))))
+    rest = [t for t in others if t not in polluters]
+    shared = draw(st.lists(st.sampled_from(rest), unique=True, max_size=len(rest))) if rest else []
+    spec = ODSpec(OD, "victim", polluters=polluters, cleaners={p: list(shared) for p in polluters})
+    last = draw(st.sampled_from(polluters))
+    before = draw(st.lists(st.sampled_from(others), unique=True, max_size=10))
+    failing = [*[t for t in before if t != last], last, OD]
+    return others, spec, failing
+
+
+@settings(max_examples=100, deadline=None)
+@given(dense_victims())
+def test_classify_finds_polluters_hidden_by_cleaners_on_both_sides(
+    case: tuple[list[str], ODSpec, list[str]],
+) -> None:
+    others, spec, failing = case
+    model = ModelExecutor(Suite.from_ids([*others, OD]), [spec])
+    report = Report(project="/p", tests=[*others, OD],
+                    od_tests=[ODFinding(OD, failing_order=failing, passing_order=[OD])])  # fmt: skip
+    finding = classify(model, report, flake_samples=10, all_cleaners=True).od_tests[0]
+    assert finding.polluters == [t for t in others if fails_at(spec, [t])]
+    pool = [t for t in others if t not in spec.polluters]
+    for p in finding.polluters:
+        assert finding.cleaners[p] == [c for c in pool if not fails_at(spec, [p, c])]

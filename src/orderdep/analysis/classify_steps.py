@@ -12,7 +12,12 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from orderdep.analysis.budget import UNFINISHED_KEY, unfinished
-from orderdep.analysis.partners import find_cleaners, find_polluters, find_state_setters
+from orderdep.analysis.partners import (
+    find_cleaners,
+    find_polluters,
+    find_state_setters,
+    hidden_polluters,
+)
 from orderdep.core.ddmin import ddmin
 from orderdep.core.odmodel import Kind, fails_at
 from orderdep.core.outcomes import OrderResult, Outcome
@@ -41,6 +46,7 @@ class Runner:
     test: str
     counts: Counts
     cache: dict[tuple[str, ...], Outcome] = field(default_factory=dict)
+    confirmed: dict[tuple[str, ...], Outcome] = field(default_factory=dict)
     on_order: Optional[Callable[[], None]] = None
 
     def outcomes(self, prefixes: Sequence[Sequence[str]], fresh: bool = False) -> list[Outcome]:
@@ -62,6 +68,14 @@ class Runner:
         for order, outcome in zip(todo, got):
             self.cache.setdefault(order, outcome)
         return got if fresh else [self.cache[o] for o in orders]
+
+    def confirmations(self, prefixes: Sequence[Sequence[str]]) -> list[Outcome]:
+        """A fresh run of each order after ``prefixes``, once per order (then cached)."""
+        keys = [(*p, self.test) for p in prefixes]
+        todo = list(dict.fromkeys(k for k in keys if k not in self.confirmed))
+        got = self.outcomes([k[:-1] for k in todo], fresh=True)
+        self.confirmed.update(zip(todo, got))
+        return [self.confirmed[k] for k in keys]
 
     def _outcome(self, result: OrderResult) -> Outcome:
         try:
@@ -135,10 +149,21 @@ def partners_step(item: Item, say: Say, limit: Optional[int]) -> None:
         finding.polluters = merged
     else:
         finding.state_setters = merged
+    if victim and not merged:
+        # Cleaners around every polluter can hide it from every set: the failing order
+        # still shows one (iFixFlakies' Minimizer over its prefix, 003 §2).
+        _polluter_group(item, say)
     if limit is not None:
         return
     if victim:
         _polluter_group(item, say)
+        say("polluters", "checking whether cleaners could hide other polluters",
+            4 * _log2(len(others)) * len(finding.polluters))  # fmt: skip
+        hidden = hidden_polluters(runner, others, finding.polluters)
+        if hidden is not None:
+            say("polluters", f"cleaners on both sides: running {len(others)} pairs [t, victim]",
+                len(others))  # fmt: skip
+            finding.polluters = [t for t in others if t in set(hidden) | set(finding.polluters)]
     else:
         _setter_group(item, say)
     if not finding.to_spec().related_tests() - {finding.test}:
@@ -153,8 +178,6 @@ def _polluter_group(item: Item, say: Say) -> None:
     explained = fails_at(finding.to_spec(), prefix)
     found = set(finding.polluters)
     items = [t for t in prefix if t not in found]
-    if explained and not any(t in found for t in prefix):
-        return
     say("polluter-group", f"checking the failing order without its {len(found)} polluter(s)", 1)
     if not items or not runner.failed(items):
         if not explained:
@@ -164,10 +187,12 @@ def _polluter_group(item: Item, say: Say) -> None:
     say("polluter-group", f"delta debugging over a prefix of {len(items)} tests",
         2 * _log2(len(items)) * 2)  # fmt: skip
     group = ddmin(items, runner.failed)
-    if len(group) < 2 or not runner.outcomes([group], fresh=True)[0].is_failure:
+    if not runner.confirmations([group])[0].is_failure:
         _note(finding, f"the minimal failing sequence {group!r} did not reproduce")
-        return
-    finding.polluter_groups = [group]
+    elif len(group) == 1:  # a single polluter group testing did not see (cleaners around it)
+        finding.polluters = [t for t in item.others if t in {*finding.polluters, *group}]
+    elif group not in finding.polluter_groups:
+        finding.polluter_groups = [group]
 
 
 def _setter_group(item: Item, say: Say) -> None:
@@ -179,7 +204,7 @@ def _setter_group(item: Item, say: Say) -> None:
     say("state-setter-group", f"delta debugging over a prefix of {len(prefix)} tests",
         2 * _log2(len(prefix)) * 2)  # fmt: skip
     group = ddmin(prefix, runner.passed)
-    if len(group) < 2 or not runner.outcomes([group], fresh=True)[0].is_pass:
+    if len(group) < 2 or not runner.confirmations([group])[0].is_pass:
         _note(finding, f"the minimal passing sequence {group!r} did not reproduce")
         return
     finding.state_setter_groups = [group]

@@ -10,6 +10,10 @@ with a fresh run of that candidate's own minimal order (``[x, test]``, or
   cleaner after the polluter hides it (``[p, c, victim]`` passes), but then the reverse
   puts the cleaner first. A polluter stays hidden only when cleaners of it sit on both
   sides of it in the set (two cleaners of one polluter in one set).
+  So when a found polluter has two cleaners or more among the candidates (another
+  polluter of the same state could sit between two of them in every set),
+  :func:`hidden_polluters` asks every remaining candidate on its own: exact, at the cost
+  of one-by-one search for that victim.
 * **State-setters** (brittle passes after ``[x]``): ``[*set, brittle]`` passes. Nothing
   un-sets a state in the model (004 §2), so one direction is enough.
 * **Cleaners** of polluter ``p`` (victim passes after ``[*p, x]``): ``[*p, *set, victim]``
@@ -34,9 +38,13 @@ class PrefixRunner(Protocol):
 
     def outcomes(self, prefixes: Sequence[Sequence[str]], fresh: bool = False) -> list[Outcome]: ...
 
+    def confirmations(self, prefixes: Sequence[Sequence[str]]) -> list[Outcome]:
+        """A second, fresh run of each order (run once per order, then remembered)."""
+        ...
+
 
 def _confirm(runner: PrefixRunner, hits: Sequence[Sequence[str]], want_failure: bool) -> list[bool]:
-    again = runner.outcomes(hits, fresh=True)
+    again = runner.confirmations(hits)
     return [o.is_failure if want_failure else o.is_pass for o in again]
 
 
@@ -61,6 +69,33 @@ def find_polluters(
     hits = group_search(list(candidates), shows, limit=limit, stats=stats)
     ok = _confirm(runner, [[h] for h in hits], want_failure=True)
     return [h for h, good in zip(hits, ok) if good]
+
+
+def may_hide(runner: PrefixRunner, polluter: Sequence[str], pool: Sequence[str]) -> bool:
+    """Whether ``pool`` holds two cleaners of ``polluter`` or more (a polluter sharing
+    them could be hidden between them in both directions)."""
+    return len(find_cleaners(runner, polluter, pool, limit=2)) >= 2
+
+
+def one_by_one(runner: PrefixRunner, candidates: Sequence[str]) -> list[str]:
+    """Confirmed single polluters by one pair ``[t, victim]`` per candidate (cached pairs
+    are not run again)."""
+    first = runner.outcomes([[t] for t in candidates])
+    hits = [t for t, o in zip(candidates, first) if o.is_failure]
+    ok = _confirm(runner, [[h] for h in hits], want_failure=True)
+    return [h for h, good in zip(hits, ok) if good]
+
+
+def hidden_polluters(
+    runner: PrefixRunner, candidates: Sequence[str], found: Sequence[str]
+) -> Optional[list[str]]:
+    """Polluters group testing may have missed: None when no found polluter has two
+    cleaners among the candidates (nothing can be hidden), else every single polluter
+    by one-by-one search."""
+    pool = [t for t in candidates if t not in set(found)]
+    if not any(may_hide(runner, [p], pool) for p in found):
+        return None
+    return one_by_one(runner, candidates)
 
 
 def find_state_setters(
@@ -101,4 +136,12 @@ def find_cleaners(
     return [h for h, good in zip(hits, ok) if good]
 
 
-__all__ = ["PrefixRunner", "find_cleaners", "find_polluters", "find_state_setters"]
+__all__ = [
+    "PrefixRunner",
+    "find_cleaners",
+    "find_polluters",
+    "find_state_setters",
+    "hidden_polluters",
+    "may_hide",
+    "one_by_one",
+]

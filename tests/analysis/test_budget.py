@@ -198,3 +198,17 @@ def test_detect_classify_stopped_in_each_phase_then_resumed(pipeline: Any, where
     resumed, second = run_pipeline(recorded, None)
     assert findings(resumed) == findings(complete)
     assert second.reused > 0 and first.ran + second.ran == ran
+
+
+def test_progress_fires_in_search_confirmation_and_every_classification_phase() -> None:
+    detect_events: list[Any] = []
+    classify_events: list[ClassifyProgress] = []
+    detect_within(
+        ReplayExecutor(model(), Recorded(), Clock()), Budget(), then_classify=True,
+        strategies=STRATEGIES, seed=1, group="none", on_progress=detect_events.append,
+        on_classify=classify_events.append,
+    )  # fmt: skip
+    assert {e.phase for e in detect_events} == {"search", "confirm", "done"}
+    confirming = [e for e in detect_events if e.phase == "confirm"]
+    assert [e.done for e in confirming] == list(range(1, len(confirming) + 1))  # every order
+    assert {e.phase for e in classify_events} == set(PHASES)

@@ -47,7 +47,12 @@ def detect_within(
     bounded = BudgetedExecutor(executor, budget, jobs)
     share = SEARCH_SHARE_CLASSIFY if then_classify else SEARCH_SHARE
     report = detect(
-        bounded, budget_seconds=budget.share(share), jobs=jobs, group=group, **detect_options
+        bounded,
+        budget_seconds=budget.share(share),
+        jobs=jobs,
+        group=group,
+        classify_after=then_classify,
+        **detect_options,
     )
     if then_classify and report.od_tests:  # a spent budget marks every finding unfinished
         report = classify(

@@ -32,6 +32,7 @@ confirmed (about ``2 * (confirm_runs + 1)`` orders each, fewer with earlier evid
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -40,6 +41,7 @@ from typing import Callable, Optional
 
 from orderdep.analysis.budget import UNFINISHED_KEY, BudgetExhausted, unfinished
 from orderdep.analysis.confirm import OrderRunner, RunLog, RunSource, Verdicts, confirm, failed
+from orderdep.analysis.estimate import TUSCAN_EXCESS, Cost, Pace, per_od_test
 from orderdep.core import orders as gen
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.report import Report, RunStats
@@ -90,13 +92,9 @@ def estimate_tuscan(
     """Estimated orders, executions and seconds of ``tuscan`` for these groups."""
     sizes = [len(g) for g in groups]
     n = sum(sizes)
-    orders = order_lower_bound(sizes)
+    orders = math.ceil(order_lower_bound(sizes) * TUSCAN_EXCESS)
     executions = n * (n - 1) + orders
-    test_time = sum(r.duration for r in original.results)
-    overhead = max(0.0, original.wall_seconds - test_time)
-    mean = test_time / len(original.results) if original.results else 0.0
-    seconds = (orders * overhead + executions * mean) / max(1, jobs)
-    return TuscanEstimate(orders, executions, seconds)
+    return TuscanEstimate(orders, executions, Pace.of(original).seconds(orders, executions, jobs))
 
 
 def check_options(
@@ -276,11 +274,15 @@ def choose_default(
     jobs: int,
     budget_left: Optional[float],
     orders_left: Optional[int],
+    per_od: Optional[Cost] = None,
 ) -> tuple[str, str]:
-    """The default strategy (see the module docstring) and why, as a sentence."""
+    """The default strategy (see the module docstring) and why, as a sentence; with
+    ``per_od``, the sentence gives the cost of each OD test found, too."""
     est = estimate_tuscan(groups, original, jobs)
     allowed = AUTO_TUSCAN_SECONDS if budget_left is None else budget_left
     what = f"~{est.orders} orders, ~{est.seconds:.0f} s estimated"
+    if per_od is not None:
+        what += f"; ~{per_od.seconds:.0f} s per OD test found"
     if orders_left is not None and est.orders > orders_left:
         return "random-reverse", f"tuscan needs {what}, more than --max-orders leaves"
     if est.seconds > allowed:
@@ -303,6 +305,7 @@ def detect(
     store: Optional[RunSource] = None,
     jobs: int = 1,
     notice: Optional[Notice] = None,
+    classify_after: bool = False,
 ) -> Report:
     """Find the order-dependent, ND, NIO and always-failing tests of ``executor.suite``.
 
@@ -311,7 +314,8 @@ def detect(
     ``random-reverse``. ``group`` keeps modules or classes contiguous in generated orders.
     ``store`` supplies earlier runs of the same orders as evidence. ``jobs`` is how many
     orders run at once (batch size and cost estimate); ``notice`` receives one-line
-    messages (the default strategy chosen). Everything random comes from ``seed``.
+    messages (the default strategy chosen, with the cost per OD test found, including
+    classification when ``classify_after``). Everything random comes from ``seed``.
     """
     check_options(strategies, rounds, group, budget_seconds, max_orders, confirm_runs)
     suite = executor.suite
@@ -333,7 +337,11 @@ def detect(
             jobs=jobs,
             budget_left=search.budget_left(),
             orders_left=search.orders_left(),
-        )
+            per_od=per_od_test(
+                Pace.of(search.results[0]), len(suite), confirm_runs=confirm_runs,
+                classify=classify_after, jobs=jobs,
+            ),
+        )  # fmt: skip
         say(f"orderdep: no --strategy given, running {strategy}: {why}")
         chosen = [strategy]
     used = ["original", *[s for s in chosen if s != "original"]]

@@ -149,6 +149,18 @@ def test_budgeted_executor_stops_between_slices() -> None:
     assert budget.left() == 0
 
 
+def test_an_order_expected_to_outlast_the_budget_is_not_started() -> None:
+    clock = Clock()  # one second per order run, so one second per execution of [t]
+    budget = Budget(6.0, clock)
+    executor = BudgetedExecutor(ReplayExecutor(model(), Recorded(), clock), budget, jobs=1)
+    executor.run_many([[t] for t in SUITE.ids[:2]])
+    long_order = SUITE.ids[2:12]  # ten executions: ~10 s at the pace so far, 4 s left
+    with pytest.raises(BudgetExhausted, match="budget"):
+        executor.run_many([SUITE.ids[12:14], long_order])
+    assert clock.now == 3.0  # the short order ran, the long one did not start
+    assert budget.stop_reason == "budget"
+
+
 # -- detection and classification in one budget ------------------------------------------
 
 STRATEGIES = ("reverse", "pairs")

@@ -100,16 +100,22 @@ def unfinished(what: str, reason: str) -> str:
 class BudgetedExecutor:
     """An :class:`Executor` that stops between orders when the budget is spent.
 
-    Orders go to the wrapped executor in slices of :data:`SLICE` per job (so the workers stay busy);
-    before each slice the budget is checked. Ctrl-C while orders run stops the budget
-    (reason ``"interrupted"``) and raises :class:`BudgetExhausted`: the orders finished
-    so far are kept by the caller's callbacks and the store.
+    Orders go to the wrapped executor in slices of :data:`SLICE` per job (so the workers
+    stay busy). Before each slice the budget is checked, and the slice keeps only the
+    orders that should finish within what is left, at the pace measured so far (seconds
+    per test execution, workers together): an order that cannot finish in time is not
+    started, so a command ends close to its budget even when orders are long. Ctrl-C
+    while orders run stops the budget (reason ``"interrupted"``) and raises
+    :class:`BudgetExhausted`: the orders finished so far are kept by the caller's
+    callbacks and the store.
     """
 
     def __init__(self, executor: Executor, budget: Budget, jobs: int = 1) -> None:
         self.inner = executor
         self.budget = budget
         self.jobs = max(1, jobs)
+        self._spent = 0.0  # budget seconds spent in the wrapped executor
+        self._executions = 0  # test executions it ran in that time
 
     @property
     def suite(self) -> Suite:
@@ -121,6 +127,25 @@ class BudgetedExecutor:
     def run(self, order: Sequence[str], *, probe: Optional[ProbeSpec] = None) -> OrderResult:
         return self.run_many([order], probe=probe)[0]
 
+    def _fitting(self, orders: Sequence[Sequence[str]]) -> int:
+        """How many of ``orders`` (at least one) to start now; raises when not even the
+        first is expected to finish within the budget."""
+        self.budget.check()
+        left = self.budget.left()
+        if left is None or not self._executions:
+            return len(orders)
+        pace = self._spent / self._executions
+        expected, n = 0.0, 0
+        for order in orders:
+            expected += len(order) * pace
+            if expected > left:
+                break
+            n += 1
+        if n == 0:
+            self.budget.stop("budget")
+            raise BudgetExhausted("budget")
+        return n
+
     def run_many(
         self,
         orders: Sequence[Sequence[str]],
@@ -129,22 +154,25 @@ class BudgetedExecutor:
         on_result: Optional[ResultCallback] = None,
     ) -> list[OrderResult]:
         out: list[OrderResult] = []
-        step = self.jobs * SLICE
-        for start in range(0, len(orders), step):
-            self.budget.check()
+        start = 0
+        while start < len(orders):
+            size = self._fitting(orders[start : start + self.jobs * SLICE])
             offset = start
 
             def done(i: int, result: OrderResult, _offset: int = offset) -> None:
                 if on_result is not None:
                     on_result(_offset + i, result)
 
+            began = self.budget.clock()
+            batch = orders[start : start + size]
             try:
-                out += self.inner.run_many(
-                    orders[start : start + step], probe=probe, on_result=done
-                )
+                out += self.inner.run_many(batch, probe=probe, on_result=done)
             except KeyboardInterrupt as exc:
                 self.budget.interrupted(exc)
                 raise BudgetExhausted("interrupted") from None
+            self._spent += self.budget.clock() - began
+            self._executions += sum(len(o) for o in batch)
+            start += size
         return out
 
 

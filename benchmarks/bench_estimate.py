@@ -120,20 +120,31 @@ def main() -> None:
                 f"{predicted:.0f}", f"{wall:.0f}", f"{ratio:.2f}",
             ])  # fmt: skip
             print(f"  estimate {predicted:.0f} s, took {wall:.0f} s", flush=True)
-    body = "\n".join([
-        "`orderdep detect P --classify --jobs J --seed 1` (default strategy) on generated "
-        "projects with test durations log-uniform in 1-200 ms. *Estimate* is what the "
-        "command printed before the search: the search, plus confirmation and "
-        "classification per OD test (times the OD tests it then found). *Took* is the "
-        "wall time of the whole command, engine start-up included. Target: ratio within "
-        "1/1.5 .. 1.5.",
-        "",
-        table(
-            ["tests", "OD planted", "OD found", "orders (est.)", "search est. (s)",
-             "per OD test est. (s)", "estimate (s)", "took (s)", "took / estimate"],
-            rows,
-        ),  # fmt: skip
-    ])  # fmt: skip
+    body = "\n".join(
+        [
+            "`orderdep detect P --classify --jobs J --seed 1` (default strategy) on generated "
+            "projects with test durations log-uniform in 1-200 ms. *Estimate* is what the "
+            "command printed before the search: the search, plus confirmation and "
+            "classification per OD test (times the OD tests it then found). *Took* is the "
+            "wall time of the whole command, engine start-up included. Target: ratio within "
+            "1/1.5 .. 1.5.",
+            "",
+            table(
+                [
+                    "tests",
+                    "OD planted",
+                    "OD found",
+                    "orders (est.)",
+                    "search est. (s)",
+                    "per OD test est. (s)",
+                    "estimate (s)",
+                    "took (s)",
+                    "took / estimate",
+                ],
+                rows,
+            ),
+        ]
+    )
     if not args.no_doc:
         write_section("Estimates", body)
     print(body)

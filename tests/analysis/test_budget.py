@@ -122,6 +122,18 @@ def test_a_stop_in_each_phase_writes_a_partial_report_and_a_rerun_completes_it(
     assert second.reused > 0 and first.ran + second.ran == ran
 
 
+def test_a_redo_stopped_before_a_test_keeps_its_earlier_classification(full: Any) -> None:
+    complete, _, _ = full
+    clock = Clock()
+    executor = ReplayExecutor(model(), Recorded(), clock)
+    out = valid(classify(executor, complete, redo=True, budget=Budget(0.5, clock)))
+    assert executor.ran == 4  # one slice, then the budget is spent
+    for before, after in zip(complete.od_tests, out.od_tests):
+        marks = after.extras.pop(UNFINISHED_KEY)
+        assert marks == {"kind": "not re-classified (budget)"}
+        assert after.to_json(out.tests) == before.to_json(complete.tests)
+
+
 def test_ctrl_c_stops_like_the_budget_and_is_kept_for_the_caller() -> None:
     class Interrupting(ReplayExecutor):
         def run(self, order: Any, *, probe: Any = None) -> Any:

@@ -125,7 +125,13 @@ def classify(
     counts = Counts()
     start = time.perf_counter()
     items = [
-        Item(f, i, Runner(bounded, f.test, counts), [t for t in candidates if t != f.test])
+        Item(
+            f,
+            i,
+            Runner(bounded, f.test, counts),
+            [t for t in candidates if t != f.test],
+            before=copy.deepcopy(f),
+        )
         for i, f in enumerate(todo, 1)
     ]
     shown = _Shown(on_progress, counts, len(items))

@@ -6,6 +6,7 @@ test, cached by order); :func:`mark_unfinished` records what a stopped run left 
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -100,6 +101,8 @@ class Item:
     others: list[str]
     done: set[str] = field(default_factory=set)
     nd: bool = False
+    # the finding as it came in: kept when the work stops before its kind is known again
+    before: Optional[ODFinding] = None
 
 
 def _log2(n: int) -> int:
@@ -236,8 +239,13 @@ def mark_unfinished(item: Item, reason: str) -> None:
     finding, done = item.finding, item.done
     marks: dict[str, str] = {}
     if "kind" not in done:
-        finding.kind = None
-        marks["kind"] = unfinished("not classified", reason)
+        before = item.before
+        if before is not None:  # what an earlier classification found stays
+            for name in ("kind", "polluters", "polluter_groups", "cleaners", "state_setters",
+                         "state_setter_groups", "flake_rate", "extras"):  # fmt: skip
+                setattr(finding, name, copy.deepcopy(getattr(before, name)))
+        redo = before is not None and before.kind is not None
+        marks["kind"] = unfinished("not re-classified" if redo else "not classified", reason)
     else:
         victim = finding.kind == "victim"
         partners = "polluters" if victim else "state_setters"

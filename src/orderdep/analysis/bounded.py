@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from orderdep.analysis import classify as classifying  # looked up at call time (patchable)
 from orderdep.analysis.budget import (
     SEARCH_SHARE,
     SEARCH_SHARE_CLASSIFY,
     Budget,
     BudgetedExecutor,
 )
-from orderdep.analysis import classify as classifying  # looked up at call time (patchable)
 from orderdep.analysis.classify import ProgressCallback as ClassifyCallback
 from orderdep.analysis.detect import detect
 from orderdep.core.report import Report

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from orderdep.analysis.budget import UNFINISHED_KEY, BudgetExhausted, unfinished
-from orderdep.analysis.confirm import OrderRunner, RunLog, RunSource, Verdicts, confirm, failed
+from orderdep.analysis.confirm import OrderRunner, RunLog, RunSource, confirm_in_chunks, failed
 from orderdep.analysis.estimate import TUSCAN_EXCESS, Cost, Pace, per_od_test
 from orderdep.core import orders as gen
 from orderdep.core.outcomes import OrderResult
@@ -372,11 +372,12 @@ def detect(
             on_progress(DetectProgress("confirm", "", done, None, suspects, 0))
 
     runner.on_result = confirming
-    unconfirmed: Optional[str] = None
-    try:
-        verdicts = confirm(runner, search.results, search.nio_results, confirm_runs)
-    except BudgetExhausted as stop:  # rerunning the command replays the orders and goes on
-        verdicts, unconfirmed = Verdicts(), stop.reason
+    # a few suspects at a time, so that a spent budget keeps the ones confirmed; rerunning
+    # the command replays the orders and goes on
+    verdicts, pending, stop = confirm_in_chunks(
+        runner, search.results, search.nio_results, confirm_runs, 2 * jobs, BudgetExhausted
+    )
+    unconfirmed = stop.reason if isinstance(stop, BudgetExhausted) else None
     if on_progress is not None:
         on_progress(
             DetectProgress(
@@ -400,10 +401,9 @@ def detect(
         },
     )
     if unconfirmed is not None:
-        suspects = sorted(search.failed_seen, key=suite.ids.index)
         stats.extras[UNFINISHED_KEY] = {
             "confirmation": unfinished("not finished", unconfirmed),
-            "suspects": suspects,
+            "suspects": pending,
         }
     return Report(
         project=suite.rootdir,

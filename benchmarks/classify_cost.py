@@ -183,11 +183,9 @@ def render(rows: list[list[object]], jobs: int) -> str:
         table(headers, rows),
         "",
         "Group testing trades orders for test executions: a set of candidates is one long "
-        "order, so each OD test runs about 1.4x the test executions of one-by-one search "
-        "but 3-10x fewer orders (the gap grows with the suite: partners x log(tests) "
-        "against tests). Where the per-order cost dominates (fast tests, the fork runner) "
-        "the wall time drops accordingly. A victim one of whose polluters has two cleaners "
-        "or more falls back to one pair per candidate (exact answers, the old cost).",
+        "order. A victim one of whose polluters has a cleaner falls back to one pair per "
+        "candidate (another polluter could hide between two cleaners in every set), so "
+        "the gain depends on how many polluters have cleaners; the answers stay exact.",
     ])  # fmt: skip
 
 

@@ -9,9 +9,9 @@ with a fresh run of that candidate's own minimal order (``[x, test]``, or
   *or* its reverse ``[*reversed(set), victim]`` fails. One direction is not enough: a
   cleaner after the polluter hides it (``[p, c, victim]`` passes), but then the reverse
   puts the cleaner first. A polluter stays hidden only when cleaners of it sit on both
-  sides of it in the set (two cleaners of one polluter in one set).
-  So when a found polluter has two cleaners or more among the candidates (another
-  polluter of the same state could sit between two of them in every set),
+  sides of it in the set.
+  So when a found polluter has a cleaner among the candidates (another polluter of the
+  same state could sit between two of its cleaners in every set),
   :func:`hidden_polluters` asks every remaining candidate on its own: exact, at the cost
   of one-by-one search for that victim.
 * **State-setters** (brittle passes after ``[x]``): ``[*set, brittle]`` passes. Nothing
@@ -72,9 +72,10 @@ def find_polluters(
 
 
 def may_hide(runner: PrefixRunner, polluter: Sequence[str], pool: Sequence[str]) -> bool:
-    """Whether ``pool`` holds two cleaners of ``polluter`` or more (a polluter sharing
-    them could be hidden between them in both directions)."""
-    return len(find_cleaners(runner, polluter, pool, limit=2)) >= 2
+    """Whether ``pool`` holds a cleaner of ``polluter``: then another polluter of the same
+    state may sit between two of its cleaners in every set. (Counting two cleaners is not
+    enough: a polluter not found yet in the pool can hide a cleaner from the search.)"""
+    return bool(find_cleaners(runner, polluter, pool, limit=1))
 
 
 def one_by_one(runner: PrefixRunner, candidates: Sequence[str]) -> list[str]:
@@ -89,9 +90,9 @@ def one_by_one(runner: PrefixRunner, candidates: Sequence[str]) -> list[str]:
 def hidden_polluters(
     runner: PrefixRunner, candidates: Sequence[str], found: Sequence[str]
 ) -> Optional[list[str]]:
-    """Polluters group testing may have missed: None when no found polluter has two
-    cleaners among the candidates (nothing can be hidden), else every single polluter
-    by one-by-one search."""
+    """Polluters group testing may have missed: None when no found polluter has a
+    cleaner among the candidates (nothing can be hidden), else every single polluter by
+    one-by-one search."""
     pool = [t for t in candidates if t not in set(found)]
     if not any(may_hide(runner, [p], pool) for p in found):
         return None

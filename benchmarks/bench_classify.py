@@ -26,6 +26,9 @@ On a generated suite (``generate_suite(n_tests=--tests, seed=1)``):
 
 Usage: python benchmarks/bench_classify.py [--tests 100] [--jobs 2] [--ipflakies-iterations 100]
 Writes the section "Classification" of docs/benchmarks.md.
+
+``--cost`` runs only :mod:`classify_cost` (cost per OD test of one-by-one search vs group
+testing, same suites, same answers) and writes the section "Classification cost".
 """
 
 from __future__ import annotations
@@ -622,7 +625,28 @@ def main() -> None:
     parser.add_argument("--skip-searches", action="store_true", help="skip part 1 (pairs vs ddmin)")
     parser.add_argument("--keep", type=Path, default=None, help="keep work files (logs) here")
     parser.add_argument("--no-doc", action="store_true", help="print only; leave the doc alone")
+    parser.add_argument(
+        "--cost", action="store_true",
+        help="only the cost per OD test, one-by-one vs group testing (classify_cost.py)",
+    )  # fmt: skip
+    parser.add_argument("--cost-sizes", default="100,500,2000", help="suite sizes for --cost")
+    parser.add_argument(
+        "--cost-engine-max", type=int, default=100,
+        help="with --cost: also time the real engine on suites up to this size",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.cost:
+        import classify_cost
+
+        with tempfile.TemporaryDirectory() as tmpdir:
+            sizes = [int(x) for x in args.cost_sizes.split(",")]
+            body = classify_cost.main(
+                sizes, Path(tmpdir), args.jobs, args.cost_engine_max, args.seed
+            )
+        if not args.no_doc:
+            write_section("Classification cost", body)
+        print(body)
+        return
     with tempfile.TemporaryDirectory() as tmpdir:
         tmp = args.keep or Path(tmpdir)
         tmp.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,7 @@ from typing import Any, Optional
 
 import pytest
 
+from orderdep.analysis.budget import SLICE
 from orderdep.analysis.classify import ClassifyProgress, classify
 from orderdep.core.odmodel import ODSpec, group_key
 from orderdep.core.outcomes import OrderResult
@@ -125,7 +126,9 @@ class RecordingExecutor:
 def classified() -> tuple[Report, RecordingExecutor, list[ClassifyProgress]]:
     executor = RecordingExecutor(make_executor())
     events: list[ClassifyProgress] = []
-    report = classify(executor, make_report(), on_progress=events.append, flake_samples=300)
+    report = classify(
+        executor, make_report(), on_progress=events.append, flake_samples=300, all_cleaners=True
+    )
     return report, executor, events
 
 
@@ -187,8 +190,11 @@ def test_execution_counts_are_reasonable(classified: Any) -> None:
         if spec.polluter_groups or spec.state_setter_groups:
             bound += 40 * len(failing + passing)  # ddmin over a short prefix
     assert model.executions <= bound
-    # pairs go to the engine as one batch, so it can run them in parallel
-    assert max(executor.batches) >= n - 1
+    # group testing: fewer orders than the pairs and triples of one-by-one search alone
+    one_by_one = sum((n - 1) * (1 + len(s.polluters) + len(s.polluter_groups)) for s in PLANTED)
+    assert model.orders_run < one_by_one
+    # the sets of one level go to the engine together (in slices between budget checks)
+    assert max(executor.batches) == SLICE
     # orders are not repeated except alone runs, confirmations and preconditions
     repeats = sum(c - 1 for c in Counter(map(tuple, model.history)).values())
     assert repeats <= sum(10 + 1 + len(s.polluters + s.state_setters) + 1 for s in PLANTED) + 10
@@ -238,7 +244,7 @@ def test_failing_order_that_does_not_reproduce_means_nd() -> None:
 
 def test_victim_without_recorded_order_still_gets_pair_results() -> None:
     report = Report(project="/p", tests=list(ALL), od_tests=[ODFinding(V3)])
-    out = classify(make_executor(), report, flake_samples=100)
+    out = classify(make_executor(), report, flake_samples=100, all_cleaners=True)
     assert normalized(out.od_tests[0].to_spec()) == normalized(PLANTED[2])
 
 

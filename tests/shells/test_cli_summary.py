@@ -58,8 +58,8 @@ EXPECTED = f"""\
     flake rate: 50.0% of random orders, 50.0% of orders keeping groups together
     reproduce: orderdep run . {BRITTLE}
     passes: orderdep run . {SETTER} {BRITTLE}
-original + tuscan: 291 orders run (126 searching, 38 confirming, 127 classifying), \
-856 test executions in T s; seed 5
+original + tuscan: 309 orders run (126 searching, 38 confirming, 145 classifying), \
+1159 test executions in T s; seed 5
   coverage of tuscan: 125 of 125 planned orders, 380 of 380 consecutive pairs (100.0%)
 report: REPORT
 HTML report: orderdep report . --html .orderdep/report.html
@@ -98,13 +98,13 @@ def last_outcome(out: str, test: str) -> str:
 def test_summary_names_partners_counts_orders_and_every_printed_command_runs(
     generated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = run(capsys, "orderdep detect . --seed 5 --strategy tuscan --classify")
+    code, out, err = run(capsys, "orderdep detect . --seed 5 --strategy tuscan --classify --all-cleaners")
     assert code == 1, err
     report = generated / ".orderdep" / "report.json"
     shown = re.sub(r" in \d+\.\d s; seed", " in T s; seed", out)
     assert shown == EXPECTED.replace("REPORT", str(report))
     stats = load_report(report).stats
-    assert stats.orders_run == 291 and stats.extras["classify_orders"] == 127
+    assert stats.orders_run == 309 and stats.extras["classify_orders"] == 145
     assert "tuscan (125 order(s))" in err  # 1 original + 125 = the 126 searching
 
     # Every reproduce/passes command does what its label says.

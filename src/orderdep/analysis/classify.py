@@ -8,24 +8,31 @@ For each OD test of a report (a test seen failing in one order and passing in an
 2. **Precondition**: the recorded failing (victim) / passing (brittle) order, cut after
    the test, must reproduce its outcome; if it does not, the test is flaky in one and
    the same order, so ND.
-3. **Victims**: single polluters by running ``[t, v]`` for every other test ``t``
-   (004 §4.1, all pairs in one ``run_many`` so the engine can parallelise); each found
-   pair is re-run to confirm it. Cleaners of each polluter ``p`` by triples
-   ``[p, c, v]``. If the single polluters (with their cleaners) do not explain why the
-   failing order fails, iFixFlakies' Minimizer (003 §2) runs :func:`ddmin` over that
-   order's prefix (single polluters removed) to find a *polluter group*, re-runs the
-   minimal sequence to verify it, and finds its cleaners by ``[*group, c, v]``.
-4. **Brittles**: single state-setters by ``[t, b]`` (confirmed likewise); if none is in
-   the passing order's prefix, ``ddmin`` over that prefix finds an ordered
-   *state-setter group*, verified by a re-run.
+3. **Partners** by group testing (:mod:`orderdep.analysis.partners`): single polluters of
+   a victim, single state-setters of a brittle, each confirmed by a fresh run of its own
+   pair ``[t, test]``. If the single polluters do not explain why the failing order fails,
+   iFixFlakies' Minimizer (003 §2) runs :func:`ddmin` over that order's prefix (single
+   polluters removed) to find a *polluter group*, re-run to verify it; likewise an ordered
+   *state-setter group* in the passing order of a brittle none of whose single
+   state-setters ran before it.
+4. **Cleaners** of each polluter (and group) ``p``: tests ``c`` for which
+   ``[*p, c, victim]`` passes, by group testing; at least one per polluter, all of them
+   with ``all_cleaners``.
 5. **Verification**: the resulting :class:`~orderdep.core.odmodel.ODSpec` must predict
    the recorded failing and passing orders; a disagreement is kept as a note in the
    finding (``"classify_notes"``).
 6. **Flake rates** (004 §4.2-4.4) from :func:`orderdep.core.flakerate.flake_rates`,
    seeded from the report's seed and the test id, so one seed reproduces them.
 
-Runs of the same order for the same test are cached (``ddmin`` re-asks for pairs the
-pair phase ran); confirmations always run afresh.
+The steps run *phase by phase over all OD tests*, most valuable first: the kind of every
+test, then one partner of each, then all partners and groups, then cleaners, then flake
+rates. A :class:`~orderdep.analysis.budget.Budget` bounds the whole; when it runs out
+(or on Ctrl-C) the report keeps what is known and each finding lists what is not done
+under ``"unfinished"`` (e.g. ``{"cleaners": "not searched (budget)"}``); classifying
+again picks those findings up, and the results store replays the orders already run.
+
+Runs of the same order for the same test are cached (the group searches re-ask for
+sets and pairs); confirmations always run afresh.
 """
 
 from __future__ import annotations
@@ -35,20 +42,33 @@ import difflib
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Optional
 
-from orderdep.core.ddmin import ddmin
+from orderdep.analysis.budget import UNFINISHED_KEY, Budget, BudgetedExecutor, BudgetExhausted
+from orderdep.analysis.classify_steps import (
+    NOTES_KEY,
+    PHASES,
+    Counts,
+    Item,
+    Runner,
+    Say,
+    cleaners_step,
+    kind_step,
+    mark_unfinished,
+    partners_step,
+    summary,
+    verify,
+)
 from orderdep.core.flakerate import DEFAULT_SAMPLES, flake_rates
-from orderdep.core.odmodel import fails_at, group_key
-from orderdep.core.outcomes import OrderResult, Outcome
 from orderdep.core.report import DETECT_COMMAND, FLAKE_RATE_KEYS, ODFinding, Report
 from orderdep.core.suite import GroupLevel, Suite
 from orderdep.engine.executor import Executor
 from orderdep.errors import ReportError, UsageError
 
 DEFAULT_ALONE_RUNS = 10
-NOTES_KEY = "classify_notes"
+# Key of the report's stats saying classification stopped before the end, and why.
+STOPPED_KEY = "classify_stopped"
 
 
 @dataclass(frozen=True)
@@ -59,54 +79,14 @@ class ClassifyProgress:
     index: int  # 1-based position of ``test`` among the tests being classified
     total: int
     step: str  # kind | precondition | polluters | cleaners | polluter-group | state-setters
-    #            | state-setter-group | verify | flake-rate | done
+    #            | state-setter-group | verify | flake-rate | done | stopped
     message: str
+    orders_run: int = 0  # orders classification has run so far (all tests)
+    orders_left: Optional[int] = None  # estimated orders left in this step
+    phase: str = ""  # the phase of :data:`PHASES` running (kinds of all tests come first)
 
 
 ProgressCallback = Callable[[ClassifyProgress], None]
-
-
-@dataclass
-class _Counts:
-    orders_run: int = 0
-    test_executions: int = 0
-
-
-@dataclass
-class _Runner:
-    """Runs orders that end with ``test`` and reports its outcome; caches by order."""
-
-    executor: Executor
-    test: str
-    counts: _Counts
-    cache: dict[tuple[str, ...], Outcome] = field(default_factory=dict)
-
-    def outcomes(self, prefixes: Sequence[Sequence[str]], fresh: bool = False) -> list[Outcome]:
-        """The test's outcome after each prefix, from one ``run_many`` call.
-
-        Cached orders are not run again unless ``fresh`` (confirmations, alone runs).
-        """
-        orders = [(*p, self.test) for p in prefixes]
-        todo = orders if fresh else list(dict.fromkeys(o for o in orders if o not in self.cache))
-        results = self.executor.run_many([list(o) for o in todo]) if todo else []
-        self.counts.orders_run += len(todo)
-        self.counts.test_executions += sum(len(o) for o in todo)
-        got = [self._outcome(r) for r in results]
-        for order, outcome in zip(todo, got):
-            self.cache.setdefault(order, outcome)
-        return got if fresh else [self.cache[o] for o in orders]
-
-    def _outcome(self, result: OrderResult) -> Outcome:
-        try:
-            return result.outcome_of(self.test)
-        except KeyError:  # the order was cut short before the test
-            return Outcome.NOT_RUN
-
-    def failed(self, prefix: Sequence[str]) -> bool:
-        return self.outcomes([prefix])[0].is_failure
-
-    def passed(self, prefix: Sequence[str]) -> bool:
-        return self.outcomes([prefix])[0].is_pass
 
 
 def classify(
@@ -120,12 +100,17 @@ def classify(
     seed: Optional[int] = None,
     flake_samples: int = DEFAULT_SAMPLES,
     group_level: GroupLevel = "module",
+    budget: Optional[Budget] = None,
+    all_cleaners: bool = False,
+    jobs: int = 1,
 ) -> Report:
     """A copy of ``report`` with its OD tests classified and explained (see module doc).
 
     ``tests`` limits the work to these OD tests (always re-classified); by default every
-    OD test not classified yet (every one with ``redo``). ``seed`` (default the report's)
-    seeds the flake-rate sampling; ``group_level`` defines the groups of "grouped" orders.
+    OD test not classified yet, or not finished (every one with ``redo``). ``seed``
+    (default the report's) seeds the flake-rate sampling; ``group_level`` defines the
+    groups of "grouped" orders. ``budget`` bounds the work (see the module docstring);
+    ``jobs`` is how many orders the executor runs at once.
     """
     if alone_runs < 1:
         raise UsageError(f"alone_runs must be at least 1, got {alone_runs!r}.")
@@ -135,150 +120,115 @@ def classify(
     _check_suite(out, todo, suite)
     candidates = [t for t in out.tests if t in suite]
     seed = out.stats.seed if seed is None else seed
-    counts = _Counts()
+    budget = budget if budget is not None else Budget()
+    bounded = BudgetedExecutor(executor, budget, jobs)
+    counts = Counts()
     start = time.perf_counter()
-    for index, finding in enumerate(todo, 1):
+    items = [
+        Item(
+            f,
+            i,
+            Runner(bounded, f.test, counts),
+            [t for t in candidates if t != f.test],
+            before=copy.deepcopy(f),
+        )
+        for i, f in enumerate(todo, 1)
+    ]
+    shown = _Shown(on_progress, counts, len(items))
+    for item in items:
+        item.runner.on_order = shown.tick
+    steps: dict[str, Callable[[Item, Say], None]] = {
+        "kind": lambda it, say: kind_step(it, alone_runs, say),
+        "partner": lambda it, say: partners_step(it, say, limit=1),
+        "partners": lambda it, say: partners_step(it, say, limit=None),
+        "cleaners": lambda it, say: cleaners_step(it, say, all_cleaners),
+        "flake-rate": lambda it, say: _rates(
+            it, say, suite, candidates, seed, flake_samples, group_level, budget
+        ),
+    }
+    try:
+        for phase in PHASES:
+            shown.phase = phase
+            for item in items:
+                if item.nd or not item.done >= set(PHASES[: PHASES.index(phase)]):
+                    continue
 
-        def progress(step: str, message: str, _t: str = finding.test, _i: int = index) -> None:
-            if on_progress is not None:
-                on_progress(ClassifyProgress(_t, _i, len(todo), step, message))
+                def say(step: str, message: str, left: Optional[int] = None,
+                        _it: Item = item) -> None:  # fmt: skip
+                    shown.step(_it, step, message, left)
 
-        runner = _Runner(executor, finding.test, counts)
-        if not _classify_finding(runner, finding, candidates, alone_runs, progress):
-            out.od_tests.remove(finding)
-            if finding.test not in out.nd_tests:
-                out.nd_tests.append(finding.test)
-            progress("done", f"{finding.test} is non-deterministic (ND), not order-dependent")
-            continue
-        progress("flake-rate", "computing flake rates")
-        fill_flake_rates(finding, suite, candidates, seed, flake_samples, group_level)
-        progress("done", _summary(finding))
+                steps[phase](item, say)
+                item.done.add(phase)
+                if phase == PHASES[-1]:
+                    say("done", summary(item.finding))
+    except BudgetExhausted:
+        pass
+    except KeyboardInterrupt as exc:  # between orders (flake rates): stop the same way
+        budget.interrupted(exc)
+    reason = budget.stop_reason
+    for item in items:
+        if item.nd:
+            out.od_tests.remove(item.finding)
+            if item.finding.test not in out.nd_tests:
+                out.nd_tests.append(item.finding.test)
+            message = f"{item.finding.test} is non-deterministic (ND), not order-dependent"
+            shown.step(item, "done", message)
+        elif reason is not None and len(item.done) < len(PHASES):
+            mark_unfinished(item, reason)
+            shown.step(item, "stopped", f"{item.finding.test}: not finished ({reason})")
     out.stats.orders_run += counts.orders_run
     out.stats.test_executions += counts.test_executions
     out.stats.wall_seconds += time.perf_counter() - start
+    out.stats.extras.pop(STOPPED_KEY, None)
+    if reason is not None:
+        out.stats.extras[STOPPED_KEY] = reason
     return out
 
 
-def _classify_finding(
-    runner: _Runner,
-    finding: ODFinding,
+class _Shown:
+    """Sends progress: each step as it starts, then again after every order it runs
+    (with one order fewer left), so a display is never left without news."""
+
+    def __init__(self, on_progress: Optional[ProgressCallback], counts: Counts, total: int):
+        self.on_progress = on_progress
+        self.counts = counts
+        self.total = total
+        self.last: Optional[tuple[Item, str, str, Optional[int]]] = None
+        self.phase = ""
+
+    def step(self, item: Item, step: str, message: str, left: Optional[int] = None) -> None:
+        self.last = (item, step, message, left)
+        if self.on_progress is not None:
+            self.on_progress(
+                ClassifyProgress(
+                    item.finding.test, item.index, self.total, step, message,
+                    self.counts.orders_run, left, self.phase,
+                )
+            )  # fmt: skip
+
+    def tick(self) -> None:
+        if self.last is not None:
+            item, step, message, left = self.last
+            self.step(item, step, message, None if left is None else max(0, left - 1))
+
+
+def _rates(
+    item: Item,
+    say: Say,
+    suite: Suite,
     candidates: Sequence[str],
-    alone_runs: int,
-    progress: Callable[[str, str], None],
-) -> bool:
-    """Fill ``finding`` in place; False when the test turns out ND (not order-dependent)."""
-    test = finding.test
-    progress("kind", f"running {test} alone {alone_runs} times")
-    alone = runner.outcomes([[]] * alone_runs, fresh=True)
-    passes = sum(o.is_pass for o in alone)
-    if 0 < passes < alone_runs:
-        return False
-    _reset(finding)
-    finding.kind = "victim" if passes == alone_runs else "brittle"
-    others = [t for t in candidates if t != test]
-    if finding.kind == "victim":
-        prefix = _prefix(finding.failing_order, test)
-        if prefix is not None:
-            progress("precondition", "re-running the failing order")
-            if not runner.outcomes([prefix], fresh=True)[0].is_failure:
-                return False
-        _find_polluters(runner, finding, others, prefix, progress)
-    else:
-        prefix = _prefix(finding.passing_order, test)
-        if prefix is not None:
-            progress("precondition", "re-running the passing order")
-            if not runner.outcomes([prefix], fresh=True)[0].is_pass:
-                return False
-        _find_state_setters(runner, finding, others, prefix, progress)
-    if not finding.to_spec().related_tests() - {test}:
-        _note(finding, f"no {'polluter' if finding.kind == 'victim' else 'state-setter'} found")
-    progress("verify", "checking the findings against the recorded orders")
-    _verify(finding)
-    return True
-
-
-def _find_polluters(
-    runner: _Runner,
-    finding: ODFinding,
-    others: Sequence[str],
-    prefix: Optional[list[str]],
-    progress: Callable[[str, str], None],
+    seed: int,
+    samples: int,
+    group_level: GroupLevel,
+    budget: Budget,
 ) -> None:
-    progress("polluters", f"running {len(others)} pairs [t, victim]")
-    found = _confirmed(runner, others, want_failure=True)
-    finding.polluters = found
-    for p in found:
-        progress("cleaners", f"running {len(others) - 1} triples [{p}, c, victim]")
-        finding.cleaners[p] = _cleaners(runner, [p], others)
-    if prefix is None or fails_at(finding.to_spec(), prefix):
-        return
-    # No single polluter explains the failing order: look for a polluter group in it.
-    items = [t for t in prefix if t not in set(found)]
-    progress("polluter-group", f"delta debugging over a prefix of {len(items)} tests")
-    if not runner.failed(items):
-        _note(finding, "the failing order fails only with its single polluters; no group found")
-        return
-    group = ddmin(items, runner.failed)
-    if len(group) < 2 or not runner.outcomes([group], fresh=True)[0].is_failure:
-        _note(finding, f"the minimal failing sequence {group!r} did not reproduce")
-        return
-    finding.polluter_groups.append(group)
-    progress("cleaners", f"running triples [{' + '.join(group)}, c, victim]")
-    finding.cleaners[group_key(group)] = _cleaners(runner, group, others)
-
-
-def _find_state_setters(
-    runner: _Runner,
-    finding: ODFinding,
-    others: Sequence[str],
-    prefix: Optional[list[str]],
-    progress: Callable[[str, str], None],
-) -> None:
-    progress("state-setters", f"running {len(others)} pairs [t, brittle]")
-    finding.state_setters = _confirmed(runner, others, want_failure=False)
-    if prefix is None or not fails_at(finding.to_spec(), prefix):
-        return
-    # No single state-setter ran before the brittle in its passing order: find the group.
-    progress("state-setter-group", f"delta debugging over a prefix of {len(prefix)} tests")
-    group = ddmin(prefix, runner.passed)
-    if len(group) < 2 or not runner.outcomes([group], fresh=True)[0].is_pass:
-        _note(finding, f"the minimal passing sequence {group!r} did not reproduce")
-        return
-    finding.state_setter_groups.append(group)
-
-
-def _confirmed(runner: _Runner, others: Sequence[str], want_failure: bool) -> list[str]:
-    """Tests ``t`` for which ``[t, test]`` fails (passes), confirmed by a second run."""
-
-    def hit(o: Outcome) -> bool:
-        return o.is_failure if want_failure else o.is_pass
-
-    first = runner.outcomes([[t] for t in others])
-    hits = [t for t, o in zip(others, first) if hit(o)]
-    again = runner.outcomes([[t] for t in hits], fresh=True)
-    return [t for t, o in zip(hits, again) if hit(o)]
-
-
-def _cleaners(runner: _Runner, polluter: Sequence[str], others: Sequence[str]) -> list[str]:
-    """Tests ``c`` for which ``[*polluter, c, victim]`` passes (004 §4.1 triples)."""
-    pool = [c for c in others if c not in polluter]
-    outcomes = runner.outcomes([[*polluter, c] for c in pool])
-    return [c for c, o in zip(pool, outcomes) if o.is_pass]
-
-
-def _verify(finding: ODFinding) -> None:
-    """The model built must predict the recorded orders (else keep a note)."""
-    spec = finding.to_spec()
-    for order, should_fail, name in (
-        (finding.failing_order, True, "failing"),
-        (finding.passing_order, False, "passing"),
-    ):
-        prefix = _prefix(order, finding.test)
-        if prefix is not None and fails_at(spec, prefix) != should_fail:
-            _note(
-                finding,
-                f"the found {finding.kind} relations do not explain the recorded {name} order",
-            )
+    """Steps 5-6: verification against the recorded orders, then flake rates."""
+    say("verify", "checking the findings against the recorded orders", 0)
+    verify(item.finding)
+    budget.check()
+    say("flake-rate", "computing flake rates", 0)
+    fill_flake_rates(item.finding, suite, candidates, seed, samples, group_level)
+    item.finding.extras.pop(UNFINISHED_KEY, None)
 
 
 def fill_flake_rates(
@@ -301,7 +251,7 @@ def fill_flake_rates(
 
 def _select(report: Report, tests: Optional[Sequence[str]], redo: bool) -> list[ODFinding]:
     if tests is None:
-        return [f for f in report.od_tests if redo or f.kind is None]
+        return [f for f in report.od_tests if redo or f.kind is None or UNFINISHED_KEY in f.extras]
     od = report.od_ids
     unknown = [t for t in dict.fromkeys(tests) if t not in od]
     if unknown:
@@ -334,39 +284,9 @@ def _check_suite(report: Report, todo: Sequence[ODFinding], suite: Suite) -> Non
             )
 
 
-def _prefix(order: Sequence[str], test: str) -> Optional[list[str]]:
-    """The tests before the last occurrence of ``test`` in ``order`` (None if absent)."""
-    positions = [i for i, t in enumerate(order) if t == test]
-    return list(order[: positions[-1]]) if positions else None
-
-
-def _reset(finding: ODFinding) -> None:
-    finding.polluters, finding.polluter_groups, finding.cleaners = [], [], {}
-    finding.state_setters, finding.state_setter_groups = [], []
-    finding.flake_rate = dict.fromkeys(FLAKE_RATE_KEYS)
-    finding.extras.pop(NOTES_KEY, None)
-
-
-def _note(finding: ODFinding, message: str) -> None:
-    notes = finding.extras.setdefault(NOTES_KEY, [])
-    if message not in notes:
-        notes.append(message)
-
-
-def _summary(finding: ODFinding) -> str:
-    if finding.kind == "victim":
-        return (
-            f"{finding.test} is a victim: {len(finding.polluters)} polluter(s), "
-            f"{len(finding.polluter_groups)} polluter group(s)"
-        )
-    return (
-        f"{finding.test} is a brittle: {len(finding.state_setters)} state-setter(s), "
-        f"{len(finding.state_setter_groups)} state-setter group(s)"
-    )
-
-
 __all__ = [
     "DEFAULT_ALONE_RUNS",
+    "NOTES_KEY",
     "ClassifyProgress",
     "ProgressCallback",
     "classify",

@@ -23,7 +23,7 @@ Orders go through :class:`OrderRunner` in batches, so the engine runs them in pa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Protocol
 
@@ -244,11 +244,13 @@ def confirm(
     search: Sequence[OrderResult],
     nio_search: Sequence[OrderResult] = (),
     confirm_runs: int = 5,
+    only: Optional[Collection[str]] = None,
 ) -> Verdicts:
     """Confirm what the ``search`` orders (and ``[t, t]`` orders in ``nio_search``) suggest.
 
     See the module docstring for the steps. Every order named in a finding was observed
-    ``confirm_runs + 1`` times with the same outcome for the test.
+    ``confirm_runs + 1`` times with the same outcome for the test. ``only`` limits the
+    work to these suspects (see :func:`confirm_in_chunks`).
     """
     log = runner.log
     fails: dict[str, list[list[str]]] = {}
@@ -258,6 +260,8 @@ def confirm(
             verdict = failed(r)
             if verdict is not None:
                 (fails if verdict else passes).setdefault(r.test, []).append(result.order)
+    if only is not None:
+        fails = {t: orders for t, orders in fails.items() if t in only}
 
     # 1. Failed everywhere it ran: does it pass alone?
     fail_only = [t for t in fails if t not in passes]
@@ -284,7 +288,8 @@ def confirm(
     nio_suspects = []
     for result in nio_search:
         outcomes = [failed(r) for r in result.results]
-        if len(outcomes) == 2 and outcomes[0] is False and outcomes[1] is True:
+        asked = only is None or result.order[0] in only
+        if asked and len(outcomes) == 2 and outcomes[0] is False and outcomes[1] is True:
             nio_suspects.append(result.order[0])
     known_nd = nd_tests(log)
     wanted: list[tuple[Sequence[str], int]] = []
@@ -314,3 +319,53 @@ def confirm(
     out.nio = [t for t in out.nio if t not in nd]
     out.nd = sorted(nd)
     return out
+
+
+def suspects_of(search: Sequence[OrderResult], nio_search: Sequence[OrderResult]) -> list[str]:
+    """Tests that failed in a search order or a second time in ``[t, t]``, first seen first."""
+    out: dict[str, None] = {}
+    for result in search:
+        for r in result.results:
+            if failed(r) is True:
+                out.setdefault(r.test)
+    for result in nio_search:
+        if len(result.results) == 2 and failed(result.results[1]) is True:
+            out.setdefault(result.order[0])
+    return list(out)
+
+
+def confirm_in_chunks(
+    runner: OrderRunner,
+    search: Sequence[OrderResult],
+    nio_search: Sequence[OrderResult] = (),
+    confirm_runs: int = 5,
+    chunk: int = 2,
+    stop: type[BaseException] = Exception,
+) -> tuple[Verdicts, list[str], Optional[BaseException]]:
+    """:func:`confirm`, ``chunk`` suspects at a time, so that an exception of type ``stop``
+    (the command's budget running out) keeps the verdicts of the chunks done.
+
+    Returns the verdicts, the suspects not confirmed yet and the stop (None: all done).
+    A test found ND in a later chunk is taken out of the earlier chunks' findings.
+    """
+    suspects = suspects_of(search, nio_search)
+    out = Verdicts()
+    done = 0
+    stopped: Optional[BaseException] = None
+    while done < len(suspects):
+        part = suspects[done : done + max(1, chunk)]
+        try:
+            got = confirm(runner, search, nio_search, confirm_runs, only=set(part))
+        except stop as exc:
+            stopped = exc
+            break
+        out.od += got.od
+        out.always_failing += got.always_failing
+        out.nio += got.nio
+        done += len(part)
+    nd = nd_tests(runner.log)
+    out.nd = sorted(nd)
+    out.od = [f for f in out.od if f.test not in nd]
+    out.always_failing = [t for t in out.always_failing if t not in nd]
+    out.nio = [t for t in out.nio if t not in nd]
+    return out, [t for t in suspects[done:] if t not in nd], stopped

@@ -32,12 +32,15 @@ confirmed (about ``2 * (confirm_runs + 1)`` orders each, fewer with earlier evid
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from orderdep.analysis.confirm import OrderRunner, RunLog, RunSource, confirm
+from orderdep.analysis.budget import UNFINISHED_KEY, BudgetExhausted, unfinished
+from orderdep.analysis.confirm import OrderRunner, RunLog, RunSource, confirm_in_chunks
+from orderdep.analysis.estimate import TUSCAN_EXCESS, Cost, Pace, per_od_test
 from orderdep.analysis.search import DetectProgress, ProgressCallback, Search
 from orderdep.core import orders as gen
 from orderdep.core.changed import changed_pair_count, changed_pair_orders
@@ -72,13 +75,9 @@ def estimate_tuscan(
     """Estimated orders, executions and seconds of ``tuscan`` for these groups."""
     sizes = [len(g) for g in groups]
     n = sum(sizes)
-    orders = order_lower_bound(sizes)
+    orders = math.ceil(order_lower_bound(sizes) * TUSCAN_EXCESS)
     executions = n * (n - 1) + orders
-    test_time = sum(r.duration for r in original.results)
-    overhead = max(0.0, original.wall_seconds - test_time)
-    mean = test_time / len(original.results) if original.results else 0.0
-    seconds = (orders * overhead + executions * mean) / max(1, jobs)
-    return TuscanEstimate(orders, executions, seconds)
+    return TuscanEstimate(orders, executions, Pace.of(original).seconds(orders, executions, jobs))
 
 
 def check_options(
@@ -130,12 +129,16 @@ def choose_default(
     jobs: int,
     budget_left: Optional[float],
     orders_left: Optional[int],
+    per_od: Optional[Cost] = None,
 ) -> tuple[str, str]:
-    """The default strategy (see the module docstring) and why, as a sentence."""
+    """The default strategy (see the module docstring) and why, as a sentence; with
+    ``per_od``, the sentence gives the cost of each OD test found, too."""
     est = estimate_tuscan(groups, original, jobs)
     allowed = AUTO_TUSCAN_SECONDS if budget_left is None else budget_left
-    # The order count is a lower bound (the generator may need a few more orders).
-    what = f"at least {est.orders} orders, ~{est.seconds:.0f} s estimated"
+    # The lower bound on orders, scaled by what the generator was measured to need.
+    what = f"~{est.orders} orders, ~{est.seconds:.0f} s estimated"
+    if per_od is not None:
+        what += f"; ~{per_od.seconds:.0f} s per OD test found"
     if orders_left is not None and est.orders > orders_left:
         return "random-reverse", f"tuscan needs {what}, more than --max-orders leaves"
     if est.seconds > allowed:
@@ -158,6 +161,7 @@ def detect(
     store: Optional[RunSource] = None,
     jobs: int = 1,
     notice: Optional[Notice] = None,
+    classify_after: bool = False,
     changed: Sequence[str] = (),
     start_at: Optional[Mapping[str, int]] = None,
 ) -> Report:
@@ -168,7 +172,8 @@ def detect(
     ``random-reverse``. ``group`` keeps modules or classes contiguous in generated orders.
     ``store`` supplies earlier runs of the same orders as evidence. ``jobs`` is how many
     orders run at once (batch size and cost estimate); ``notice`` receives one-line
-    messages (the default strategy chosen). Everything random comes from ``seed``.
+    messages (the default strategy chosen, with the cost per OD test found, including
+    classification when ``classify_after``). Everything random comes from ``seed``.
 
     ``changed`` (tests a change added or touched) puts ``changed-pairs`` first after the
     original order: every ordered pair between a changed test and any other test, run
@@ -202,7 +207,11 @@ def detect(
             jobs=jobs,
             budget_left=search.budget_left(),
             orders_left=search.orders_left(),
-        )
+            per_od=per_od_test(
+                Pace.of(search.results[0]), len(suite), confirm_runs=confirm_runs,
+                classify=classify_after, jobs=jobs,
+            ),
+        )  # fmt: skip
         say(f"orderdep: no --strategy given, running {strategy}: {why}")
         chosen = [strategy]
     used = [
@@ -241,7 +250,12 @@ def detect(
             on_progress(DetectProgress("confirm", "", done, None, suspects, 0))
 
     runner.on_result = confirming
-    verdicts = confirm(runner, search.results, search.nio_results, confirm_runs)
+    # a few suspects at a time, so that a spent budget keeps the ones confirmed; rerunning
+    # the command replays the orders and goes on
+    verdicts, pending, stop = confirm_in_chunks(
+        runner, search.results, search.nio_results, confirm_runs, 2 * jobs, BudgetExhausted
+    )
+    unconfirmed = stop.reason if isinstance(stop, BudgetExhausted) else None
     if on_progress is not None:
         on_progress(
             DetectProgress(
@@ -274,6 +288,11 @@ def detect(
             "coverage": [a.summary() for a in search.accounts.values()],
         },
     )
+    if unconfirmed is not None:
+        stats.extras[UNFINISHED_KEY] = {
+            "confirmation": unfinished("not finished", unconfirmed),
+            "suspects": pending,
+        }
     return Report(
         project=suite.rootdir,
         tests=suite.ids,

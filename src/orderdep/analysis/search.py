@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from orderdep.analysis.budget import BudgetExhausted
 from orderdep.analysis.confirm import OrderRunner, failed
 from orderdep.core import orders as gen
 from orderdep.core.outcomes import OrderResult
@@ -135,7 +136,9 @@ class Search:
         i = 0
         while i < len(orders) and self._may_start():
             batch = orders[i : i + self.slice_size()]
-            results = self.runner.run_slice(batch)
+            results = self._run_slice(batch)
+            if results is None:
+                break
             fresh = []
             for order, result in zip(batch, results):
                 self.account.plan(order)
@@ -147,6 +150,14 @@ class Search:
             if not nio:
                 self._recover(results, fresh)
         return out
+
+    def _run_slice(self, batch: Sequence[Sequence[str]]) -> Optional[list[OrderResult]]:
+        """The results of ``batch``; None when the command's budget (or Ctrl-C) stopped it."""
+        try:
+            return self.runner.run_slice(batch)
+        except BudgetExhausted as stop:
+            self.stop_reason = stop.reason
+            return None
 
     def _recover(self, results: Sequence[OrderResult], fresh: list[set[str]]) -> None:
         """Run what crashes and timeouts cut from ``results`` (see core.replan); new
@@ -169,7 +180,10 @@ class Search:
             plan(index, result)
         while pending and self._may_start():
             batch, pending = pending[: self.slice_size()], pending[self.slice_size() :]
-            for (index, _), result in zip(batch, self.runner.run_slice([o for _, o in batch])):
+            ran = self._run_slice([o for _, o in batch])
+            if ran is None:
+                return
+            for (index, _), result in zip(batch, ran):
                 self.account.saw(result, recovery=True)
                 fresh[index] |= self._record(result, False)
                 plan(index, result)
@@ -203,7 +217,10 @@ class Search:
     def _run_pairs(self, account: Coverage, todo: list[list[str]]) -> None:
         while todo and self._may_start():
             batch, todo = todo[: self.slice_size()], todo[self.slice_size() :]
-            for result in self.runner.run_slice(batch):
+            results = self._run_slice(batch)
+            if results is None:
+                return
+            for result in results:
                 account.saw(result, recovery=True)
                 self._record(result, False)
                 pair = (result.order[0], result.order[1])

@@ -19,6 +19,11 @@ The vocabulary (victim, brittle, polluter, cleaner, state-setter, groups) is 004
 iFixFlakies'; :meth:`ODFinding.to_spec` turns a finding into the
 :class:`~orderdep.core.odmodel.ODSpec` whose semantics decide pass/fail.
 
+A command stopped by its budget or Ctrl-C adds (optional keys, kept by every reader):
+``"unfinished": {"cleaners": "not searched (budget)", ...}`` in a finding, and
+``"classify_stopped"`` or ``"unfinished": {"confirmation": ..., "suspects": [...]}`` in
+``stats``; rerunning the command completes the report and removes them.
+
 Output is stable: ids that form sets are written in suite order, cleaner maps by key,
 orders and group members exactly as found. Keys this module does not know (added by
 later features, e.g. ``"evidence"``) are kept and written back unchanged.

@@ -142,9 +142,18 @@ def partner_lines(finding: ODFinding) -> list[str]:
             lines.append("state-setters: none found")
     rates = finding.flake_rate
     if rates.get("all") is not None:
-        line = f"flake rate: {_percent(rates['all'])} of random orders"
+        # With one cleaner looked for per polluter, others may exist: the rate is a bound.
+        bound = (
+            "at most "
+            if finding.extras.get("cleaners_searched") == "one per polluter"
+            and any(finding.cleaners.values())
+            else ""
+        )
+        line = f"flake rate: {bound}{_percent(rates['all'])} of random orders"
         if rates.get("grouped") is not None:
-            line += f", {_percent(rates['grouped'])} of orders keeping groups together"
+            line += f", {bound}{_percent(rates['grouped'])} of orders keeping groups together"
+        if bound:
+            line += " (more cleaners may exist: --all-cleaners finds every one)"
         lines.append(line)
     roots = polluted_roots(finding)
     if roots:

@@ -7,6 +7,7 @@ import json
 import re
 import secrets
 import shlex
+import time
 from pathlib import Path
 from typing import Any, Optional
 
@@ -14,9 +15,10 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
+from orderdep.analysis.classify import ClassifyProgress
 from orderdep.analysis.detect import DEFAULT_CONFIRM_RUNS, DEFAULT_ROUNDS, STRATEGIES
 from orderdep.analysis.search import DetectProgress
-from orderdep.core.report import Report, load_report, save_report
+from orderdep.core.report import load_report, save_report
 from orderdep.core.suite import GROUP_LEVELS, GroupLevel, Suite
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
@@ -38,11 +40,14 @@ from orderdep.shells.options import (
 )
 from orderdep.shells.output import set_result, stderr_console
 from orderdep.shells.summary import Printer, next_commands, render_summary
+from orderdep.shells.unfinished import command_argv, unfinished_lines
 
 ORDERS_DIR = Path(".orderdep") / "orders"
 # Longer failing orders are written to a file and rerun with --order-file.
 MAX_INLINE_TESTS = 8
 MAX_INLINE_CHARS = 300
+# Without a live display, a line at least this often (seconds) while a phase runs.
+HEARTBEAT = 5.0
 
 
 def job_name(params: dict[str, Any], strategies: tuple[str, ...], seed: int, group: str) -> str:
@@ -118,6 +123,8 @@ class DetectDisplay:
         )
         self._task: Optional[TaskID] = None
         self._label = ""
+        self._step: tuple[int, str] = (0, "")
+        self._said = 0.0
 
     def __enter__(self) -> DetectDisplay:
         self.progress.start()
@@ -129,14 +136,36 @@ class DetectDisplay:
     def notice(self, message: str) -> None:
         Printer(self.console).line(message)
 
+    def classify_update(self, p: ClassifyProgress) -> None:
+        """Classification: the test, its step, orders run and (estimated) left."""
+        label = f"classify [{p.index}/{p.total}] {p.step}"
+        left = f", ~{p.orders_left} left" if p.orders_left is not None else ""
+        count = f"{p.orders_run} orders{left}"
+        now = time.monotonic()
+        if p.step in ("done", "stopped"):
+            self.notice(f"orderdep: classify [{p.index}/{p.total}] {p.message}")
+            return
+        changed = (p.index, p.step) != self._step
+        if not self.live and (changed or now - self._said >= HEARTBEAT):
+            self._step, self._said = (p.index, p.step), now
+            self.notice(f"orderdep: {label}: {p.message} ({count})")
+        if label != self._label:
+            self._label = label
+            if self._task is not None:
+                self.progress.remove_task(self._task)
+            self._task = self.progress.add_task(label, total=None, count=count, status=p.message)
+        assert self._task is not None
+        self.progress.update(self._task, count=count, status=p.message)
+
     def update(self, p: DetectProgress) -> None:
         label = f"search: {p.strategy}" if p.phase == "search" else "confirming"
         if p.phase == "done":
             return
         count = f"{p.done}/{p.planned} orders" if p.planned is not None else f"{p.done} orders"
         status = f"{p.suspects} suspect(s)"
+        now = time.monotonic()
         if label != self._label:
-            self._label = label
+            self._label, self._said = label, now
             if self._task is not None:
                 self.progress.remove_task(self._task)
             self._task = self.progress.add_task(label, total=p.planned, count=count, status=status)
@@ -151,21 +180,13 @@ class DetectDisplay:
                     if p.phase == "search"
                     else f"orderdep: confirming {p.suspects} suspect(s)"
                 )
+        elif not self.live and now - self._said >= HEARTBEAT:
+            self._said = now
+            self.notice(f"orderdep: {label}: {count}, {status}")
         assert self._task is not None
         self.progress.update(
             self._task, completed=p.done, total=p.planned, count=count, status=status
         )
-
-
-def _fill_kinds(engine: Any, report: Report, group: GroupLevel, display: DetectDisplay) -> Report:
-    """Classify the OD tests (``--classify``); flake rates come with it."""
-    from orderdep.analysis.classify import ClassifyProgress, classify
-
-    def progress(p: ClassifyProgress) -> None:
-        if p.step == "done":
-            display.notice(f"orderdep: classify [{p.index}/{p.total}] {p.message}")
-
-    return classify(engine, report, None, progress, group_level=group)
 
 
 @cli.command()
@@ -206,8 +227,10 @@ def _fill_kinds(engine: Any, report: Report, group: GroupLevel, display: DetectD
     type=Seconds(),
     default=None,
     metavar="SECONDS",
-    help="Stop the search after this long (orders in flight finish; suspects are "
-    "confirmed). Default: no limit, except that tuscan is chosen only if it fits an hour.",
+    help="Time for the whole command: search, confirmation and (with --classify) "
+    "classification and flake rates, most valuable first. When it runs out (or on Ctrl-C) "
+    "the report says what is unfinished; rerunning the same command resumes. Default: no "
+    "limit, except that tuscan is chosen only if it fits an hour.",
 )
 @click.option(
     "--max-orders",
@@ -229,6 +252,11 @@ def _fill_kinds(engine: Any, report: Report, group: GroupLevel, display: DetectD
     help="Then classify each OD test (victim/brittle, polluters, ...) and its flake rates.",
 )
 @click.option(
+    "--all-cleaners",
+    is_flag=True,
+    help="With --classify: find every cleaner of each polluter (default: at least one).",
+)
+@click.option(
     "--confirm-runs",
     type=count(0),
     default=DEFAULT_CONFIRM_RUNS,
@@ -246,6 +274,7 @@ def detect(
     max_orders: Optional[int],
     report_file: Optional[Path],
     do_classify: bool,
+    all_cleaners: bool,
     confirm_runs: int,
     changed: bool,
     base: str,
@@ -273,7 +302,8 @@ def detect(
     non-deterministic, not order-dependent. Rerunning the same command resumes it.
     Exit code 1 when order-dependent (or non-idempotent) tests are found.
     """
-    from orderdep.analysis.detect import detect as run_detect
+    from orderdep.analysis.bounded import detect_within
+    from orderdep.analysis.budget import Budget
 
     project: Path = params["project"]
     check_ci_options(changed)
@@ -284,6 +314,7 @@ def detect(
     Printer(err).line(f"orderdep: seed {seed} (rerun with --seed {seed})")
     path = report_file or project.resolve() / DEFAULT_REPORT
     job = job_name(params, ("changed", *strategies) if changed else strategies, seed, group)
+    limit = Budget(budget)
     with open_engine(params, job=job, seed=seed) as engine, DetectDisplay(err) as display:
         policy = getattr(engine, "timeouts", None)
         if policy is not None:
@@ -291,18 +322,21 @@ def detect(
         touched, progress = (
             changed_setup(engine, params, base, display.notice) if changed else ([], None)
         )
-        report = run_detect(
+        report = detect_within(
             engine,
+            limit,
+            then_classify=do_classify,
+            all_cleaners=all_cleaners,
+            jobs=params["jobs"],
+            group=group,
+            on_classify=display.classify_update,
             strategies=strategies,
             rounds=rounds,
             seed=seed,
-            group=group,
-            budget_seconds=budget,
             max_orders=max_orders,
             on_progress=display.update,
             confirm_runs=confirm_runs,
             store=getattr(engine, "store", None),
-            jobs=params["jobs"],
             notice=display.notice,
             changed=touched,
             start_at=progress.start_at(job) if progress else None,
@@ -315,10 +349,6 @@ def detect(
                 f"orderdep: resumed: {reused} order(s) reused from an earlier run of this "
                 f"command, {getattr(engine, 'orders_run', 0)} run now"
             )
-        if do_classify and report.od_tests:
-            before = report.stats.orders_run
-            report = _fill_kinds(engine, report, group, display)
-            report.stats.extras["classify_orders"] = report.stats.orders_run - before
     save_report(path, report)
 
     def command(test: str, order: list[str], label: str) -> str:
@@ -347,6 +377,10 @@ def detect(
     }
     reproduce.update({t: command(t, [t, t], "fails") for t in report.nio_tests})
     write_ci_outputs(report, reproduce, junit_file, Path(report.project or project))
+    for line in unfinished_lines(report, command_argv(), seed):
+        Printer(out).line(line)
+    if limit.interrupt is not None:  # the report is saved: now stop as Ctrl-C does
+        raise limit.interrupt
     return 1 if report.od_tests or report.nio_tests else 0
 
 

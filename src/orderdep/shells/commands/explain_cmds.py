@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 from pathlib import Path
 from typing import Any, Optional
@@ -21,12 +22,14 @@ from orderdep.shells.options import (
     DEFAULT_REPORT,
     PROJECT_ARG,
     STORE_OPTION,
+    Seconds,
     collect_options,
     count,
     engine_options,
     html_report_line,
 )
-from orderdep.shells.output import notice, set_result
+from orderdep.shells.output import notice, set_result, stderr_console
+from orderdep.shells.unfinished import command_argv, unfinished_lines
 
 __all__ = ["DEFAULT_DEPS"]  # the regression commands' default too
 
@@ -58,30 +61,60 @@ def report_path(project: Path, report: Optional[Path]) -> Path:
     help="Runs of each OD test alone to tell victim, brittle and ND apart.",
 )
 @click.option("--redo", is_flag=True, help="Classify again tests that are classified already.")
+@click.option(
+    "--budget",
+    type=Seconds(),
+    default=None,
+    metavar="SECONDS",
+    help="Time for the whole command: kinds first, then one partner of each test, all "
+    "partners, cleaners, flake rates. When it runs out (or on Ctrl-C) the report says what "
+    "is unfinished; rerunning the same command resumes. Default: no limit.",
+)
+@click.option(
+    "--all-cleaners", is_flag=True, help="Find every cleaner of each polluter (default: one)."
+)
 @CHECK_OPTION
 def classify(
-    report: Optional[Path], tests: tuple[str, ...], alone_runs: int, redo: bool, **params: Any
+    report: Optional[Path],
+    tests: tuple[str, ...],
+    alone_runs: int,
+    redo: bool,
+    budget: Optional[float],
+    all_cleaners: bool,
+    **params: Any,
 ) -> int:
     """Explain each OD test: victim or brittle, polluters, cleaners, state-setters.
 
     Fills the report from `orderdep detect` and prints, per OD test, a short explanation
     and the commands that reproduce it.
     """
-    from orderdep.analysis.classify import ClassifyProgress
+    from orderdep.analysis.budget import Budget
     from orderdep.analysis.classify import classify as run_classify
+    from orderdep.shells.commands.detect_cmds import DetectDisplay
 
     project: Path = params["project"].resolve()
     path = report_path(project, report)
     data = load_report(path, project=str(project))
 
-    def progress(p: ClassifyProgress) -> None:
-        if p.step == "done":
-            notice(f"[{p.index}/{p.total}] {p.message}")
-
-    with open_engine(params, job=None) as engine:
-        result = run_classify(
-            engine, data, tests or None, progress, alone_runs=alone_runs, redo=redo
-        )
+    limit = Budget(budget)
+    with open_engine(params, job=classify_job(params, alone_runs)) as engine:
+        with DetectDisplay(stderr_console()) as display:
+            result = run_classify(
+                engine,
+                data,
+                tests or None,
+                display.classify_update,
+                alone_runs=alone_runs,
+                redo=redo,
+                budget=limit,
+                all_cleaners=all_cleaners,
+                jobs=params["jobs"],
+            )
+        if engine.reused:
+            notice(
+                f"orderdep: resumed: {engine.reused} order(s) reused from an earlier run of "
+                f"this command, {engine.orders_run} run now"
+            )
     save_report(path, result)
     set_result(report_file=str(path), report=result.to_json())
     for finding in result.od_tests:
@@ -92,7 +125,26 @@ def classify(
         click.echo(f"non-deterministic (not order-dependent): {', '.join(result.nd_tests)}")
     click.echo(f"report: {path}")
     click.echo(html_report_line(params["project"], report))
+    for line in unfinished_lines(result, command_argv()):
+        click.echo(line)
+    if limit.interrupt is not None:  # the report is saved: now stop as Ctrl-C does
+        raise limit.interrupt
     return 1 if result.od_tests else 0
+
+
+def classify_job(params: dict[str, Any], alone_runs: int) -> str:
+    """The store's job of ``orderdep classify``: the same command on the same code
+    replays the orders already run (resume after the budget or Ctrl-C stopped it)."""
+    key = json.dumps(
+        {
+            "project": str(Path(params["project"]).resolve()),
+            "pytest": [params["rootdir"], list(params["pythonpath"]), list(params["pytest_args"])],
+            "home": params.get("home", "copy"),
+            "alone_runs": alone_runs,
+        },
+        sort_keys=True,
+    )
+    return f"classify/{hashlib.sha1(key.encode()).hexdigest()[:10]}"
 
 
 @cli.command()

@@ -1,0 +1,73 @@
+"""Detection, then classification, within one budget (``orderdep detect --classify``).
+
+The search may use a share of the budget (:data:`~orderdep.analysis.budget.SEARCH_SHARE`,
+less when classification follows); confirmation and classification use what is left, in
+the order :mod:`orderdep.analysis.classify` gives (kinds first, cleaners late). Every
+order goes through one :class:`~orderdep.analysis.budget.BudgetedExecutor`, so the
+budget (or Ctrl-C) stops whichever phase is running; the report then says what is
+unfinished (``stats.unfinished`` for confirmation, ``unfinished`` in each finding for
+classification) and rerunning the same command replays the stored orders and goes on.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from orderdep.analysis import classify as classifying  # looked up at call time (patchable)
+from orderdep.analysis.budget import (
+    SEARCH_SHARE,
+    SEARCH_SHARE_CLASSIFY,
+    Budget,
+    BudgetedExecutor,
+)
+from orderdep.analysis.classify import ProgressCallback as ClassifyCallback
+from orderdep.analysis.detect import detect
+from orderdep.core.report import Report
+from orderdep.core.suite import GroupLevel
+from orderdep.engine.executor import Executor
+
+
+def detect_within(
+    executor: Executor,
+    budget: Budget,
+    *,
+    then_classify: bool = False,
+    all_cleaners: bool = False,
+    jobs: int = 1,
+    group: GroupLevel = "class",
+    on_classify: Optional[ClassifyCallback] = None,
+    **detect_options: Any,
+) -> Report:
+    """Run :func:`~orderdep.analysis.detect.detect` (and, with ``then_classify``,
+    :func:`~orderdep.analysis.classify.classify`) within ``budget``.
+
+    ``detect_options`` are passed on to ``detect`` (strategies, seed, progress, ...); its
+    search budget is the search share of ``budget``.
+    """
+    bounded = BudgetedExecutor(executor, budget, jobs)
+    share = SEARCH_SHARE_CLASSIFY if then_classify else SEARCH_SHARE
+    report = detect(
+        bounded,
+        budget_seconds=budget.share(share),
+        jobs=jobs,
+        group=group,
+        classify_after=then_classify,
+        **detect_options,
+    )
+    if then_classify and report.od_tests:  # a spent budget marks every finding unfinished
+        searched = report.stats.orders_run
+        report = classifying.classify(
+            executor,
+            report,
+            None,
+            on_classify,
+            group_level=group,
+            budget=budget,
+            all_cleaners=all_cleaners,
+            jobs=jobs,
+        )
+        report.stats.extras["classify_orders"] = report.stats.orders_run - searched
+    return report
+
+
+__all__ = ["detect_within"]

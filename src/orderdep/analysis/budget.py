@@ -1,0 +1,187 @@
+"""One time budget for a whole command, and how work stops when it runs out.
+
+``orderdep detect --classify --budget S`` and ``orderdep classify --budget S`` share one
+:class:`Budget` between every phase: search, confirmation, classification (kind,
+partners, cleaners, groups) and flake rates. Each phase runs its orders through a
+:class:`BudgetedExecutor`, which refuses to start an order once the budget is spent (or
+after Ctrl-C) by raising :class:`BudgetExhausted`; the phase catches it, keeps what it
+learnt and marks what it did not finish (:func:`unfinished`), and the command writes the
+report. Orders finished before the stop are in the results store, so rerunning the same
+command replays them at once and goes on where the first run stopped.
+
+Shares: the search may use :data:`SEARCH_SHARE` of the budget (:data:`SEARCH_SHARE_CLASSIFY`
+when classification follows), so that confirming every suspect and knowing its kind come
+before searching further.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Callable, Optional
+
+from orderdep.core.outcomes import OrderResult
+from orderdep.core.suite import Suite
+from orderdep.engine.executor import Executor, ResultCallback
+from orderdep.engine.probe import ProbeSpec
+from orderdep.errors import OrderdepError
+
+SEARCH_SHARE = 0.7
+SEARCH_SHARE_CLASSIFY = 0.4
+# Key of a finding's (and the stats') map from unfinished item to why.
+UNFINISHED_KEY = "unfinished"
+# Orders per worker handed to the executor between two looks at the budget.
+SLICE = 4
+Clock = Callable[[], float]
+
+
+class BudgetExhausted(OrderdepError):
+    """The command's budget ran out (or it was interrupted) before an order could start."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(f"stopped: {reason}")
+
+
+class Budget:
+    """Seconds allowed from creation (None: unlimited), and whether work must stop."""
+
+    def __init__(self, seconds: Optional[float] = None, clock: Clock = time.monotonic) -> None:
+        self.seconds = seconds
+        self.clock = clock
+        self.started = clock()
+        self.stop_reason: Optional[str] = None  # "budget" | "interrupted"
+        # The Ctrl-C (or SIGTERM) that stopped the work: re-raised once the report is saved.
+        self.interrupt: Optional[BaseException] = None
+
+    def elapsed(self) -> float:
+        return self.clock() - self.started
+
+    def left(self) -> Optional[float]:
+        """Seconds left (None: unlimited); never negative."""
+        if self.seconds is None:
+            return None
+        return max(0.0, self.seconds - self.elapsed())
+
+    def share(self, fraction: float) -> Optional[float]:
+        """Seconds from now until ``fraction`` of the whole budget is spent (None: unlimited)."""
+        if self.seconds is None:
+            return None
+        return max(0.001, self.seconds * fraction - self.elapsed())
+
+    @property
+    def stopped(self) -> bool:
+        if self.stop_reason is None and self.seconds is not None and self.left() == 0:
+            self.stop_reason = "budget"
+        return self.stop_reason is not None
+
+    def stop(self, reason: str) -> None:
+        if self.stop_reason is None:
+            self.stop_reason = reason
+
+    def interrupted(self, exc: BaseException) -> None:
+        """Stop because of ``exc`` (a KeyboardInterrupt)."""
+        self.stop("interrupted")
+        if self.interrupt is None:
+            self.interrupt = exc
+
+    def check(self) -> None:
+        """Raise :class:`BudgetExhausted` when work must stop."""
+        if self.stopped:
+            assert self.stop_reason is not None
+            raise BudgetExhausted(self.stop_reason)
+
+
+def unfinished(what: str, reason: str) -> str:
+    """The mark of an unfinished item, e.g. ``"not searched (budget)"``."""
+    return f"{what} ({reason})"
+
+
+class BudgetedExecutor:
+    """An :class:`Executor` that stops between orders when the budget is spent.
+
+    Orders go to the wrapped executor in slices of :data:`SLICE` per job (so the workers
+    stay busy). Before each slice the budget is checked, and the slice keeps only the
+    orders that should finish within what is left, at the pace measured so far (seconds
+    per test execution, workers together): an order that cannot finish in time is not
+    started, so a command ends close to its budget even when orders are long. Ctrl-C
+    while orders run stops the budget (reason ``"interrupted"``) and raises
+    :class:`BudgetExhausted`: the orders finished so far are kept by the caller's
+    callbacks and the store.
+    """
+
+    def __init__(self, executor: Executor, budget: Budget, jobs: int = 1) -> None:
+        self.inner = executor
+        self.budget = budget
+        self.jobs = max(1, jobs)
+        self._spent = 0.0  # budget seconds spent in the wrapped executor
+        self._executions = 0  # test executions it ran in that time
+
+    @property
+    def suite(self) -> Suite:
+        return self.inner.suite
+
+    def __getattr__(self, name: str) -> object:  # store, reused, orders_run, ... of the engine
+        return getattr(self.inner, name)
+
+    def run(self, order: Sequence[str], *, probe: Optional[ProbeSpec] = None) -> OrderResult:
+        return self.run_many([order], probe=probe)[0]
+
+    def _fitting(self, orders: Sequence[Sequence[str]]) -> int:
+        """How many of ``orders`` (at least one) to start now; raises when not even the
+        first is expected to finish within the budget."""
+        self.budget.check()
+        left = self.budget.left()
+        if left is None or not self._executions:
+            return len(orders)
+        pace = self._spent / self._executions
+        expected, n = 0.0, 0
+        for order in orders:
+            expected += len(order) * pace
+            if expected > left:
+                break
+            n += 1
+        if n == 0:
+            self.budget.stop("budget")
+            raise BudgetExhausted("budget")
+        return n
+
+    def run_many(
+        self,
+        orders: Sequence[Sequence[str]],
+        *,
+        probe: Optional[ProbeSpec] = None,
+        on_result: Optional[ResultCallback] = None,
+    ) -> list[OrderResult]:
+        out: list[OrderResult] = []
+        start = 0
+        while start < len(orders):
+            size = self._fitting(orders[start : start + self.jobs * SLICE])
+            offset = start
+
+            def done(i: int, result: OrderResult, _offset: int = offset) -> None:
+                if on_result is not None:
+                    on_result(_offset + i, result)
+
+            began = self.budget.clock()
+            batch = orders[start : start + size]
+            try:
+                out += self.inner.run_many(batch, probe=probe, on_result=done)
+            except KeyboardInterrupt as exc:
+                self.budget.interrupted(exc)
+                raise BudgetExhausted("interrupted") from None
+            self._spent += self.budget.clock() - began
+            self._executions += sum(len(o) for o in batch)
+            start += size
+        return out
+
+
+__all__ = [
+    "SEARCH_SHARE",
+    "SEARCH_SHARE_CLASSIFY",
+    "UNFINISHED_KEY",
+    "Budget",
+    "BudgetExhausted",
+    "BudgetedExecutor",
+    "unfinished",
+]

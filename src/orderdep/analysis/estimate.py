@@ -1,0 +1,80 @@
+"""What work will cost, priced by the original order: the numbers printed before a search.
+
+:class:`Pace` is measured on the original order (the first order every detection runs):
+the time of one test execution on average, and the cost of an order beyond its tests
+(starting it in a fresh interpreter state, collecting results). Any plan of orders and
+executions is then priced as ``orders x per_order + executions x per_test``, shared by
+``jobs`` workers.
+
+:func:`per_od_test` prices what follows the search for each OD test it finds (the part
+the first estimates left out, which made them 2-4x too low): confirmation (the failing
+and passing orders shortened by a binary search over the recorded prefix, then re-run
+``confirm_runs`` times each) and, with classification, the kind (``alone_runs`` runs
+alone), group testing for partners and one cleaner (sets of up to every other test,
+forward and reverse), groups over the recorded prefix. The counts are the ones
+``benchmarks/bench_classify.py --cost`` measures per OD test (about 4 x N test executions
+and 2-3 x log2 N orders for one partner), so they are estimates, not bounds;
+``benchmarks/bench_estimate.py`` checks them against real runs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from orderdep.core.outcomes import OrderResult
+
+# pair_cover() makes this many more orders than order_lower_bound() (measured: 19-22% on
+# 100-2,000 tests in groups of 8-10).
+TUSCAN_EXCESS = 1.22
+DEFAULT_ALONE_RUNS = 10
+
+
+@dataclass(frozen=True)
+class Pace:
+    """Seconds per order (beyond its tests) and per test execution."""
+
+    per_order: float
+    per_test: float
+
+    @classmethod
+    def of(cls, original: OrderResult) -> Pace:
+        test_time = sum(r.duration for r in original.results)
+        per_test = test_time / len(original.results) if original.results else 0.0
+        return cls(max(0.0, original.wall_seconds - test_time), per_test)
+
+    def seconds(self, orders: float, executions: float, jobs: int = 1) -> float:
+        return (orders * self.per_order + executions * self.per_test) / max(1, jobs)
+
+
+@dataclass(frozen=True)
+class Cost:
+    orders: int
+    executions: int
+    seconds: float
+
+
+def per_od_test(
+    pace: Pace,
+    n_tests: int,
+    *,
+    confirm_runs: int,
+    classify: bool,
+    jobs: int = 1,
+    alone_runs: int = DEFAULT_ALONE_RUNS,
+) -> Cost:
+    """The estimated cost of confirming (and classifying) one OD test of ``n_tests``."""
+    log = max(1, math.ceil(math.log2(max(2, n_tests))))
+    # confirmation: two shortenings (about log N orders of up to N/2 tests each), then
+    # confirm_runs re-runs of each kept order (short ones)
+    orders = 2 * log + 2 * confirm_runs
+    executions = 4 * n_tests + 2 * confirm_runs * 3
+    if classify:
+        # kind: alone runs and the precondition; partner search, the check for hidden
+        # polluters and one cleaner: sets of about N tests on each level, both directions
+        orders += alone_runs + 1 + 3 * (2 * log + 1)
+        executions += alone_runs + 5 * n_tests
+    return Cost(orders, executions, pace.seconds(orders, executions, jobs))
+
+
+__all__ = ["TUSCAN_EXCESS", "Cost", "Pace", "per_od_test"]

@@ -1,0 +1,244 @@
+"""One budget for detection and classification: a stop in any phase writes a valid
+partial report, and running the same work again (replaying the stored orders) completes
+it with exactly the answers of a run that was never stopped."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+import pytest
+from replay import Clock, Recorded, ReplayExecutor
+from test_classify import ALL, ND, ORDERS, PLANTED
+
+from orderdep.analysis.bounded import detect_within
+from orderdep.analysis.budget import (
+    UNFINISHED_KEY,
+    Budget,
+    BudgetedExecutor,
+    BudgetExhausted,
+)
+from orderdep.analysis.classify import PHASES, ClassifyProgress, classify
+from orderdep.core.report import ODFinding, Report, RunStats
+from orderdep.core.suite import Suite
+from orderdep.synth.model import ModelExecutor
+
+SUITE = Suite.from_ids([t for t in ALL if t != ND])
+
+
+def model() -> ModelExecutor:
+    return ModelExecutor(SUITE, PLANTED)
+
+
+def detected() -> Report:
+    findings = [
+        ODFinding(test=t, failing_order=list(f), passing_order=list(p))
+        for t, (f, p) in ORDERS.items()
+        if t != ND
+    ]
+    return Report(project="/p", tests=SUITE.ids, od_tests=findings, stats=RunStats(seed=3))
+
+
+def findings(report: Report) -> list[dict[str, Any]]:
+    return sorted((f.to_json(report.tests) for f in report.od_tests), key=lambda f: f["test"])
+
+
+def valid(report: Report) -> Report:
+    """The report as a reader sees it after a round trip through its JSON file."""
+    return Report.from_json(json.loads(report.dumps()))
+
+
+def run_classify(
+    recorded: Recorded, report: Report, seconds: Optional[float]
+) -> tuple[Report, ReplayExecutor, list[ClassifyProgress]]:
+    clock = Clock()
+    executor = ReplayExecutor(model(), recorded, clock)
+    events: list[ClassifyProgress] = []
+    out = classify(
+        executor, report, on_progress=events.append, flake_samples=100,
+        budget=Budget(seconds, clock),
+    )  # fmt: skip
+    return out, executor, events
+
+
+@pytest.fixture(scope="module")
+def full() -> tuple[Report, int, list[ClassifyProgress]]:
+    report, executor, events = run_classify(Recorded(), detected(), None)
+    return report, executor.ran, events
+
+
+def test_phases_run_over_all_tests_kinds_first(full: Any) -> None:
+    _, _, events = full
+    phases = [e.phase for e in events]
+    assert [p for i, p in enumerate(phases) if i == 0 or phases[i - 1] != p] == list(PHASES)
+    kinds = {e.test for e in events if e.phase == "kind"}
+    assert kinds == {f.test for f in detected().od_tests}
+    # the first partner of each victim comes before any test's cleaners
+    first_cleaner = next(i for i, e in enumerate(events) if e.step == "cleaners")
+    assert all(i < first_cleaner for i, e in enumerate(events) if e.phase == "partner")
+
+
+def test_progress_fires_in_every_step_with_orders_counted(full: Any) -> None:
+    _, ran, events = full
+    steps = {e.step for e in events}
+    assert {"kind", "precondition", "polluters", "state-setters", "polluter-group",
+            "state-setter-group", "cleaners", "verify", "flake-rate", "done"} <= steps  # fmt: skip
+    counts = [e.orders_run for e in events]
+    assert counts == sorted(counts) and counts[-1] == ran
+    # an event for every order run: a display is never left without news
+    assert len({c for c in counts}) == ran + 1
+    assert all(e.orders_left is not None for e in events if e.step == "kind")
+
+
+@pytest.mark.parametrize("phase", PHASES)
+def test_a_stop_in_each_phase_writes_a_partial_report_and_a_rerun_completes_it(
+    full: Any, phase: str
+) -> None:
+    complete, ran, events = full
+    if phase == PHASES[-1]:
+        seconds = float(ran)  # every order ran; the flake rates find the budget spent
+    else:
+        seconds = float(next(e.orders_run for e in events if e.phase == phase) + 1)
+    recorded = Recorded()
+    partial, first, stopped_events = run_classify(recorded, detected(), seconds)
+    partial = valid(partial)
+    assert partial.stats.extras["classify_stopped"] == "budget"
+    marks = {k: v for f in partial.od_tests for k, v in f.extras.get(UNFINISHED_KEY, {}).items()}
+    expected = {
+        "kind": "kind",
+        "partner": "polluters",
+        "partners": "polluter_groups",
+        "cleaners": "cleaners",
+        "flake-rate": "flake_rate",
+    }[phase]
+    assert expected in marks, marks
+    assert all(v.endswith("(budget)") for v in marks.values())
+    assert any(e.step == "stopped" for e in stopped_events)
+    assert findings(partial) != findings(complete)
+    # the same work again, without a budget: stored orders are replayed, the rest run
+    resumed, second, _ = run_classify(recorded, partial, None)
+    assert findings(valid(resumed)) == findings(complete)
+    assert "classify_stopped" not in resumed.stats.extras
+    assert second.reused > 0 and first.ran + second.ran == ran
+
+
+def test_a_redo_stopped_before_a_test_keeps_its_earlier_classification(full: Any) -> None:
+    complete, _, _ = full
+    clock = Clock()
+    executor = ReplayExecutor(model(), Recorded(), clock)
+    out = valid(classify(executor, complete, redo=True, budget=Budget(0.5, clock)))
+    assert executor.ran == 4  # one slice, then the budget is spent
+    for before, after in zip(complete.od_tests, out.od_tests):
+        marks = after.extras.pop(UNFINISHED_KEY)
+        assert marks == {"kind": "not re-classified (budget)"}
+        assert after.to_json(out.tests) == before.to_json(complete.tests)
+
+
+def test_ctrl_c_stops_like_the_budget_and_is_kept_for_the_caller() -> None:
+    class Interrupting(ReplayExecutor):
+        def run(self, order: Any, *, probe: Any = None) -> Any:
+            if self.ran == 25:
+                raise KeyboardInterrupt
+            return super().run(order)
+
+    budget = Budget()
+    out = classify(Interrupting(model(), Recorded(), Clock()), detected(), budget=budget)
+    assert budget.stop_reason == "interrupted"
+    assert isinstance(budget.interrupt, KeyboardInterrupt)
+    marks = [f.extras.get(UNFINISHED_KEY) for f in valid(out).od_tests]
+    assert any(m and all(v.endswith("(interrupted)") for v in m.values()) for m in marks)
+
+
+def test_budgeted_executor_stops_between_slices() -> None:
+    clock = Clock()
+    budget = Budget(3.0, clock)
+    executor = BudgetedExecutor(ReplayExecutor(model(), Recorded(), clock), budget, jobs=1)
+    done: list[int] = []
+    orders = [[t] for t in SUITE.ids[:10]]
+    with pytest.raises(BudgetExhausted, match="budget"):
+        executor.run_many(orders, on_result=lambda i, r: done.append(i))
+    assert done == list(range(4))  # one slice of 4 started before the budget was spent
+    assert budget.left() == 0
+
+
+def test_an_order_expected_to_outlast_the_budget_is_not_started() -> None:
+    clock = Clock()  # one second per order run, so one second per execution of [t]
+    budget = Budget(6.0, clock)
+    executor = BudgetedExecutor(ReplayExecutor(model(), Recorded(), clock), budget, jobs=1)
+    executor.run_many([[t] for t in SUITE.ids[:2]])
+    long_order = SUITE.ids[2:12]  # ten executions: ~10 s at the pace so far, 4 s left
+    with pytest.raises(BudgetExhausted, match="budget"):
+        executor.run_many([SUITE.ids[12:14], long_order])
+    assert clock.now == 3.0  # the short order ran, the long one did not start
+    assert budget.stop_reason == "budget"
+
+
+# -- detection and classification in one budget ------------------------------------------
+
+STRATEGIES = ("reverse", "pairs")
+
+
+def run_pipeline(
+    recorded: Recorded, seconds: Optional[float], then_classify: bool = True
+) -> tuple[Report, ReplayExecutor]:
+    clock = Clock()
+    executor = ReplayExecutor(model(), recorded, clock)
+    report = detect_within(
+        executor, Budget(seconds, clock), then_classify=then_classify, strategies=STRATEGIES,
+        seed=1, group="none",
+    )  # fmt: skip
+    return report, executor
+
+
+@pytest.fixture(scope="module")
+def pipeline() -> tuple[Report, int, int, int]:
+    report, executor = run_pipeline(Recorded(), None)
+    detect_only, _ = run_pipeline(Recorded(), None, then_classify=False)
+    search = detect_only.stats.extras["search_orders"]
+    assert report.od_tests and all(f.kind for f in report.od_tests)
+    return report, executor.ran, search, detect_only.stats.orders_run - search
+
+
+@pytest.mark.parametrize("where", ["search", "confirmation", "classification"])
+def test_detect_classify_stopped_in_each_phase_then_resumed(pipeline: Any, where: str) -> None:
+    complete, ran, search, confirming = pipeline
+    seconds = {
+        "search": search // 2,
+        "confirmation": search + confirming // 2,
+        "classification": search + confirming + 30,
+    }[where]
+    recorded = Recorded()
+    partial, first = run_pipeline(recorded, float(seconds))
+    partial = valid(partial)
+    if where == "classification":
+        assert partial.stats.extras["classify_stopped"] == "budget"
+        assert any(UNFINISHED_KEY in f.extras for f in partial.od_tests)
+    else:
+        assert partial.stats.extras[UNFINISHED_KEY]["confirmation"] == "not finished (budget)"
+        pending = partial.stats.extras[UNFINISHED_KEY]["suspects"]
+        assert pending and not set(pending) & set(partial.od_ids)
+        # suspects confirmed before the stop are kept (their kind is not known yet)
+        assert set(partial.od_ids) < set(complete.od_ids)
+        marks = [f.extras[UNFINISHED_KEY] for f in partial.od_tests]
+        assert all(m == {"kind": "not classified (budget)"} for m in marks)
+        if where == "search":
+            assert partial.od_tests == []
+    if where == "search":
+        assert partial.stats.extras["stop_reason"] == "budget"
+    resumed, second = run_pipeline(recorded, None)
+    assert findings(resumed) == findings(complete)
+    assert second.reused > 0 and first.ran + second.ran == ran
+
+
+def test_progress_fires_in_search_confirmation_and_every_classification_phase() -> None:
+    detect_events: list[Any] = []
+    classify_events: list[ClassifyProgress] = []
+    detect_within(
+        ReplayExecutor(model(), Recorded(), Clock()), Budget(), then_classify=True,
+        strategies=STRATEGIES, seed=1, group="none", on_progress=detect_events.append,
+        on_classify=classify_events.append,
+    )  # fmt: skip
+    assert {e.phase for e in detect_events} == {"search", "confirm", "done"}
+    confirming = [e for e in detect_events if e.phase == "confirm"]
+    assert [e.done for e in confirming] == list(range(1, len(confirming) + 1))  # every order
+    assert {e.phase for e in classify_events} == set(PHASES)

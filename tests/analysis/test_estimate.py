@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+import pytest
+
+from orderdep.analysis.estimate import Pace, per_od_test
+from orderdep.core.outcomes import OrderResult, Outcome, TestResult
+
+
+def test_pace_of_the_original_order() -> None:
+    results = [TestResult(f"t{i}", Outcome.PASSED, 0.02) for i in range(10)]
+    pace = Pace.of(OrderResult([r.test for r in results], results, wall_seconds=0.5))
+    assert pace.per_test == pytest.approx(0.02)
+    assert pace.per_order == pytest.approx(0.3)
+    assert pace.seconds(10, 100, jobs=2) == pytest.approx((10 * 0.3 + 100 * 0.02) / 2)
+
+
+def test_per_od_test_cost_counts_classification_and_grows_with_the_suite() -> None:
+    pace = Pace(per_order=0.05, per_test=0.01)
+    confirm_only = per_od_test(pace, 200, confirm_runs=5, classify=False)
+    both = per_od_test(pace, 200, confirm_runs=5, classify=True)
+    assert both.orders > confirm_only.orders and both.seconds > confirm_only.seconds
+    assert both.orders >= 10 + 1  # the alone runs and the precondition at least
+    bigger = per_od_test(pace, 2000, confirm_runs=5, classify=True)
+    # executions grow with the suite, orders only with its logarithm
+    assert bigger.executions > 5 * both.executions
+    assert bigger.orders < 2 * both.orders
+    assert per_od_test(pace, 200, confirm_runs=5, classify=True, jobs=2).seconds == (
+        pytest.approx(both.seconds / 2)
+    )

@@ -1,0 +1,131 @@
+"""Group testing finds exactly the partners one-by-one search finds (model executor)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from orderdep.analysis.classify import classify
+from orderdep.analysis.classify_steps import Counts, Runner
+from orderdep.analysis.partners import find_cleaners, find_polluters, find_state_setters
+from orderdep.core.odmodel import ODSpec, fails_at, group_key
+from orderdep.core.report import ODFinding, Report
+from orderdep.core.suite import Suite
+from orderdep.synth.model import ModelExecutor
+
+OD = "tests/test_od.py::test_od"
+
+
+def ids(n: int) -> list[str]:
+    return [f"tests/test_m{i % 7}.py::test_{i:03d}" for i in range(n)]
+
+
+@st.composite
+def victims(draw: st.DrawFn) -> tuple[list[str], ODSpec]:
+    """A victim with single polluters (each with at most one cleaner, cleaners may be
+    shared) and polluter groups, among up to 120 other tests."""
+    others = ids(draw(st.integers(2, 120)))
+    pick = st.sampled_from(others)
+    polluters = sorted(set(draw(st.lists(pick, max_size=5))))
+    rest = [t for t in others if t not in polluters]
+    cleaners: dict[str, list[str]] = {}
+    for p in polluters:
+        if rest and draw(st.booleans()):
+            cleaners[p] = [draw(st.sampled_from(rest))]
+    groups = []
+    if len(rest) >= 2 and draw(st.booleans()):
+        a, b = draw(st.lists(st.sampled_from(rest), min_size=2, max_size=2, unique=True))
+        groups.append([a, b])
+        cleaners[group_key([a, b])] = []
+    spec = ODSpec(OD, "victim", polluters=polluters, polluter_groups=groups, cleaners=cleaners)
+    return others, spec
+
+
+@st.composite
+def brittles(draw: st.DrawFn) -> tuple[list[str], ODSpec]:
+    others = ids(draw(st.integers(2, 120)))
+    pick = st.sampled_from(others)
+    setters = sorted(set(draw(st.lists(pick, max_size=5))))
+    rest = [t for t in others if t not in setters]
+    groups = []
+    if len(rest) >= 3 and draw(st.booleans()):
+        groups.append(draw(st.lists(st.sampled_from(rest), min_size=2, max_size=3, unique=True)))
+    spec = ODSpec(OD, "brittle", state_setters=setters, state_setter_groups=groups)
+    return others, spec
+
+
+def runner_for(others: list[str], spec: ODSpec) -> tuple[Runner, ModelExecutor]:
+    model = ModelExecutor(Suite.from_ids([*others, OD]), [spec])
+    return Runner(model, OD, Counts()), model
+
+
+@settings(max_examples=150, deadline=None)
+@given(victims())
+def test_polluters_and_cleaners_are_exactly_the_one_by_one_answers(
+    case: tuple[list[str], ODSpec],
+) -> None:
+    others, spec = case
+    runner, _ = runner_for(others, spec)
+    one_by_one = [t for t in others if fails_at(spec, [t])]
+    assert find_polluters(runner, others) == one_by_one
+    # the first partner alone, depth first
+    assert find_polluters(runner, others, limit=1) == one_by_one[:1]
+    excluded = set(one_by_one).union(*spec.polluter_groups)
+    pool = [t for t in others if t not in excluded]
+    for key, members in spec.polluter_keys():
+        triples = [c for c in pool if not fails_at(spec, [*members, c])]
+        assert find_cleaners(runner, members, pool) == triples, key
+        assert find_cleaners(runner, members, pool, limit=1) == triples[:1], key
+
+
+@settings(max_examples=150, deadline=None)
+@given(brittles())
+def test_state_setters_are_exactly_the_one_by_one_answers(
+    case: tuple[list[str], ODSpec],
+) -> None:
+    others, spec = case
+    runner, _ = runner_for(others, spec)
+    one_by_one = [t for t in others if not fails_at(spec, [t])]
+    assert find_state_setters(runner, others) == one_by_one
+
+
+def test_group_testing_runs_far_fewer_orders_than_one_by_one() -> None:
+    others = ids(500)
+    spec = ODSpec(OD, "victim", polluters=[others[40], others[333]],
+                  cleaners={others[40]: [others[41]]})  # fmt: skip
+    runner, model = runner_for(others, spec)
+    assert find_polluters(runner, others) == [others[40], others[333]]
+    # 2 partners x log2(500) levels x (forward + reverse) x 2 halves, plus confirmations
+    assert model.orders_run <= 2 * 9 * 2 * 2 + 4
+    assert model.orders_run < len(others) // 5
+
+
+@st.composite
+def dense_victims(draw: st.DrawFn) -> tuple[list[str], ODSpec, list[str]]:
+    """Polluters of one state that many tests reset (cleaners on both sides of every
+    polluter, as a per-module reset fixture gives), and a random failing order."""
+    others = ids(draw(st.integers(4, 80)))
+    polluters = sorted(set(draw(st.lists(st.sampled_from(others), min_size=1, max_size=4))))
+    rest = [t for t in others if t not in polluters]
+    shared = draw(st.lists(st.sampled_from(rest), unique=True, max_size=len(rest))) if rest else []
+    spec = ODSpec(OD, "victim", polluters=polluters, cleaners={p: list(shared) for p in polluters})
+    last = draw(st.sampled_from(polluters))
+    before = draw(st.lists(st.sampled_from(others), unique=True, max_size=10))
+    failing = [*[t for t in before if t != last], last, OD]
+    return others, spec, failing
+
+
+@settings(max_examples=100, deadline=None)
+@given(dense_victims())
+def test_classify_finds_polluters_hidden_by_cleaners_on_both_sides(
+    case: tuple[list[str], ODSpec, list[str]],
+) -> None:
+    others, spec, failing = case
+    model = ModelExecutor(Suite.from_ids([*others, OD]), [spec])
+    report = Report(project="/p", tests=[*others, OD],
+                    od_tests=[ODFinding(OD, failing_order=failing, passing_order=[OD])])  # fmt: skip
+    finding = classify(model, report, flake_samples=10, all_cleaners=True).od_tests[0]
+    assert finding.polluters == [t for t in others if fails_at(spec, [t])]
+    pool = [t for t in others if t not in spec.polluters]
+    for p in finding.polluters:
+        assert finding.cleaners[p] == [c for c in pool if not fails_at(spec, [p, c])]

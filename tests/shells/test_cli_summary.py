@@ -98,7 +98,9 @@ def last_outcome(out: str, test: str) -> str:
 def test_summary_names_partners_counts_orders_and_every_printed_command_runs(
     generated: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = run(capsys, "orderdep detect . --seed 5 --strategy tuscan --classify --all-cleaners")
+    code, out, err = run(
+        capsys, "orderdep detect . --seed 5 --strategy tuscan --classify --all-cleaners"
+    )
     assert code == 1, err
     report = generated / ".orderdep" / "report.json"
     shown = re.sub(r" in \d+\.\d s; seed", " in T s; seed", out)

@@ -341,3 +341,19 @@ def test_fix_works_in_a_copy_of_the_project(
     argv = ["fix", str(copy), "--test", EMPTY, "--strategy", "restore", "--set-orders", "0"]
     assert main(argv) == 1  # printed, not applied: the OD test is still in the files
     assert f"fix for {EMPTY} (victim): restore" in capsys.readouterr().out
+
+
+def test_patches_of_different_strategies_get_files_of_their_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path / "shop")
+    patches = root / ".orderdep" / "patches"
+    for strategy in ("restore", "polluter"):
+        argv = ["fix", str(root), "--test", EMPTY, "--strategy", strategy, "--set-orders", "0"]
+        assert main(argv) == 1
+        out = capsys.readouterr().out
+        assert f"fix for {EMPTY} (victim): {strategy}" in out
+        assert f"patch: {patches / f'tests_test_shop.py__test_no_jobs.{strategy}.patch'}" in out
+    restore = (patches / "tests_test_shop.py__test_no_jobs.restore.patch").read_text()
+    polluter = (patches / "tests_test_shop.py__test_no_jobs.polluter.patch").read_text()
+    assert restore != polluter

@@ -161,10 +161,13 @@ def debug(test: str, polluters: tuple[str, ...], report: Optional[Path], **param
 
 
 # -- fix -----------------------------------------------------------------------------------
-def patch_name(test: str) -> str:
-    """A file name for ``test``'s patch: ``tests/test_a.py::T::t[1]`` -> ``tests_test_a.py__T__t_1_.patch``."""
+def patch_name(test: str, strategy: str = "auto") -> str:
+    """A file name for ``test``'s patch: ``tests/test_a.py::T::t[1]`` ->
+    ``tests_test_a.py__T__t_1_.patch``; a patch of one chosen ``--strategy`` (not auto)
+    gets its own file (``...t_1_.cleaner.patch``), so strategies never overwrite each other."""
     name = test.replace("::", "__").replace("/", "_")
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", name) + ".patch"
+    suffix = "" if strategy == "auto" else f".{strategy}"
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name) + suffix + ".patch"
 
 
 def _git_prefix(project: Path) -> Optional[str]:
@@ -372,7 +375,7 @@ def fix(
                 result = repairer.repair(finding)
                 if earlier is not None and earlier.fix is not None and result.fix is not None:
                     result.fix = repairer.merge(earlier.fix, result.fix)
-            target = patches / patch_name(function)
+            target = patches / patch_name(function, strategy)
             patch: Optional[Path] = None
             if result.fix is None:
                 missing += 1

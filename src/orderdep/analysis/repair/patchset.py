@@ -14,7 +14,6 @@ order.
 from __future__ import annotations
 
 import random
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Optional
@@ -34,6 +33,7 @@ from orderdep.analysis.repair.verify import (
 )
 from orderdep.engine.runner import Engine
 from orderdep.engine.sandbox import copy_project
+from orderdep.engine.tempdirs import make_workdir
 from orderdep.errors import OrderdepError
 
 RANDOM_ORDERS = 20
@@ -83,7 +83,7 @@ def verify_set(
     allowed = {r.test for r in baseline.results if r.outcome.is_failure} - repaired
     # without a report the other OD tests are unknown: random orders check the repaired
     others = set(suite if unrepaired is None else unrepaired) - repaired
-    with tempfile.TemporaryDirectory(prefix="orderdep-fixset-") as tmp:
+    with make_workdir("orderdep-fixset-") as tmp:
         copy = Path(tmp) / "project"
         copy_project(verifier.config.project, copy)
         write_changes(copy, changes)

@@ -129,6 +129,20 @@ def selection_args(params: dict[str, Any], positional: bool = True) -> list[str]
     return out
 
 
+# How pytest finds the project's root and code, for commands that run and that collect.
+ROOTDIR_OPTION = click.option(
+    "--rootdir",
+    default=None,
+    help="Passed to pytest as --rootdir (default: pytest finds it).",
+)
+PYTHONPATH_OPTION = click.option(
+    "--pythonpath",
+    multiple=True,
+    help="Directory to put on sys.path (pytest's pythonpath ini); repeatable "
+    "(default: none added).",
+)
+
+
 def engine_options(func: F) -> F:
     """Add PROJECT and the engine options (runner, jobs, timeout, python, paths)."""
     options = [
@@ -174,17 +188,8 @@ def engine_options(func: F) -> F:
             "and ~/.config, put back after every order; empty: a private, empty HOME; "
             "real: your own HOME (what tests write there stays).",
         ),
-        click.option(
-            "--rootdir",
-            default=None,
-            help="Passed to pytest as --rootdir (default: pytest finds it).",
-        ),
-        click.option(
-            "--pythonpath",
-            multiple=True,
-            help="Directory to put on sys.path (pytest's pythonpath ini); repeatable "
-            "(default: none added).",
-        ),
+        ROOTDIR_OPTION,
+        PYTHONPATH_OPTION,
         click.option(
             "--pytest-arg",
             "pytest_args",
@@ -224,16 +229,8 @@ def collect_options(func: F) -> F:
     """The options that say how pytest collects the project (for commands that only
     collect): rootdir, pythonpath, python, pytest arguments."""
     options = [
-        click.option(
-            "--rootdir",
-            default=None,
-            help="Passed to pytest as --rootdir (default: pytest finds it).",
-        ),
-        click.option(
-            "--pythonpath",
-            multiple=True,
-            help="Directory to put on sys.path; repeatable (default: none added).",
-        ),
+        ROOTDIR_OPTION,
+        PYTHONPATH_OPTION,
         click.option(
             "--python",
             "python",
@@ -250,6 +247,18 @@ def collect_options(func: F) -> F:
     for option in reversed(options):
         func = option(func)
     return func
+
+
+def report_option(help: str, name: str = "report") -> Callable[[F], F]:
+    """``--report PATH``: the report a command reads or writes (``help`` says which and
+    its default); the value arrives as ``name``."""
+    return click.option(
+        "--report",
+        name,
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help=help,
+    )
 
 
 STORE_OPTION = click.option(

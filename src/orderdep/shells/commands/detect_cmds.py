@@ -36,6 +36,7 @@ from orderdep.shells.options import (
     engine_flags,
     engine_options,
     html_report_line,
+    report_option,
     selection_args,
 )
 from orderdep.shells.output import set_result, stderr_console
@@ -238,13 +239,7 @@ class DetectDisplay:
     default=None,
     help="Stop the search after this many orders (default: no limit).",
 )
-@click.option(
-    "--report",
-    "report_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Where to write the report (default PROJECT/.orderdep/report.json).",
-)
+@report_option("Where to write the report (default PROJECT/.orderdep/report.json).", "report_file")
 @click.option(
     "--classify",
     "do_classify",
@@ -386,12 +381,8 @@ def detect(
 
 @cli.command()
 @PROJECT_ARG
-@click.option(
-    "--report",
-    "report_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Classified report to update (default PROJECT/.orderdep/report.json).",
+@report_option(
+    "Classified report to update (default PROJECT/.orderdep/report.json).", "report_file"
 )
 @click.option(
     "--samples",

@@ -27,6 +27,7 @@ from orderdep.shells.options import (
     count,
     engine_options,
     html_report_line,
+    report_option,
 )
 from orderdep.shells.output import notice, set_result, stderr_console
 from orderdep.shells.unfinished import command_argv, unfinished_lines
@@ -41,12 +42,7 @@ def report_path(project: Path, report: Optional[Path]) -> Path:
 @cli.command()
 @engine_options
 @STORE_OPTION
-@click.option(
-    "--report",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Report to classify and update (default PROJECT/.orderdep/report.json).",
-)
+@report_option("Report to classify and update (default PROJECT/.orderdep/report.json).")
 @click.option(
     "--test",
     "tests",
@@ -149,12 +145,7 @@ def classify_job(params: dict[str, Any], alone_runs: int) -> str:
 
 @cli.command()
 @PROJECT_ARG
-@click.option(
-    "--report",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Classified report (default PROJECT/.orderdep/report.json).",
-)
+@report_option("Classified report (default PROJECT/.orderdep/report.json).")
 @click.option(
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),

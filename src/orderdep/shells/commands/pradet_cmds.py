@@ -44,6 +44,7 @@ from orderdep.shells.options import (
     count,
     engine_options,
     html_report_line,
+    report_option,
 )
 from orderdep.shells.output import notice, stderr_console
 
@@ -81,11 +82,8 @@ def pradet() -> None:
     """
 
 
-REPORT_OPTION = click.option(
-    "--report",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Report to write or merge into (default PROJECT/.orderdep/report.json).",
+REPORT_OPTION = report_option(
+    "Report to write or merge into (default PROJECT/.orderdep/report.json)."
 )
 GRAPH_OPTION = click.option(
     "--graph",

@@ -28,6 +28,7 @@ from orderdep.shells.options import (
     engine_flags,
     engine_options,
     html_report_line,
+    report_option,
 )
 from orderdep.shells.output import notice, set_result
 
@@ -35,12 +36,7 @@ PATCH_DIR = "patches"  # next to the report (default PROJECT/.orderdep/patches)
 SET_PATCH = "patch-set.patch"  # every patch of the last run, verified together
 MAX_SHOWN_ROOTS = 20
 
-REPORT_OPTION = click.option(
-    "--report",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Classified report (default PROJECT/.orderdep/report.json).",
-)
+REPORT_OPTION = report_option("Classified report (default PROJECT/.orderdep/report.json).")
 
 
 def _notice(message: str) -> None:

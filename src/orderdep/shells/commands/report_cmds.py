@@ -11,19 +11,13 @@ import click
 
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
-from orderdep.shells.options import DEFAULT_REPORT, PROJECT_ARG, default_html
+from orderdep.shells.options import DEFAULT_REPORT, PROJECT_ARG, default_html, report_option
 from orderdep.shells.output import set_result
 
 
 @cli.command("report")
 @PROJECT_ARG
-@click.option(
-    "--report",
-    "report_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Report to render (default PROJECT/.orderdep/report.json).",
-)
+@report_option("Report to render (default PROJECT/.orderdep/report.json).", "report_file")
 @click.option(
     "--html",
     "html_file",

@@ -261,3 +261,17 @@ def test_report_naming_tests_the_suite_lacks_is_out_of_date() -> None:
 def test_bad_alone_runs() -> None:
     with pytest.raises(UsageError, match="alone_runs"):
         classify(make_executor(), make_report(), alone_runs=0)
+
+
+def test_flake_rates_are_upper_bounds_when_one_cleaner_per_polluter_was_looked_for() -> None:
+    one = classify(make_executor(), make_report(), flake_samples=100)
+    every = classify(make_executor(), make_report(), flake_samples=100, all_cleaners=True)
+    # V3 has 6 cleaners: with one found, the rate over-counts failing orders.
+    assert one.finding(V3).flake_rate_is_upper_bound
+    assert one.finding(V3).flake_rate["all"] > every.finding(V3).flake_rate["all"] + 0.1
+    assert not every.finding(V3).flake_rate_is_upper_bound
+    # Brittles have no cleaners; the mark survives the report's JSON.
+    assert not one.finding(B1).flake_rate_is_upper_bound
+    again = Report.from_json(one.to_json())
+    assert again.finding(V3).flake_rate_is_upper_bound
+    assert not again.finding(B1).flake_rate_is_upper_bound

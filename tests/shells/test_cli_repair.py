@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 import shlex
 import shutil
 import subprocess
@@ -195,6 +196,12 @@ def test_fix_prints_verified_patches_and_leaves_the_tree_alone(
     assert "+    # Set up the state this test needs (as test_load_prod does)." in lines
     assert '+    config.load({"mode": "prod"})' in lines
     assert "patch set: 2 patch(es) for 2 OD test(s) hold together in 23 orders" in out
+    table = out.split("summary:\n")[1].split("\npatch set:")[0].splitlines()
+    assert [re.split(r"  +", row.strip()) for row in table] == [
+        ["test", "kind", "fix", "changed lines"],
+        [EMPTY, "victim", "polluter (verified)", "4"],
+        [BRITTLE, "brittle", "cleaner (verified)", "1"],
+    ]
     patches = sorted((root / ".orderdep" / "patches").iterdir())
     assert [p.name for p in patches] == [
         "patch-set.patch",  # both, verified together
@@ -268,6 +275,9 @@ def test_fix_without_a_verified_patch_says_why(
     out = capsys.readouterr().out
     assert out.splitlines()[0] == f"no verified fix for {BRITTLE} (brittle):"
     assert "still failed in its failing order" in out
+    assert re.split(r"  +", out.split("summary:\n")[1].splitlines()[1].strip()) == [
+        BRITTLE, "brittle", "no verified fix (reasons above)", "-",
+    ]  # fmt: skip
     assert not any(line.startswith(("+", "diff --git")) for line in out.splitlines())
     assert not (root / ".orderdep" / "patches").exists()
 

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from orderdep.core.report import ODFinding, load_report
+from orderdep.core.report import ODFinding, Report, load_report
 from orderdep.shells.cli import main
 from orderdep.shells.explain import named, partner_lines
+from orderdep.shells.summary import table_rows
 from orderdep.synth.generate import SuitePlan, generate_suite
 
 PLAN = SuitePlan(
@@ -58,6 +59,11 @@ EXPECTED = f"""\
     flake rate: 50.0% of random orders, 50.0% of orders keeping groups together
     reproduce: orderdep run . {BRITTLE}
     passes: orderdep run . {SETTER} {BRITTLE}
+summary:
+  test{" " * (len(EXPORTER_VICTIM) - 4)}  kind     partners        cleaners  flake rate
+  {EXPORTER_VICTIM}  victim   1 polluter      1         33.3%
+  {TICKET_VICTIM.ljust(len(EXPORTER_VICTIM))}  victim   1 polluter      4         16.7%
+  {BRITTLE.ljust(len(EXPORTER_VICTIM))}  brittle  1 state-setter  -         50.0%
 original + tuscan: 309 orders run (126 searching, 38 confirming, 145 classifying), \
 1159 test executions in T s; seed 5
   coverage of tuscan: 125 of 125 planned orders, 380 of 380 consecutive pairs (100.0%)
@@ -163,3 +169,45 @@ def test_partner_lines_name_the_first_few_then_say_how_many_more() -> None:
     brittle = ODFinding(test="t.py::test_b", kind="brittle", state_setter_groups=[group])
     assert partner_lines(brittle) == ["state-setter groups (1): (t.py::test_g1 then t.py::test_g2)"]
     assert named(["a"]) == "a" and named(["a", "b"], 1) == "a and 1 more"
+
+
+def test_summary_table_rows_for_every_kind_of_finding() -> None:
+    victim = ODFinding(
+        test="t.py::test_v",
+        kind="victim",
+        polluters=["t.py::test_p"],
+        polluter_groups=[["t.py::test_g1", "t.py::test_g2"]],
+        cleaners={"t.py::test_p": ["t.py::test_c"]},
+        flake_rate={"all": 0.25, "grouped": None, "reverse": None},
+        extras={"flake_rate_is_upper_bound": True},
+    )
+    budgeted = ODFinding(
+        test="t.py::test_w",
+        kind="victim",
+        polluters=["t.py::test_p"],
+        extras={"unfinished": {"cleaners": "not searched (budget)"}},
+    )
+    brittle = ODFinding(
+        test="t.py::test_b",
+        kind="brittle",
+        state_setters=["t.py::test_s"],
+        flake_rate={"all": 0.5, "grouped": None, "reverse": None},
+    )
+    unknown = ODFinding(test="t.py::test_u")
+    report = Report(
+        project="/p",
+        tests=["t.py::test_u", "t.py::test_b", "t.py::test_w", "t.py::test_v"],
+        od_tests=[victim, budgeted, brittle, unknown],
+        nd_tests=["t.py::test_nd"],
+        nio_tests=["t.py::test_nio"],
+        always_failing=["t.py::test_red"],
+    )
+    assert table_rows(report) == [
+        ("t.py::test_u", "not classified", "-", "-", "-"),
+        ("t.py::test_b", "brittle", "1 state-setter", "-", "50.0%"),
+        ("t.py::test_w", "victim", "1 polluter", "not searched", "-"),
+        ("t.py::test_v", "victim", "1 polluter, 1 polluter group", "1", "at most 25.0%"),
+        ("t.py::test_nio", "non-idempotent", "-", "-", "-"),
+        ("t.py::test_nd", "non-deterministic", "-", "-", "-"),
+        ("t.py::test_red", "always failing", "-", "-", "-"),
+    ]

@@ -47,6 +47,7 @@ from typing import Callable, Optional
 
 from orderdep.analysis.budget import UNFINISHED_KEY, Budget, BudgetedExecutor, BudgetExhausted
 from orderdep.analysis.classify_steps import (
+    CLEANERS_KEY,
     NOTES_KEY,
     PHASES,
     Counts,
@@ -61,7 +62,13 @@ from orderdep.analysis.classify_steps import (
     verify,
 )
 from orderdep.core.flakerate import DEFAULT_SAMPLES, flake_rates
-from orderdep.core.report import DETECT_COMMAND, FLAKE_RATE_KEYS, ODFinding, Report
+from orderdep.core.report import (
+    DETECT_COMMAND,
+    FLAKE_RATE_BOUND_KEY,
+    FLAKE_RATE_KEYS,
+    ODFinding,
+    Report,
+)
 from orderdep.core.suite import GroupLevel, Suite
 from orderdep.engine.executor import Executor
 from orderdep.errors import ReportError, UsageError
@@ -244,6 +251,15 @@ def fill_flake_rates(
     rng = random.Random(f"{seed}:{finding.test}")
     rates = flake_rates(finding.to_spec(), groups, rng, samples=samples)
     finding.flake_rate = {k: rates[k].rate if k in rates else None for k in FLAKE_RATE_KEYS}
+    # Cleaners found with one looked for per polluter: others may exist, and each would
+    # make more random orders pass, so the rates are upper bounds.
+    bound = finding.extras.get(CLEANERS_KEY) == "one per polluter" and any(
+        finding.cleaners.values()
+    )
+    if bound:
+        finding.extras[FLAKE_RATE_BOUND_KEY] = True
+    else:
+        finding.extras.pop(FLAKE_RATE_BOUND_KEY, None)
 
 
 # --- helpers ---------------------------------------------------------------------------

@@ -46,6 +46,9 @@ __all__ = ["load_json_file"]  # re-exported: readers of other files import it fr
 SCHEMA = "orderdep.report/1"
 FLAKE_RATE_KEYS: tuple[str, ...] = ("all", "grouped", "reverse")
 KINDS: tuple[str, ...] = ("victim", "brittle")
+#: Set (true) in a finding's JSON when its flake rates are upper bounds: they were
+#: computed from the cleaners found, and more may exist (one looked for per polluter).
+FLAKE_RATE_BOUND_KEY = "flake_rate_is_upper_bound"
 # The commands that write a report / fill in its classification (named in error messages).
 DETECT_COMMAND = "orderdep detect"
 CLASSIFY_COMMAND = "orderdep classify"
@@ -88,6 +91,12 @@ class ODFinding:
     @property
     def classified(self) -> bool:
         return self.kind is not None
+
+    @property
+    def flake_rate_is_upper_bound(self) -> bool:
+        """True when classification left cleaners unsearched, so a random order may pass
+        more often than the flake rates say."""
+        return self.extras.get(FLAKE_RATE_BOUND_KEY) is True
 
     def to_spec(self) -> ODSpec:
         """The finding as an :class:`ODSpec` (needs a kind: classify first)."""

@@ -23,13 +23,14 @@ from orderdep.shells.app import cli
 
 # Each module attaches its commands to ``cli``.
 from orderdep.shells.commands import (
+    debug_cmds,  # noqa: F401  (debug)
     detect_cmds,  # noqa: F401  (detect, flakerate)
     doctor_cmds,  # noqa: F401  (doctor)
     engine_cmds,  # noqa: F401  (collect, run)
     explain_cmds,  # noqa: F401  (classify, deps)
     pradet_cmds,  # noqa: F401  (pradet run|collect|refine|explain)
     regression_cmds,  # noqa: F401  (coverage, prioritize, select, parallelize, evaluate)
-    repair_cmds,  # noqa: F401  (debug, fix)
+    repair_cmds,  # noqa: F401  (fix)
     report_cmds,  # noqa: F401  (report)
     why_cmds,  # noqa: F401  (why)
 )

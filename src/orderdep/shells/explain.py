@@ -143,12 +143,7 @@ def partner_lines(finding: ODFinding) -> list[str]:
     rates = finding.flake_rate
     if rates.get("all") is not None:
         # With one cleaner looked for per polluter, others may exist: the rate is a bound.
-        bound = (
-            "at most "
-            if finding.extras.get("cleaners_searched") == "one per polluter"
-            and any(finding.cleaners.values())
-            else ""
-        )
+        bound = "at most " if finding.flake_rate_is_upper_bound else ""
         line = f"flake rate: {bound}{_percent(rates['all'])} of random orders"
         if rates.get("grouped") is not None:
             line += f", {bound}{_percent(rates['grouped'])} of orders keeping groups together"

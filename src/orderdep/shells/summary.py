@@ -15,11 +15,13 @@ from typing import Any, Optional
 from rich.console import Console
 from rich.text import Text
 
+from orderdep.analysis.budget import UNFINISHED_KEY
 from orderdep.core import replan
 from orderdep.core.outcomes import Outcome
 from orderdep.core.report import ODFinding, Report
 from orderdep.shells.explain import finding_lines, sentence
 from orderdep.shells.options import default_html, engine_flags
+from orderdep.shells.table import aligned
 
 #: ``command(test, order, label)``: the command that runs ``order``, in which ``test``
 #: ``label`` ("fails" or "passes").
@@ -94,6 +96,12 @@ def render_summary(
             out.line(f"    reproduce: {command(test, [test, test], 'fails')}")
     _listing(out, "non-deterministic (its outcome changed within one order)", report.nd_tests)
     _listing(out, "always failing (also alone)", report.always_failing, _lost_reasons(report))
+    rows = table_rows(report)
+    if rows:
+        out.line("summary:", "bold")
+        headers = ("test", "kind", "partners", "cleaners", "flake rate")
+        for line in aligned(headers, rows, indent="  "):
+            out.line(line)
     out.line(stats_line(report))
     for line in coverage_lines(report):
         out.line(line)
@@ -106,6 +114,55 @@ def render_summary(
         for step, what in next_steps:
             out.line(f"  {step}")
             out.line(f"      {what}")
+
+
+def table_rows(report: Report) -> list[tuple[str, str, str, str, str]]:
+    """One row per test the report flags, in suite order within each kind of row: OD
+    tests (kind, partners, cleaners, flake rate), then non-idempotent, non-deterministic
+    and always-failing tests."""
+    index = {t: i for i, t in enumerate(report.tests)}
+    rows = [
+        _od_row(f) for f in sorted(report.od_tests, key=lambda f: index.get(f.test, len(index)))
+    ]
+    for kind, tests in (
+        ("non-idempotent", report.nio_tests),
+        ("non-deterministic", report.nd_tests),
+        ("always failing", report.always_failing),
+    ):
+        rows += [(test, kind, "-", "-", "-") for test in tests]
+    return rows
+
+
+def _od_row(finding: ODFinding) -> tuple[str, str, str, str, str]:
+    marks = finding.extras.get(UNFINISHED_KEY)
+    marks = marks if isinstance(marks, dict) else {}
+    rate = finding.flake_rate.get("all")
+    shown_rate = "-" if rate is None else f"{rate * 100:.1f}%"
+    if rate is not None and finding.flake_rate_is_upper_bound:
+        shown_rate = f"at most {shown_rate}"
+    if finding.kind == "victim":
+        partners = _counts(
+            (len(finding.polluters), "polluter"), (len(finding.polluter_groups), "polluter group")
+        )
+        cleaners = {c for cs in finding.cleaners.values() for c in cs}
+        shown_cleaners = (
+            "not searched" if "cleaners" in marks else str(len(cleaners)) if cleaners else "none"
+        )
+    elif finding.kind == "brittle":
+        partners = _counts(
+            (len(finding.state_setters), "state-setter"),
+            (len(finding.state_setter_groups), "setter group"),
+        )
+        shown_cleaners = "-"
+    else:
+        return (finding.test, "not classified", "-", "-", shown_rate)
+    if "polluters" in marks or "state_setters" in marks:
+        partners += " (search unfinished)"
+    return (finding.test, finding.kind, partners, shown_cleaners, shown_rate)
+
+
+def _counts(*counts: tuple[int, str]) -> str:
+    return ", ".join(_n(n, word) for n, word in counts if n) or "none found"
 
 
 def next_commands(

@@ -158,3 +158,20 @@ def test_patches_fixes_pradet_and_evaluation_are_shown(tmp_path: Path) -> None:
     assert 'id="evaluation-table"' in text
     assert "<td>T1</td><td>prioritization</td>" in text
     assert ">100.0%</td>" in text and ">+10.0%</td>" in text  # reduction and slowdown
+
+
+def test_flake_rates_that_are_upper_bounds_are_marked(tmp_path: Path) -> None:
+    root = tmp_path / "bound"
+    v, w, p, c = (f"tests/test_x.py::test_{n}" for n in ("v", "w", "p", "c"))
+    rates = {"all": 0.25, "grouped": None, "reverse": None}
+    bounded = ODFinding(v, "victim", [p, v], [v], polluters=[p], cleaners={p: [c]})
+    bounded.flake_rate = dict(rates)
+    bounded.extras["flake_rate_is_upper_bound"] = True
+    exact = ODFinding(w, "victim", [p, w], [w], polluters=[p])
+    exact.flake_rate = {**rates, "all": 0.5}
+    report = Report(project=str(root.resolve()), tests=[v, w, p, c], od_tests=[bounded, exact])
+    save_report(root / ".orderdep" / "report.json", report)
+    text = render_html(gather(root))
+    check_page(text)
+    assert text.count("&le;&nbsp;25.0%") == 1
+    assert "&le;&nbsp;50.0%" not in text and ">50.0%<" in text

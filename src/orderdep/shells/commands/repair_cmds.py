@@ -1,4 +1,4 @@
-"""``orderdep debug`` and ``orderdep fix``: name the polluted state, offer verified patches."""
+"""``orderdep fix``: verified patches for OD tests, printed, written, and applied on request."""
 
 from __future__ import annotations
 
@@ -12,151 +12,35 @@ from typing import Any, Optional
 
 import click
 
-from orderdep.analysis.repair.debugger import DebugResult, RootInfo
 from orderdep.analysis.repair.fix import STRATEGY_CHOICES, FixResult, Repairer
 from orderdep.analysis.repair.patches import unified_diff
 from orderdep.analysis.repair.patchset import RANDOM_ORDERS, function_id, merged_changes, verify_set
-from orderdep.core.report import ODFinding, Report, load_report
+from orderdep.core.report import ODFinding, Report
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
+from orderdep.shells.commands.debug_cmds import (
+    REPORT_OPTION,
+    load_for,
+    progress_line,
+    report_file,
+    root_lines,
+)
 from orderdep.shells.commands.engine_cmds import open_engine
 from orderdep.shells.fixes_file import fix_entry, save_fixes
 from orderdep.shells.options import (
     CHECK_OPTION,
-    DEFAULT_REPORT,
     SEED,
     engine_flags,
     engine_options,
     html_report_line,
-    report_option,
 )
-from orderdep.shells.output import notice, set_result
+from orderdep.shells.output import set_result
+from orderdep.shells.table import aligned
 
 PATCH_DIR = "patches"  # next to the report (default PROJECT/.orderdep/patches)
 SET_PATCH = "patch-set.patch"  # every patch of the last run, verified together
-MAX_SHOWN_ROOTS = 20
-
-REPORT_OPTION = report_option("Classified report (default PROJECT/.orderdep/report.json).")
 
 
-def _notice(message: str) -> None:
-    notice(f"  .. {message}")
-
-
-def _report_file(project: Path, report: Optional[Path]) -> Path:
-    return report if report is not None else project / DEFAULT_REPORT
-
-
-def _load(project: Path, report: Optional[Path], required: bool) -> Optional[Report]:
-    path = _report_file(project, report)
-    if report is None and not path.exists() and not required:
-        return None
-    return load_report(path, project=str(project))
-
-
-# -- debug ---------------------------------------------------------------------------------
-def root_lines(root: RootInfo) -> list[str]:
-    """``name: change`` lines for one root (sub-path changes attach to the name)."""
-    out = []
-    for change in root.changes or ("differs",):
-        sep = "" if change.startswith(("[", ".")) else ": "
-        out.append(f"{root.name}{sep}{change}")
-    if root.aliases:
-        out[-1] += f" (also named {', '.join(root.aliases)})"
-    return out
-
-
-def debug_lines(result: DebugResult, project: Path, params: dict[str, Any]) -> list[str]:
-    test = result.test
-    lines = [f"debugging {test} ({result.kind})"]
-    f_word, p_word = "fails", "passes"
-    lines.append(f"failing order ({f_word}): {' -> '.join(result.failing_order)}")
-    lines.append(f"passing order ({p_word}): {' -> '.join(result.passing_order)}")
-    lines.append(
-        f"captured {result.captured} roots right before the test; "
-        f"{len(result.differing)} differ between the two orders:"
-    )
-    culprits = set(result.polluted or result.together)
-    label = "polluted" if result.kind == "victim" else "needed"
-    shown = sorted(result.differing, key=lambda r: r.name not in culprits)[:MAX_SHOWN_ROOTS]
-    for root in shown:
-        mark = f"{label:<9}" if root.name in culprits else " " * 9
-        for i, line in enumerate(root_lines(root)):
-            lines.append(f"  {mark if i == 0 else ' ' * 9} {line}")
-    if len(result.differing) > len(shown):
-        lines.append(f"  ... and {len(result.differing) - len(shown)} more")
-    if result.polluted:
-        effect = (
-            "makes it pass in the failing order"
-            if result.kind == "victim"
-            else "back to its value before the state-setter makes it fail in the passing order"
-        )
-        what = "putting its passing value back" if result.kind == "victim" else "putting it"
-        lines.append(f"{label}: {', '.join(result.polluted)} ({what} {effect})")
-    elif result.together:
-        lines.append(f"{label} together: {', '.join(result.together)} (no one of them alone)")
-    else:
-        lines.append(f"no {label} root found")
-    lines += [f"note: {n}" for n in result.notes]
-    for name, why in sorted(result.unrestorable.items()):
-        lines.append(f"note: could not restore {name}: {why}")
-    run = ["orderdep", "run", str(project), *engine_flags(params)]
-    if any(t.startswith("-") for t in result.failing_order):
-        run.append("--")
-    lines.append(f"reproduce: {shlex.join([*run, *result.failing_order])}")
-    return lines
-
-
-@cli.command()
-@engine_options
-@click.option("--test", "test", required=True, help="The OD test to debug.")
-@click.option(
-    "--polluter",
-    "polluters",
-    multiple=True,
-    help="Its polluter (a state-setter, for a brittle); repeat for a group, in order. "
-    "Default: from the report, else what runs before it in the original order.",
-)
-@REPORT_OPTION
-@CHECK_OPTION
-def debug(test: str, polluters: tuple[str, ...], report: Optional[Path], **params: Any) -> int:
-    """Name the shared state (roots) that makes an OD test fail.
-
-    Captures every root right before the test in its failing and passing orders, diffs
-    them, and restores the differing roots one at a time. Exit code 1 (the test is
-    order-dependent: a finding), whether or not a polluted root was named.
-    """
-    from orderdep.analysis.repair.debugger import debug as run_debug
-    from orderdep.analysis.repair.debugger import finding_for, orders_for
-
-    project: Path = params["project"].resolve()
-    data = _load(project, report, required=report is not None)
-    with open_engine(params, store=False) as engine:
-        engine.check([test, *polluters])
-        finding = finding_for(
-            engine, test, polluters, data.finding(test) if data is not None else None
-        )
-        kind, failing, passing = orders_for(finding)
-        result = run_debug(
-            engine,
-            test,
-            kind=kind,
-            failing_order=failing,
-            passing_order=passing,
-            progress=_notice,
-        )
-    lines = debug_lines(result, params["project"], params)
-    if result.found:
-        again = ["orderdep", "fix", str(params["project"]), "--test", test]
-        again += [a for p in polluters for a in ("--polluter", p)]
-        if report is not None:
-            again += ["--report", str(report)]
-        lines.append(f"repair: {shlex.join([*again, *engine_flags(params)])}")
-    click.echo("\n".join(lines))
-    return 1  # an order-dependent test, as detect says for its findings
-
-
-# -- fix -----------------------------------------------------------------------------------
 def patch_name(test: str, strategy: str = "auto") -> str:
     """A file name for ``test``'s patch: ``tests/test_a.py::T::t[1]`` ->
     ``tests_test_a.py__T__t_1_.patch``; a patch of one chosen ``--strategy`` (not auto)
@@ -336,29 +220,31 @@ def fix(
     project: Path = params["project"].resolve()
     if polluters and len(tests) != 1:
         raise UsageError("--polluter needs exactly one --test (the OD test it pollutes)")
-    data = _load(project, report, required=report is not None or not tests)
+    data = load_for(project, report, required=report is not None or not tests)
     selected = _select(data, tests, polluters)
     if not selected:
         click.echo("the report has no OD tests: nothing to fix")
         return 0
     missing = 0
     entries: dict[str, dict[str, Any]] = {}
-    patches = _report_file(project, report).resolve().parent / PATCH_DIR
+    patches = report_file(project, report).resolve().parent / PATCH_DIR
     by_function: dict[str, FixResult] = {}  # one patch per test function
     fixed: list[FixResult] = []
+    rows: list[tuple[str, str, str, str]] = []  # the closing table: test, kind, fix, lines
     with open_engine(params, store=False) as engine:
         engine.check([*(t for t, _ in selected), *polluters])
         repairer = Repairer(
             engine.config,
             engine,
             strategy=strategy,
-            progress=_notice,
+            progress=progress_line,
             full_suite=not no_suite_check,
             nd_tests=data.nd_tests if data is not None else (),
         )
         for test, found in selected:
             if data is not None and found is not None and found.kind is None and not polluters:
                 click.echo(f"skipping {test}: not classified; run `orderdep classify` first")
+                rows.append((test, "?", "skipped: not classified", "-"))
                 missing += 1
                 continue
             finding = finding_for(engine, test, polluters, found)
@@ -383,6 +269,7 @@ def fix(
                 patch.write_text(result.fix.diff, encoding="utf-8")
                 by_function[function] = result
                 fixed.append(result)
+            rows.append(table_row(result))
             entries[finding.test] = fix_entry(result, patch, patches.parent)
             lines = fix_lines(result, project, patch, params, report, [], polluters, apply_)
             click.echo("\n".join(lines))
@@ -391,6 +278,8 @@ def fix(
             if data is not None
             else None
         )
+        click.echo("summary:")
+        click.echo("\n".join(aligned(("test", "kind", "fix", "changed lines"), rows, "  ")))
         held = _check_set(repairer, project, fixed, by_function, seed, set_orders, unrepaired)
         set_file = patches / SET_PATCH
         set_file.unlink(missing_ok=True)  # an earlier run's set may no longer hold
@@ -411,12 +300,21 @@ def fix(
                 click.echo(f"all patches in one: {set_file}")
                 click.echo(f"apply them all: {cmds[0]}")
                 click.echo("\n".join(f"            or: {c}" for c in cmds[1:]))
-    save_fixes(_report_file(project, report).resolve().parent, entries)
+    save_fixes(report_file(project, report).resolve().parent, entries)
     set_result(fixes=entries, left=missing if apply_ else len(selected))
     if data is not None:
         click.echo(html_report_line(params["project"], report))
     # Exit codes as every command: 1 while an OD test is left in the files.
     return 1 if missing or not held or not apply_ else 0
+
+
+def table_row(result: FixResult) -> tuple[str, str, str, str]:
+    """The closing table's row of one OD test: its kind, the fix found (strategy and
+    what it changes) or that none was, and the lines the patch changes."""
+    fix = result.fix
+    if fix is None:
+        return (result.test, result.kind, "no verified fix (reasons above)", "-")
+    return (result.test, result.kind, f"{fix.strategy} (verified)", str(fix.size))
 
 
 def _check_set(
@@ -440,7 +338,7 @@ def _check_set(
     except UsageError as exc:
         click.echo(f"patch set: the patches do not apply together: {exc}")
         return False
-    _notice(f"verifying the {len(by_function)} patch(es) together")
+    progress_line(f"verifying the {len(by_function)} patch(es) together")
     check = verify_set(
         repairer.verifier, changes, targets, seed=seed, random_orders=orders, unrepaired=unrepaired
     )

@@ -13,8 +13,9 @@ from orderdep.analysis.why.explain import Explanation
 from orderdep.analysis.why.search import WhyResult
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
+from orderdep.shells.commands.debug_cmds import root_lines
 from orderdep.shells.commands.engine_cmds import open_engine, read_order_file
-from orderdep.shells.commands.repair_cmds import apply_commands, patch_name, root_lines
+from orderdep.shells.commands.repair_cmds import apply_commands, patch_name
 from orderdep.shells.options import (
     CHECK_OPTION,
     DEFAULT_REPORT,

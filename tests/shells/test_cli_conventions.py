@@ -5,6 +5,8 @@ paper references, commands grouped by workflow, the exit-code table in the READM
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,7 +26,8 @@ PAPER_WORDS = re.compile(r"§|paper|iFixFlakies|DTDetector|ODRepair|Tables? \d|F
 
 
 def commands(group: click.Group = cli, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
-    for name, command in sorted(group.commands.items()):
+    every = cli.load_all() if group is cli else group.commands
+    for name, command in sorted(every.items()):
         yield (*prefix, name)
         if isinstance(command, click.Group):
             yield from commands(command, (*prefix, name))
@@ -34,7 +37,7 @@ def command_of(path: tuple[str, ...]) -> click.Command:
     command: click.Command = cli
     for name in path:
         assert isinstance(command, click.Group)
-        command = command.commands[name]
+        command = cli.load_all()[name] if command is cli else command.commands[name]
     return command
 
 
@@ -92,7 +95,7 @@ def test_main_help_lists_commands_by_workflow(cli: CliRunner) -> None:
 
 
 def cli_commands() -> list[str]:
-    return sorted(cli.commands)
+    return sorted(cli.load_all())
 
 
 def test_readme_has_the_exit_code_table_for_every_command() -> None:
@@ -102,3 +105,22 @@ def test_readme_has_the_exit_code_table_for_every_command() -> None:
         assert f"`{name}" in table, name
     for code in ("| 0 |", "| 1 |", "| 2 |", "| 130 / 143 / 129 |"):
         assert code in table
+
+
+def test_a_command_imports_only_what_it_needs() -> None:
+    """Commands are imported on first use: `orderdep run` never loads the repair
+    machinery (libcst) nor PRADET's (networkx), which only `fix`/`pradet` need."""
+    script = (
+        "import sys\n"
+        "from orderdep.shells.cli import main\n"
+        "assert main(['run', '--help']) == 0\n"
+        "heavy = ['libcst', 'networkx', 'orderdep.analysis.repair.fix']\n"
+        "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
+        "assert main(['fix', '--help']) == 0\n"
+        "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stderr.splitlines()
+    assert out[-2] == "[]"
+    assert "libcst" in out[-1] and "orderdep.analysis.repair.fix" in out[-1]

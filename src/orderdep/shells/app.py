@@ -1,11 +1,17 @@
-"""The ``orderdep`` command group. Command modules attach their commands to ``cli``."""
+"""The ``orderdep`` command group. Command modules attach their commands to ``cli``; a
+module is imported when one of its commands is used (or listed), so ``orderdep why``
+does not pay for importing what ``orderdep fix`` needs."""
 
 from __future__ import annotations
+
+import importlib
+from typing import Optional
 
 import click
 
 from orderdep import __version__
 from orderdep.shells.config import ConfiguredGroup
+from orderdep.shells.output import add_output_options
 
 #: ``orderdep --help`` lists the commands under these headings, in this order (the
 #: workflow: find, explain, tolerate, repair); a command not named here goes under "more".
@@ -17,8 +23,52 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
+#: The module under ``orderdep.shells.commands`` that defines each command.
+COMMAND_MODULES: dict[str, str] = {
+    "detect": "detect_cmds",
+    "flakerate": "detect_cmds",
+    "pradet": "pradet_cmds",
+    "run": "engine_cmds",
+    "collect": "engine_cmds",
+    "doctor": "doctor_cmds",
+    "classify": "explain_cmds",
+    "deps": "explain_cmds",
+    "why": "why_cmds",
+    "debug": "debug_cmds",
+    "report": "report_cmds",
+    "prioritize": "regression_cmds",
+    "select": "regression_cmds",
+    "parallelize": "regression_cmds",
+    "coverage": "regression_cmds",
+    "evaluate": "regression_cmds",
+    "fix": "repair_cmds",
+}
+
+
 class WorkflowGroup(ConfiguredGroup):
-    """A group whose help lists its commands by workflow step (:data:`SECTIONS`)."""
+    """A group whose commands are imported on first use (:data:`COMMAND_MODULES`) and
+    whose help lists them by workflow step (:data:`SECTIONS`)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *COMMAND_MODULES})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> Optional[click.Command]:
+        module = COMMAND_MODULES.get(cmd_name)
+        if cmd_name not in self.commands and module is not None:
+            importlib.import_module(f"orderdep.shells.commands.{module}")
+        command = self.commands.get(cmd_name)
+        if command is not None:
+            add_output_options(command)  # --quiet and --json, declared once (idempotent)
+        return command
+
+    def load_all(self) -> dict[str, click.Command]:
+        """Every command, imported and ready (for listings, configuration and tests)."""
+        ctx = click.Context(self)
+        return {
+            name: cmd
+            for name in self.list_commands(ctx)
+            if (cmd := self.get_command(ctx, name)) is not None
+        }
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         commands = {

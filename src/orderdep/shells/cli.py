@@ -21,24 +21,6 @@ import click
 from orderdep.errors import OrderdepError, shown_path
 from orderdep.shells.app import cli
 
-# Each module attaches its commands to ``cli``.
-from orderdep.shells.commands import (
-    debug_cmds,  # noqa: F401  (debug)
-    detect_cmds,  # noqa: F401  (detect, flakerate)
-    doctor_cmds,  # noqa: F401  (doctor)
-    engine_cmds,  # noqa: F401  (collect, run)
-    explain_cmds,  # noqa: F401  (classify, deps)
-    pradet_cmds,  # noqa: F401  (pradet run|collect|refine|explain)
-    regression_cmds,  # noqa: F401  (coverage, prioritize, select, parallelize, evaluate)
-    repair_cmds,  # noqa: F401  (fix)
-    report_cmds,  # noqa: F401  (report)
-    why_cmds,  # noqa: F401  (why)
-)
-from orderdep.shells.output import add_output_options
-
-# --quiet and --json for every command, declared once.
-add_output_options(cli)
-
 #: Signals that stop orderdep the way Ctrl-C does, and their exit codes (128 + number).
 STOP_SIGNALS = {signal.SIGTERM: "SIGTERM", signal.SIGHUP: "SIGHUP"}
 

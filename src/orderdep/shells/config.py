@@ -204,7 +204,9 @@ def _commands(
     group: click.Group, path: tuple[str, ...] = ()
 ) -> list[tuple[tuple[str, ...], click.Command]]:
     out: list[tuple[tuple[str, ...], click.Command]] = []
-    for name, cmd in group.commands.items():
+    load_all = getattr(group, "load_all", None)  # the top group imports its commands lazily
+    every = load_all() if callable(load_all) else group.commands
+    for name, cmd in every.items():
         if isinstance(cmd, click.Group):
             out += _commands(cmd, (*path, name))
         else:
@@ -231,6 +233,8 @@ def default_map(group: click.Group, sources: list[Source]) -> dict[str, Any]:
         for key, raw in source.values.items():
             settings[key] = (source, raw, _value(source, key, raw))
     out: dict[str, Any] = {}
+    if not settings:
+        return out
     for path, cmd in _commands(group):
         ctx = click.Context(cmd, info_name=path[-1], resilient_parsing=True)
         params = {p.name: p for p in cmd.params if isinstance(p, click.Option)}

@@ -300,3 +300,23 @@ def test_printed_errors_name_a_fix_that_works(shop: Path, cli: CliRunner) -> Non
     # "not in the failing order" points at `orderdep collect`, which lists the real ids
     code, out, _ = cli("collect", shop)
     assert code == 0 and out.split() == IDS
+
+
+def test_last_reads_the_cache_dir_pytest_is_configured_with(
+    shop: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cache_dir` set in the ini file (relative to the rootdir), then run from a
+    subdirectory: --last finds the order where pytest put it, not in .pytest_cache."""
+    (shop / "pytest.ini").write_text("[pytest]\ncache_dir = build/pytest-cache\n")
+    run = pytest_run(shop, "-p", "no:randomly", "-p", "no:hypothesispytest", LOGIN, CACHE_EMPTY)
+    assert run.returncode == 1 and f"FAILED {CACHE_EMPTY}" in run.stdout
+    assert (shop / "build/pytest-cache/v/orderdep/last/main").is_file()
+    assert not (shop / ".pytest_cache").exists()
+    code, out, _ = cli("why", CACHE_EMPTY, shop, "--last", *FAST)
+    assert code == 0 and f"victim of: {LOGIN}" in out
+    # With the cache provider off, pytest recorded nothing: say so and what to do.
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest -p no:cacheprovider")
+    code, out, err = cli("why", CACHE_EMPTY, shop, "--last", *FAST)
+    assert code == 2 and out == ""
+    line = one_line(err)
+    assert "cannot find pytest's cache" in line and "pass --order-file" in line

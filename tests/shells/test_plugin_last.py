@@ -47,14 +47,14 @@ def hints(result: pytest.RunResult) -> list[str]:
 
 def test_each_run_records_its_order_and_failures(suite: pytest.Pytester) -> None:
     suite.runpytest("-p", "no:randomly").assert_outcomes(passed=3, failed=1)
-    (main,) = recorded_processes(suite.path)
+    (main,) = recorded_processes(suite.path / ".pytest_cache")
     assert main.process == "main"
     assert main.order == [POLLUTER, "test_a.py::test_other", VICTIM, "test_b.py::test_more"]
     assert main.failed == [VICTIM]
     assert recorded_order([main], VICTIM) == [POLLUTER, "test_a.py::test_other", VICTIM]
     # the next run replaces it
     suite.runpytest("-p", "no:randomly", "test_b.py").assert_outcomes(passed=2)
-    (main,) = recorded_processes(suite.path)
+    (main,) = recorded_processes(suite.path / ".pytest_cache")
     assert main.order == [VICTIM, "test_b.py::test_more"] and main.failed == []
 
 
@@ -62,11 +62,11 @@ def test_recording_can_be_switched_off(suite: pytest.Pytester) -> None:
     suite.makeini("[pytest]\norderdep_record_last = false\n")
     suite.runpytest("-p", "no:randomly").assert_outcomes(passed=3, failed=1)
     with pytest.raises(UsageError, match="no recorded run"):
-        recorded_processes(suite.path)
+        recorded_processes(suite.path / ".pytest_cache")
     suite.makeini("[pytest]\n")
     suite.runpytest("-p", "no:randomly", "-p", "no:cacheprovider")
     with pytest.raises(UsageError, match="no recorded run"):
-        recorded_processes(suite.path)
+        recorded_processes(suite.path / ".pytest_cache")
 
 
 def test_a_failing_shuffled_run_ends_with_the_why_command(suite: pytest.Pytester) -> None:
@@ -106,7 +106,7 @@ def test_no_hint_in_a_green_run_or_an_unshuffled_one(suite: pytest.Pytester) -> 
 def test_xdist_workers_record_their_own_orders(suite: pytest.Pytester) -> None:
     result = suite.runpytest_subprocess("-p", "no:randomly", "-n", "2", "--dist", "loadfile")
     result.assert_outcomes(passed=4)
-    processes = recorded_processes(suite.path)
+    processes = recorded_processes(suite.path / ".pytest_cache")
     assert sorted(p.process for p in processes) == ["gw0", "gw1"]
     assert len({p.run for p in processes}) == 1
     assert sorted(t for p in processes for t in p.order) == sorted(

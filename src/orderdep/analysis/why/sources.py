@@ -36,7 +36,8 @@ SEEDED = {
         ["-p", "no:randomly"],
     ),
 }
-LAST_DIR = Path(".pytest_cache") / "v" / "orderdep" / "last"
+#: Where, under pytest's cache directory, the plugin keeps the last run's orders.
+LAST_DIR = Path("v") / "orderdep" / "last"
 
 
 def junit_file_order(path: Path, suite_ids: Sequence[str], test: str) -> list[str]:
@@ -84,9 +85,38 @@ def seeded_order(config: EngineConfig, plugin: str, seed: int) -> list[str]:
     return [line for line in proc.stdout.splitlines() if "::" in line and " " not in line]
 
 
-def recorded_processes(project: Path) -> list[RecordedProcess]:
-    """The processes of the last run the plugin recorded in ``project``'s pytest cache."""
-    folder = project / LAST_DIR
+def pytest_cache_dir(config: EngineConfig) -> Path:
+    """The cache directory pytest uses in the project (its ``cache_dir`` ini option,
+    relative to the rootdir), as pytest itself reports it (``--cache-show``, which
+    collects nothing)."""
+    cmd = [config.python, "-m", "pytest", *config.pytest_args, "--cache-show", "orderdep/*"]
+    if config.rootdir:
+        cmd += ["--rootdir", config.rootdir]
+    proc = subprocess.run(
+        cmd, cwd=config.project, capture_output=True, text=True, env=config.child_env({})
+    )
+    lines = proc.stdout.splitlines()
+    found = {
+        key: line.split(":", 1)[1].strip()
+        for line in lines
+        for key in ("cachedir", "rootdir")
+        if line.startswith(f"{key}: ")
+    }
+    if "cachedir" not in found:
+        last = ((proc.stdout + proc.stderr).strip().splitlines() or ["no output"])[-1]
+        raise UsageError(
+            f"cannot find pytest's cache in {shown_path(config.project)!r} (pytest "
+            f"--cache-show said: {last}); --last needs pytest's cache provider on, "
+            "else pass --order-file"
+        )
+    cache = Path(found["cachedir"]).expanduser()
+    rootdir = Path(found.get("rootdir", config.rootdir or config.project))
+    return cache if cache.is_absolute() else Path(config.project) / rootdir / cache
+
+
+def recorded_processes(cache_dir: Path) -> list[RecordedProcess]:
+    """The processes of the last run the plugin recorded in the pytest cache ``cache_dir``."""
+    folder = cache_dir / LAST_DIR
     entries = []
     for path in sorted(folder.glob("*")) if folder.is_dir() else []:
         try:
@@ -104,5 +134,6 @@ def recorded_processes(project: Path) -> list[RecordedProcess]:
     return processes
 
 
-def last_order(project: Path, test: str) -> list[str]:
-    return recorded_order(recorded_processes(project), test)
+def last_order(config: EngineConfig, test: str) -> list[str]:
+    """The order of the last recorded run in which ``test`` ran."""
+    return recorded_order(recorded_processes(pytest_cache_dir(config)), test)

@@ -72,7 +72,7 @@ def failing_order(
     if random_order_seed is not None:
         config = engine_config(params)
         return source, sources.seeded_order(config, "random-order", random_order_seed)
-    return source, sources.last_order(Path(params["project"]), test)
+    return source, sources.last_order(engine_config(params), test)
 
 
 def run_line(project: Path, params: dict[str, Any], order: Sequence[str]) -> str:

@@ -25,7 +25,9 @@ seed alone, whatever ``jobs`` is.
 
 ``budget_seconds`` and ``max_orders`` bound the search: it stops before a batch that
 would start past the budget or exceed the order count (the orders in flight finish), and
-records ``stopped_early`` in the report's stats. Suspects found up to then are still
+records ``stopped_early`` in the report's stats. When the strategies finish inside a
+budget, what is left goes to orders for dependencies on several tests
+(:mod:`orderdep.analysis.higher_order`). Suspects found up to then are still
 confirmed (about ``2 * (confirm_runs + 1)`` orders each, fewer with earlier evidence).
 """
 
@@ -41,6 +43,7 @@ from typing import Callable, Optional
 from orderdep.analysis.budget import UNFINISHED_KEY, BudgetExhausted, unfinished
 from orderdep.analysis.confirm import OrderRunner, RunLog, RunSource, confirm_in_chunks
 from orderdep.analysis.estimate import TUSCAN_EXCESS, Cost, Pace, per_od_test
+from orderdep.analysis.higher_order import spend_leftover
 from orderdep.analysis.search import DetectProgress, ProgressCallback, Search
 from orderdep.core import orders as gen
 from orderdep.core.changed import changed_pair_count, changed_pair_orders
@@ -241,6 +244,11 @@ def detect(
             run = search.run_stream(strategy, rotated, len(planned))
             next_order[strategy] = (first + run) % max(1, len(planned))
     search.cover_missing_pairs()
+    # Budget left after the strategies: orders for dependencies on several tests, which
+    # end at the budget by design (not "stopped early" unless interrupted).
+    finished = not search.stopped
+    used += spend_leftover(search, suite.ids, groups, random.Random(f"{seed}/leftover"))
+    early = search.stopped and not (finished and search.stop_reason == "budget")
     search_orders, search_executions = runner.orders_run, runner.executions
 
     def confirming(_result: OrderResult) -> None:
@@ -270,8 +278,8 @@ def detect(
         seed=seed,
         strategies=used,
         extras={
-            "stopped_early": search.stopped,
-            "stop_reason": search.stop_reason,
+            "stopped_early": early,
+            "stop_reason": search.stop_reason if early else None,
             "search_orders": search_orders,
             "search_executions": search_executions,
             "confirm_runs": confirm_runs,

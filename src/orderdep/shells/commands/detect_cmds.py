@@ -230,7 +230,8 @@ class DetectDisplay:
     metavar="SECONDS",
     help="Time for the whole command: search, confirmation and (with --classify) "
     "classification and flake rates, most valuable first. When it runs out (or on Ctrl-C) "
-    "the report says what is unfinished; rerunning the same command resumes. Default: no "
+    "the report says what is unfinished; rerunning the same command resumes. Search time "
+    "the strategies leave goes to orders for dependencies on several tests. Default: no "
     "limit, except that tuscan is chosen only if it fits an hour.",
 )
 @click.option(

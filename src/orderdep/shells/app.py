@@ -40,7 +40,7 @@ COMMAND_MODULES: dict[str, str] = {
     "select": "regression_cmds",
     "parallelize": "regression_cmds",
     "coverage": "regression_cmds",
-    "evaluate": "regression_cmds",
+    "evaluate": "evaluate_cmds",
     "fix": "repair_cmds",
 }
 

@@ -20,20 +20,15 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from orderdep.analysis.pradet.datadeps import explain as explain_access
 from orderdep.analysis.pradet.pipeline import (
     DEFAULT_ALONE_RUNS,
-    Collected,
-    PradetResult,
     load_collected,
-    merge_report,
     refine_collected,
     run_pradet,
     save_collected,
 )
 from orderdep.analysis.pradet.pipeline import collect as run_collect
 from orderdep.analysis.pradet.refine import RefineProgress
-from orderdep.core.report import Report, load_report, save_report
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
-from orderdep.shells.commands.detect_cmds import reproduce_command
 from orderdep.shells.commands.engine_cmds import open_engine, read_order_file
 from orderdep.shells.options import (
     CHECK_OPTION,
@@ -43,14 +38,12 @@ from orderdep.shells.options import (
     Seconds,
     count,
     engine_options,
-    html_report_line,
     report_option,
 )
 from orderdep.shells.output import notice, stderr_console
+from orderdep.shells.pradet_summary import collection_lines, finish
 
 DEFAULT_GRAPH = Path(".orderdep") / "pradet.json"
-SHOWN_ROOTS = 5
-SHOWN_DEPS = 20
 
 
 class _RunByDefault(click.Group):
@@ -203,97 +196,6 @@ class _Progress:
         self.bar.update(self.task, completed=p.tested, total=p.total, found=p.manifest)
 
 
-def _load_existing(path: Path, project: Path) -> Optional[Report]:
-    return load_report(path, project=str(project)) if path.exists() else None
-
-
-# -- the summary ---------------------------------------------------------------------------
-def _collection_lines(collected: Collected) -> list[str]:
-    runs = len(collected.collections)
-    wall = sum(c.wall_seconds for c in collected.collections)
-    names = [c.source for c in collected.collections]
-    sources = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
-    if collected.seed is not None:
-        sources += f"; seed {collected.seed}"
-    lines = [
-        f"PRADET: {len(collected.tests)} tests; reference order: {collected.reference}",
-        f"collection: {runs} probed run(s) ({sources}), "
-        f"{collected.executions} test executions, {wall:.1f}s",
-    ]
-    top = collected.most_written(SHOWN_ROOTS)
-    if top:
-        lines.append("roots with most writers:")
-        for root, writers, value in top:
-            about = f"  = {value}" if value else ""
-            lines.append(f"  {writers:>4} writer(s)  {root}{about}")
-    deps = collected.data_dependencies()
-    pairs = {(d["dependent"], d["dependee"]) for d in deps}
-    per = ", ".join(
-        f"{c.source} {sum(1 for d in deps if d['source'] == c.source)}"
-        for c in collected.collections
-    )
-    lines.append(f"data dependencies: {len(pairs)} test pairs ({per})")
-    return lines
-
-
-def _result_lines(
-    result: PradetResult, params: dict[str, Any], report: Optional[Path]
-) -> list[str]:
-    refined = result.refined
-    lines = [
-        f"refinement: {refined.orders_run} schedule(s), {refined.executions} test executions; "
-        f"{len(refined.removed)} removed, {len(refined.untestable)} untestable"
-        + (f", {len(refined.untested)} not tested (budget)" if refined.untested else ""),
-    ]
-    manifest = result.manifest
-    conditional = len(result.evidence) - len(manifest)
-    extra = []
-    if conditional:
-        extra.append(f"{conditional} conditional")
-    if result.unconfirmed:
-        extra.append(f"{len(result.unconfirmed)} not reproduced")
-    note = f" ({', '.join(extra)})" if extra else ""
-    lines.append(f"manifest dependencies confirmed: {len(manifest)}{note}")
-    if result.flaky:
-        lines.append(f"non-deterministic, dependencies dropped: {', '.join(result.flaky)}")
-    for e in manifest[:SHOWN_DEPS]:
-        m = e.dependency
-        verb = "fails after" if m.kind == "victim" else "needs"
-        via = f"  via {', '.join(m.roots)}" if m.roots else ""
-        lines.append(f"  {m.kind:<7}  {m.dependent}  {verb}  {m.dependee}{via}")
-        note_text = f"failing order of {m.dependent} (orderdep pradet)"
-        order = list(m.failing_order)
-        command = reproduce_command(params, m.dependent, order, note_text, report)
-        lines.append(f"           reproduce: {command}")
-    if len(manifest) > SHOWN_DEPS:
-        lines.append(f"  ... and {len(manifest) - SHOWN_DEPS} more (see the report)")
-    ex = result.executions
-    parts = ", ".join(f"{k} {v}" for k, v in ex.items() if k != "total")
-    lines.append(f"executions: {ex['total']} in total ({parts}) in {result.wall_seconds:.1f}s")
-    return lines
-
-
-def _deps_command(params: dict[str, Any], report: Optional[Path]) -> str:
-    parts = ["orderdep", "deps", str(params["project"])]
-    if report is not None:
-        parts += ["--report", str(report)]
-    return shlex.join(parts)
-
-
-def _finish(
-    result: PradetResult, params: dict[str, Any], report: Optional[Path], path: Path
-) -> int:
-    merged = merge_report(_load_existing(path, Path(params["project"]).resolve()), result)
-    save_report(path, merged)
-    for line in _result_lines(result, params, report):
-        click.echo(line)
-    click.echo(f"report: {path}")
-    click.echo(html_report_line(Path(params["project"]), report))
-    if result.manifest:
-        click.echo(f"write the dependencies file: {_deps_command(params, report)}")
-    return 1 if result.manifest else 0
-
-
 # -- the commands --------------------------------------------------------------------------
 @pradet.command("run")
 @engine_options
@@ -345,9 +247,9 @@ def run_cmd(
             budget_seconds=budget,
         )
     save_collected(graph_path, result.collected)
-    for line in _collection_lines(result.collected):
+    for line in collection_lines(result.collected):
         click.echo(line)
-    return _finish(result, params, report, report_path)
+    return finish(result, params, report, report_path)
 
 
 @pradet.command("collect")
@@ -383,7 +285,7 @@ def collect_cmd(
             jobs=params["jobs"],
         )
     save_collected(graph_path, collected)
-    for line in _collection_lines(collected):
+    for line in collection_lines(collected):
         click.echo(line)
     click.echo(f"collection: {graph_path}")
     parts = ["orderdep", "pradet", "refine", str(params["project"])]
@@ -428,9 +330,9 @@ def refine_cmd(
             notice=progress.notice,
             deadline=deadline,
         )
-    for line in _collection_lines(collected):
+    for line in collection_lines(collected):
         click.echo(line)
-    return _finish(result, params, report, report_path)
+    return finish(result, params, report, report_path)
 
 
 @pradet.command("explain")

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from orderdep.analysis.repair.debugger import RootInfo, ValueView, debug
-from orderdep.analysis.repair.fix import Repairer, rank_cleaners, read_function
+from orderdep.analysis.repair.fix import Repairer
+from orderdep.analysis.repair.sources import rank_cleaners, read_function
 from orderdep.analysis.repair.module_names import ModuleNames
 from orderdep.analysis.repair.probe_roots import (
     fill_in_place,

@@ -109,6 +109,14 @@ def polluter_candidates(
 
 
 # -- ranking and verification -----------------------------------------------------------
+def root_cause_rank(cand: Candidate) -> int:
+    """0 for a fix at the root cause (a polluter or its fixture cleans up after itself, a
+    shared fixture is no longer shared), 1 for an autouse fixture making every test of a
+    directory clean up, 2 for a change to the OD test (the fallback)."""
+    edits = {i.edit for i in cand.insertions}
+    if cand.strategy == "polluter" or "narrow" in edits:
+        return 0
+    return 1 if "autouse" in edits else 2
 
 
 def combine(
@@ -148,13 +156,13 @@ def placed(cand: Candidate, method: str) -> Candidate:
     )
 
 
-def _short(test: str) -> str:
+def short_name(test: str) -> str:
     """A test's function name with its class (``TestA.test_b``), for comments."""
     _, classes, name = function_path(test)
     return ".".join([*classes, name])
 
 
-def _friendly(root: str) -> str:
+def friendly(root: str) -> str:
     """A root's name as a comment says it: ``fixture graph``, ``$HOME``, ``the cache of
     app.settings``."""
     kind, _, rest = root.partition(":")
@@ -173,13 +181,15 @@ def comment_for(
     cand: Candidate, ins: Insertion, finding: ODFinding, kind: str, roots: Sequence[str]
 ) -> str:
     """One line for the patch saying what state it resets and why."""
-    what = ", ".join(_friendly(r) for r in roots) or "shared state"
+    what = ", ".join(friendly(r) for r in roots) or "shared state"
     partners = finding.polluters or [m for g in finding.polluter_groups for m in g]
     if kind == "brittle":
         partners = finding.state_setters or [m for g in finding.state_setter_groups for m in g]
-    first = _short(partners[0]) if partners else ""
+    first = short_name(partners[0]) if partners else ""
     if ins.test != finding.test:  # a polluter's own clean-up
-        return f"Undo this test's change to {what} when it ends ({_short(finding.test)} needs it)."
+        return (
+            f"Undo this test's change to {what} when it ends ({short_name(finding.test)} needs it)."
+        )
     if kind == "brittle":
         return "Set up the state this test needs" + (f" (as {first} does)." if first else ".")
     earlier = f"an earlier test ({first})" if first else "an earlier test"

@@ -17,7 +17,6 @@ import pytest
 
 from orderdep.analysis.repair.debugger import RootInfo, ValueView, debug
 from orderdep.analysis.repair.fix import Repairer
-from orderdep.analysis.repair.sources import rank_cleaners, read_function
 from orderdep.analysis.repair.module_names import ModuleNames
 from orderdep.analysis.repair.probe_roots import (
     fill_in_place,
@@ -33,6 +32,7 @@ from orderdep.analysis.repair.root_statements import (
     guard_statements,
     restore_statements,
 )
+from orderdep.analysis.repair.sources import rank_cleaners, read_function
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine

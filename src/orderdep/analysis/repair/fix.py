@@ -203,7 +203,7 @@ class Repairer:
         target = target_for(finding, kind, failing, passing)
         result = FixResult(finding.test, kind, target=target)
         candidates: list[Candidate] = []
-        if any(s in self.strategies for s in ("generated", "restore", "polluter")):
+        if any(s in self.strategies for s in ("generated", "restore", "polluter", "fixture")):
             self.progress(f"debugging {finding.test}")
             try:
                 result.debug = debug(

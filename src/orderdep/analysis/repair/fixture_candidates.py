@@ -84,6 +84,9 @@ def narrow_candidates(project: Path, finding: ODFinding) -> list[Candidate]:
                 Insertion(d.node_id, (), comment=why if d is fixture else None, edit="narrow")
                 for d in narrowed
             ]
+            for i, d in enumerate(narrowed[1:], 1):  # pytest refuses a wider requester
+                note = f"Function scope (was {d.scope}): it requests fixture {fixture.name}."
+                ins[i] = Insertion(d.node_id, (), comment=note, edit="narrow")
             names = ", ".join(d.name for d in narrowed)
             if any(c.description.endswith(f" {names}") for c in out):
                 continue

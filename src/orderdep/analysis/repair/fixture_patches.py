@@ -14,6 +14,7 @@ Both are :class:`~orderdep.analysis.repair.patches.Insertion` s with another ``e
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Optional
 
@@ -22,9 +23,13 @@ import libcst as cst
 from orderdep.analysis.repair.import_lifting import add_imports
 from orderdep.errors import UsageError
 
+COMMENT_WIDTH = 88
 
-def _comment(text: Optional[str]) -> list[cst.EmptyLine]:
-    return [cst.EmptyLine(comment=cst.Comment(f"# {text}"))] if text else []
+
+def comment_lines(text: Optional[str], indent: int = 0) -> list[cst.EmptyLine]:
+    """``text`` as comment lines that fit in :data:`COMMENT_WIDTH` columns."""
+    lines = textwrap.wrap(text or "", COMMENT_WIDTH - indent - 2)
+    return [cst.EmptyLine(comment=cst.Comment(f"# {line}")) for line in lines]
 
 
 def _is_fixture(deco: cst.Decorator) -> Optional[cst.BaseExpression]:
@@ -69,7 +74,7 @@ class _Narrower(cst.CSTTransformer):
                 decorators[i] = deco.with_changes(decorator=expr.func)
         if not self.found:
             return updated
-        lead = [*updated.leading_lines, *_comment(self.comment)]
+        lead = [*updated.leading_lines, *comment_lines(self.comment)]
         return updated.with_changes(decorators=decorators, leading_lines=lead)
 
 
@@ -106,7 +111,7 @@ def add_autouse(
     assert isinstance(inner, cst.IndentedBlock)
     first = inner.body[0]
     inner = inner.with_changes(
-        body=[first.with_changes(leading_lines=_comment(comment)), *inner.body[1:]]
+        body=[first.with_changes(leading_lines=comment_lines(comment, 4)), *inner.body[1:]]
     )
     module = cst.parse_module(source) if source.strip() else cst.Module([])
     blank = [cst.EmptyLine(), cst.EmptyLine()] if module.body else []

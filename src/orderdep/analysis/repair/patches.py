@@ -23,7 +23,12 @@ from typing import Optional
 
 import libcst as cst
 
-from orderdep.analysis.repair.fixture_patches import add_autouse, has_function, narrow_scope
+from orderdep.analysis.repair.fixture_patches import (
+    add_autouse,
+    comment_lines,
+    has_function,
+    narrow_scope,
+)
 from orderdep.analysis.repair.import_lifting import add_imports, liftable
 from orderdep.analysis.repair.unittest_patches import adapt_statements, is_testcase
 from orderdep.core.suite import split_node_id
@@ -180,8 +185,8 @@ class _Inserter(cst.CSTTransformer):
         new = _parse_statements([s for s in code if s not in lifted], self.double)
         first = new[0] if new else None
         if ins.comment and isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            line = cst.EmptyLine(comment=cst.Comment(f"# {ins.comment}"))
-            new[0] = first.with_changes(leading_lines=[line, *first.leading_lines])
+            lines = comment_lines(ins.comment, 4 * (len(self.classes) + 1))
+            new[0] = first.with_changes(leading_lines=[*lines, *first.leading_lines])
         existing = [cst.Module([]).code_for_node(s).strip() for s in stmts[at : at + len(new)]]
         if existing != [cst.Module([]).code_for_node(s).strip() for s in new]:
             stmts[at:at] = new  # not already there: inserting twice would repeat the fix

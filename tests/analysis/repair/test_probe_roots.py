@@ -25,7 +25,8 @@ from orderdep.analysis.repair.probe_roots import (
     sysmodule_root,
     watched_modules,
 )
-from orderdep.analysis.repair.resets import excess_literals, find_value_methods
+from orderdep.analysis.repair.reset_calls import excess_literals
+from orderdep.analysis.repair.resets import find_value_methods
 from orderdep.analysis.repair.root_statements import (
     attribute_restores,
     desc_literal,

@@ -12,7 +12,7 @@ Strategies, each producing :class:`~orderdep.analysis.repair.patches.Insertion` 
     rest (:mod:`~orderdep.analysis.repair.cleaners`).
 ``generated``
     ODRepair's Generator (003 §3.2): the Debugger names the polluted root, the
-    reset-method finder and literal miner (:mod:`~orderdep.analysis.repair.resets`)
+    reset-method finder and literal miner (:mod:`.resets`, :mod:`.reset_calls`)
     propose call sequences, the ones that work are minimised and inserted likewise.
 ``restore``
     Put the polluted root back to its passing value at the start of the OD test, in

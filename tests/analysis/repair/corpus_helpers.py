@@ -74,6 +74,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_store.py::test_count_rows": (
             "victim", "tests/test_store.py::test_raw_query"),
     },
+    "fixture_module_router_brittle": {
+        "tests/test_router.py::test_dispatch_index": (
+            "brittle", "tests/test_router.py::test_add_index"),
+    },
     "import_time_config": {
         "tests/test_level.py::test_default_level": (
             "victim", "tests/test_level.py::test_level_from_env"),

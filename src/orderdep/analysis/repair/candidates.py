@@ -191,7 +191,12 @@ def comment_for(
             f"Undo this test's change to {what} when it ends ({short_name(finding.test)} needs it)."
         )
     if kind == "brittle":
-        return "Set up the state this test needs" + (f" (as {first} does)." if first else ".")
+        undone = cand.description.endswith(("undone when it ends", "through monkeypatch"))
+        return (
+            "Set up the state this test needs"
+            + (f" (as {first} does)" if first else "")
+            + ("; it is put back when the test ends." if undone else ".")
+        )
     earlier = f"an earlier test ({first})" if first else "an earlier test"
     if cand.strategy == "cleaner":
         return f"Clean up what {earlier} may leave behind."

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 
 from orderdep.analysis.repair.candidates import Candidate
 from orderdep.analysis.repair.debugger import RootInfo
 from orderdep.analysis.repair.generated import Screen
+from orderdep.analysis.repair.module_names import ModuleNames
 from orderdep.analysis.repair.patches import FIXTURE_PARAMS, Insertion, insertion
+from orderdep.analysis.repair.root_statements import guard_statements
 from orderdep.analysis.repair.scoping import scope_statements
 from orderdep.analysis.repair.sources import (
     FunctionSource,
@@ -103,5 +105,30 @@ def cleaner_candidates(
                 )
                 out.append(Candidate("cleaner", how, [ins], leaks=True))
                 continue
+            guarded = _guarded(ins, culprits, victim)
+            if guarded is not None:
+                out.append(Candidate("cleaner", f"{how}, undone when it ends", [guarded]))
+                out.append(Candidate("cleaner", how, [ins], leaks=True))
+                continue
         out.append(Candidate("cleaner", how, [ins]))
     return out
+
+
+def _guarded(
+    ins: Insertion, roots: Sequence[RootInfo], victim: FunctionSource
+) -> Optional[Insertion]:
+    """``ins`` (a state-setter's writes into a brittle) preceded by statements that save
+    the roots it needs and put them back when the test ends, so the state it sets up does
+    not reach the tests after it; None when a root cannot be saved that way."""
+    if not roots:
+        return None
+    names = ModuleNames.parse(victim.source, victim.module)
+    stmts: list[str] = []
+    fixtures: list[str] = []
+    for root in roots:
+        alts = guard_statements(root, names, victim.module)
+        if not alts:
+            return None
+        stmts += alts[0][0]
+        fixtures += alts[0][1]
+    return insertion(ins.test, [*stmts, *ins.statements], [*fixtures, *ins.fixtures])

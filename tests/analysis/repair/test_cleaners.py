@@ -1,0 +1,38 @@
+"""A state-setter's writes transplanted into a brittle, undone when the brittle ends."""
+
+from __future__ import annotations
+
+from orderdep.analysis.repair.cleaners import _guarded
+from orderdep.analysis.repair.debugger import RootInfo, ValueView
+from orderdep.analysis.repair.patches import insertion
+from orderdep.analysis.repair.sources import FunctionSource
+
+SOURCE = "import routes\n\n\ndef test_dispatch(router):\n    assert router.dispatch('/')\n"
+BRITTLE = FunctionSource(
+    "tests/test_r.py::test_dispatch", "tests/test_r.py", "tests.test_r", SOURCE,
+    ["assert router.dispatch('/')"], ["router"], "",
+)  # fmt: skip
+
+
+def root(kind: str, **meta: object) -> RootInfo:
+    value = ValueView(True, ["obj", "Router", []], None, "Router")
+    return RootInfo(f"{kind}:x", kind, value, value, **meta)  # type: ignore[arg-type]
+
+
+def test_the_needed_fixture_value_is_saved_first_and_put_back_after() -> None:
+    setter = insertion(BRITTLE.test, ["router.add('/', index)"], ["router"])
+    guarded = _guarded(setter, [root("fixture", fixture="router")], BRITTLE)
+    assert guarded is not None
+    assert guarded.statements == (
+        "import copy",
+        "saved = copy.deepcopy(vars(router))",
+        "request.addfinalizer(lambda: (vars(router).clear(), vars(router).update(saved)))",
+        "router.add('/', index)",
+    )
+    assert guarded.fixtures == ("request", "router")
+
+
+def test_no_guard_without_a_known_root_or_for_one_that_cannot_be_saved() -> None:
+    setter = insertion(BRITTLE.test, ["router.add('/', index)"], ["router"])
+    assert _guarded(setter, [], BRITTLE) is None
+    assert _guarded(setter, [root("other")], BRITTLE) is None

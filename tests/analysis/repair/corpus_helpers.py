@@ -78,6 +78,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_router.py::test_dispatch_index": (
             "brittle", "tests/test_router.py::test_add_index"),
     },
+    "xunit_setup_module_file": {
+        "tests/test_notes.py::test_first_note_only": (
+            "victim", "tests/test_notes.py::test_add_note"),
+    },
     "import_time_config": {
         "tests/test_level.py::test_default_level": (
             "victim", "tests/test_level.py::test_level_from_env"),

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from tests.engine.conftest import write_files
 
-from orderdep.analysis.repair.fixture_candidates import narrow_candidates
+from orderdep.analysis.repair.fixture_candidates import narrow_candidates, setup_function_candidates
 from orderdep.analysis.repair.fixture_defs import FixtureIndex, parse_fixtures
 from orderdep.core.report import ODFinding
 
@@ -105,3 +106,37 @@ def test_narrowing_a_shared_session_fixture_narrows_its_wide_requesters(tmp_path
         ("tests/conftest.py::catalog", "narrow"),
         ("tests/conftest.py::on_class", "narrow"),
     ]
+
+
+XUNIT = """
+from .context import setup_module{extra}
+
+
+def test_change():
+    pass
+
+
+def test_read():
+    pass
+"""
+
+
+@pytest.mark.parametrize(("extra", "offered"), [("", True), (", setup_function", False)])
+def test_setup_module_runs_before_every_test_unless_setup_function_is_imported(
+    tmp_path: Path, extra: str, offered: bool
+) -> None:
+    write_files(tmp_path, {"tests/test_x.py": XUNIT.format(extra=extra)})
+    finding = ODFinding(
+        "tests/test_x.py::test_read", "victim", polluters=["tests/test_x.py::test_change"]
+    )
+    cands = setup_function_candidates(tmp_path, finding)
+    assert bool(cands) == offered
+    if offered:
+        (ins,) = cands[0].insertions
+        assert (ins.test, ins.statements, ins.edit) == (
+            "tests/test_x.py::setup_function",
+            ("setup_module()",),
+            "setup_function",
+        )
+    other = ODFinding("tests/test_x.py::test_read", "victim", polluters=["tests/test_y.py::t"])
+    assert setup_function_candidates(tmp_path, other) == []  # another module: set up apart

@@ -144,3 +144,13 @@ def test_a_new_section_gets_its_blank_line() -> None:
     assert "    from pytest import MonkeyPatch\n" in apply_insertion(source, ins)
     ins = Insertion("t.py::test_a", ("import pytest", "pytest.skip"))
     assert apply_insertion(source, ins).startswith("import json\n\nimport pytest\n\n\ndef")
+
+
+def test_setup_function_is_added_without_a_decorator_or_imports() -> None:
+    source = "import os\n\n\ndef setup_module():\n    os.getcwd()\n"
+    ins = Insertion(
+        "t.py::setup_function", ("setup_module()",), comment="Again.", edit="setup_function"
+    )
+    new = apply_insertion(source, ins)
+    assert new == source + "\n\ndef setup_function():\n    # Again.\n    setup_module()\n"
+    assert apply_insertion(new, ins) == new

@@ -114,7 +114,7 @@ def root_cause_rank(cand: Candidate) -> int:
     shared fixture is no longer shared), 1 for an autouse fixture making every test of a
     directory clean up, 2 for a change to the OD test (the fallback)."""
     edits = {i.edit for i in cand.insertions}
-    if cand.strategy == "polluter" or "narrow" in edits:
+    if cand.strategy == "polluter" or edits & {"narrow", "setup_function"}:
         return 0
     return 1 if "autouse" in edits else 2
 

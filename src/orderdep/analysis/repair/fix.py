@@ -71,6 +71,7 @@ from orderdep.analysis.repair.fixture_candidates import (
     autouse_candidates,
     narrow_candidates,
     polluter_fixture_candidates,
+    setup_function_candidates,
 )
 from orderdep.analysis.repair.generated import generated_candidates
 from orderdep.analysis.repair.module_names import ModuleNames
@@ -225,6 +226,7 @@ class Repairer:
             )  # fmt: skip
         if "fixture" in self.strategies and kind == "victim":
             candidates += narrow_candidates(self.project, finding)
+            candidates += setup_function_candidates(self.project, finding)
         if result.debug is not None:
             candidates += self._root_candidates(finding, kind, target, victim, result)
         roots = [r.name for r in result.debug.culprits] if result.debug is not None else []

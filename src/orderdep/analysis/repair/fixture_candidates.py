@@ -10,6 +10,9 @@
     An autouse fixture in the ``conftest.py`` of the directory holding the victim and
     its polluters, which saves the polluted root before every test and puts it back
     after it: every test there then cleans up after itself.
+``setup_function``
+    The same for xunit's ``setup_module`` (a file it writes, a table it fills): a
+    ``setup_function`` calling it makes it run before every test of the module.
 ``polluter fixture``
     The polluter changes the root through a fixture of the project (in its body or in
     its teardown): the fixture saves the root first and puts it back when it ends.
@@ -19,10 +22,12 @@ Each candidate is verified like every other before it is offered.
 
 from __future__ import annotations
 
+import ast
 import posixpath
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Optional
 
 from orderdep.analysis.repair.candidates import Candidate, short_name
 from orderdep.analysis.repair.debugger import RootInfo
@@ -172,3 +177,43 @@ def polluter_fixture_candidates(
                 desc = f"makes fixture {fx.name} (of {short_name(polluter)}) undo its change"
                 out.append(Candidate("polluter", desc, [ins]))
     return out
+
+
+def _module_setups(source: str) -> tuple[bool, Optional[str]]:
+    """Whether the module has xunit's ``setup_module`` (defined or imported), and how it
+    binds ``setup_function`` ("def", "import" or None)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False, None
+    bound: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            bound[node.name] = "def"
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound[alias.asname or alias.name.split(".")[0]] = "import"
+    return "setup_module" in bound, bound.get("setup_function")
+
+
+def setup_function_candidates(project: Path, finding: ODFinding) -> list[Candidate]:
+    """xunit's ``setup_module`` run before every test (through ``setup_function``) when
+    the victim and a polluter share the test module it sets up once."""
+    file = finding.test.split("::", 1)[0]
+    if not any(p.split("::", 1)[0] == file for p in polluters_of(finding)):
+        return []
+    try:
+        source = (project / file).read_text(encoding="utf-8")
+    except OSError:
+        return []
+    has_setup, setup_function = _module_setups(source)
+    if not has_setup or setup_function == "import":
+        return []
+    polluter = next(p for p in polluters_of(finding) if p.split("::", 1)[0] == file)
+    comment = (
+        f"Run setup_module before every test, not once: {short_name(polluter)} changes what "
+        f"it sets up; {short_name(finding.test)} needs it fresh."
+    )
+    ins = Insertion(f"{file}::setup_function", ("setup_module()",), (), None, comment,
+                    edit="setup_function")  # fmt: skip
+    return [Candidate("fixture", "runs setup_module before every test", [ins])]

@@ -1,10 +1,13 @@
-"""Fixture-side edits: narrow a fixture's scope, or add an autouse fixture to a conftest.
+"""Fixture-side edits: narrow a fixture's scope, add an autouse fixture or a setup function.
 
 Both are :class:`~orderdep.analysis.repair.patches.Insertion` s with another ``edit``:
 
 ``narrow``
     ``@pytest.fixture(scope="session")`` becomes ``@pytest.fixture``: each test gets a
     fresh value, so what one test does to it cannot reach the next.
+``setup_function``
+    xunit's ``setup_function`` calling the module's ``setup_module``: what it sets up
+    (a file, a database) is made again before every test, the xunit way of narrowing.
 ``autouse``
     a function-scoped autouse fixture, added to a ``conftest.py`` (created if missing),
     whose statements save the polluted root and put it back around every test of that
@@ -93,18 +96,24 @@ def has_function(source: str, name: str) -> bool:
     return any(isinstance(s, cst.FunctionDef) and s.name.value == name for s in module.body)
 
 
-def add_autouse(
+AUTOUSE = "@pytest.fixture(autouse=True)"
+
+
+def add_function(
     source: str,
     name: str,
     statements: Sequence[str],
     fixtures: Sequence[str],
     comment: Optional[str],
     lifted: Sequence[str],
+    decorator: Optional[str] = AUTOUSE,
 ) -> str:
-    """``source`` with a new autouse fixture ``name`` running ``statements`` (whose
-    imports ``lifted`` go to the top of the file)."""
+    """``source`` with a new function ``name`` (an autouse fixture, or with no
+    ``decorator`` a plain one such as ``setup_function``) running ``statements``, whose
+    imports ``lifted`` go to the top of the file."""
     body = "\n".join(f"    {s}" for s in statements) or "    pass"
-    text = f"@pytest.fixture(autouse=True)\ndef {name}({', '.join(fixtures)}):\n{body}\n"
+    head = f"{decorator}\n" if decorator else ""
+    text = f"{head}def {name}({', '.join(fixtures)}):\n{body}\n"
     fn = cst.parse_statement(text)
     assert isinstance(fn, cst.FunctionDef)
     inner = fn.body
@@ -117,4 +126,4 @@ def add_autouse(
     blank = [cst.EmptyLine(), cst.EmptyLine()] if module.body else []
     fn = fn.with_changes(body=inner, leading_lines=blank)
     module = module.with_changes(body=[*module.body, fn])
-    return add_imports(module, ["import pytest", *lifted]).code
+    return add_imports(module, [*(["import pytest"] if decorator else []), *lifted]).code

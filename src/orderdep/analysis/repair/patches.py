@@ -24,7 +24,8 @@ from typing import Optional
 import libcst as cst
 
 from orderdep.analysis.repair.fixture_patches import (
-    add_autouse,
+    AUTOUSE,
+    add_function,
     comment_lines,
     has_function,
     narrow_scope,
@@ -48,8 +49,9 @@ class Insertion:
     method: Optional[str] = None
     comment: Optional[str] = None  # a line above the statements saying what they do
     # "insert" (statements into a function), "narrow" (make fixture ``test`` names
-    # function-scoped) or "autouse" (statements in autouse fixture ``test``, created if
-    # missing): see :mod:`~orderdep.analysis.repair.fixture_patches`
+    # function-scoped), "autouse" (statements in autouse fixture ``test``, created if
+    # missing) or "setup_function" (likewise, a plain function): see
+    # :mod:`~orderdep.analysis.repair.fixture_patches`
     edit: str = "insert"
 
     @property
@@ -223,14 +225,17 @@ def apply_insertion(source: str, insertion: Insertion) -> str:
     double = prefers_double_quotes(source)
     if insertion.edit == "narrow":
         return narrow_scope(source, name, insertion.comment, insertion.file)
-    if insertion.edit == "autouse" and not has_function(source, name):
+    if insertion.edit in ("autouse", "setup_function") and not has_function(source, name):
         stmts = [s for s in insertion.statements if s.strip() not in _top_level_imports(source)]
         imports = [s for s in stmts if s.startswith(("import ", "from ")) and liftable(s, module)]
         code = [
             cst.Module([]).code_for_node(s).strip()
             for s in _parse_statements([s for s in stmts if s not in imports], double)
         ]
-        return add_autouse(source, name, code, insertion.fixtures, insertion.comment, imports)
+        decorator = AUTOUSE if insertion.edit == "autouse" else None
+        return add_function(
+            source, name, code, insertion.fixtures, insertion.comment, imports, decorator
+        )
     # inserted code quotes strings the way the file does, and does not repeat its imports
     inserter = _Inserter(classes, name, insertion, double)
     inserter.have = _top_level_imports(source)
@@ -304,8 +309,9 @@ def changed_lines(changes: Mapping[str, tuple[str, str]]) -> int:
     n = 0
     for old, new in changes.values():
         for line in difflib.ndiff(old.splitlines(), new.splitlines()):
-            if line[:1] in "+-" and not line[2:].lstrip().startswith("#"):
-                n += 1  # comments are not counted: they explain, they change nothing
+            text = line[2:].strip()
+            if line[:1] in "+-" and text and not text.startswith("#"):
+                n += 1  # comments and blank lines are not counted: they change nothing
     return n
 
 

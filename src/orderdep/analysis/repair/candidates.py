@@ -108,6 +108,28 @@ def polluter_candidates(
     return out
 
 
+MAX_SIBLINGS = 6
+
+
+def sibling_groups(
+    roots: Sequence[RootInfo], differing: Sequence[RootInfo]
+) -> list[list[RootInfo]]:
+    """For each class-attribute root, every attribute of the same class that differs too
+    (when there are 2 to :data:`MAX_SIBLINGS`): state a helper sets together."""
+    out: list[list[RootInfo]] = []
+    for root in roots:
+        if root.kind != "classattr" or not root.module or len(root.attrs) < 2:
+            continue
+        group = [
+            d
+            for d in differing
+            if d.kind == "classattr" and d.module == root.module and d.attrs[:-1] == root.attrs[:-1]
+        ]
+        if 1 < len(group) <= MAX_SIBLINGS and group not in out:
+            out.append(group)
+    return out
+
+
 # -- ranking and verification -----------------------------------------------------------
 def root_cause_rank(cand: Candidate) -> int:
     """0 for a fix at the root cause (a polluter or its fixture cleans up after itself, a

@@ -56,6 +56,7 @@ from orderdep.analysis.repair.candidates import (
     placed,
     polluter_candidates,
     root_cause_rank,
+    sibling_groups,
     target_for,
     with_comments,
 )
@@ -306,6 +307,16 @@ class Repairer:
             _, classes, _ = function_path(finding.test)
             for method in placements(victim.source, classes, polluter=False)[1:]:
                 out += [placed(c, method) for c in restores if method]
+        for group in sibling_groups(roots, dbg.differing) if single else []:
+            # what differs on the same class goes together: one attribute's restore may
+            # pass the probe yet not suffice (a helper set several of them at once)
+            if "restore" in self.strategies:
+                out += combine(
+                    "restore", finding.test, group, False,
+                    lambda r: restore_statements(r, names, victim.module), "restores",
+                )  # fmt: skip
+            if "polluter" in self.strategies and kind == "victim":
+                out += polluter_candidates(self.project, finding, group, False, dbg)
         if "polluter" in self.strategies and kind == "victim":
             out += polluter_candidates(self.project, finding, roots, single, dbg)
             for group in [[r] for r in roots] if single else [roots]:

@@ -1,4 +1,5 @@
-"""A state-setter's writes transplanted into a brittle, undone when the brittle ends."""
+"""Candidates built from the roots the debugger names: a state-setter's writes undone when
+the brittle ends; class attributes restored together."""
 
 from __future__ import annotations
 
@@ -36,3 +37,18 @@ def test_no_guard_without_a_known_root_or_for_one_that_cannot_be_saved() -> None
     setter = insertion(BRITTLE.test, ["router.add('/', index)"], ["router"])
     assert _guarded(setter, [], BRITTLE) is None
     assert _guarded(setter, [root("other")], BRITTLE) is None
+
+
+def test_class_attributes_of_one_class_that_differ_are_grouped() -> None:
+    from orderdep.analysis.repair.candidates import sibling_groups
+
+    def attr(cls: str, name: str) -> RootInfo:
+        return root("classattr", module="pkg.sexpr", attrs=(cls, name))
+
+    parser, tag, schema, other = (
+        attr("AST", "_parser"), attr("AST", "tag"), attr("AST", "schema"), attr("Net", "n")
+    )  # fmt: skip
+    differing = [parser, tag, other, schema]
+    assert sibling_groups([parser], differing) == [[parser, tag, schema]]
+    assert sibling_groups([other], differing) == []  # alone on its class
+    assert sibling_groups([root("env", var="HOME")], differing) == []

@@ -52,3 +52,21 @@ def test_class_attributes_of_one_class_that_differ_are_grouped() -> None:
     assert sibling_groups([parser], differing) == [[parser, tag, schema]]
     assert sibling_groups([other], differing) == []  # alone on its class
     assert sibling_groups([root("env", var="HOME")], differing) == []
+
+
+def test_a_polluter_guard_for_an_attribute_absent_before_it_leaves_it_absent() -> None:
+    from orderdep.analysis.repair.module_names import ModuleNames
+    from orderdep.analysis.repair.root_statements import guard_statements
+
+    value = ValueView(True, ["atom", "int", "1"], "1", "int")
+    absent = RootInfo(
+        "pkg.sexpr.AST.tag", "classattr", value, ValueView(False),
+        module="pkg.sexpr", attrs=("AST", "tag"),
+    )  # fmt: skip
+    names = ModuleNames.parse("from pkg.sexpr import AST\n", "tests.test_x")
+    [(stmts, fixtures)] = guard_statements(absent, names, "tests.test_x")
+    assert stmts == [
+        "monkeypatch.setattr(AST, 'tag', None, raising=False)",
+        "monkeypatch.delattr(AST, 'tag')",
+    ]
+    assert fixtures == ["monkeypatch"]

@@ -2,8 +2,9 @@
 
 The corpus (``tests/analysis/repair/corpus/``) has one small project per mechanism
 variant: state set in unittest ``setUp``/``setUpClass`` or in fixtures, a deleted working
-directory, ``sys.modules`` purged or re-imported, objects held by module and session
-fixtures, import-time configuration, class attributes set by helpers, parametrized
+directory, ``sys.modules`` purged or re-imported, objects held by module, class and
+session fixtures (pytest and unittest style), state changed by a fixture's teardown, a
+file xunit's ``setup_module`` writes, import-time configuration, class attributes set by helpers, parametrized
 brittles, CLIs reading ``sys.argv``, caches, singletons and registries.
 
 orderdep

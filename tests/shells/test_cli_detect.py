@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -286,3 +287,20 @@ def test_flakerate_needs_classified_tests(
     assert "is classified yet" in capsys.readouterr().err
     assert main(["flakerate", str(tmp_path / "nowhere")]) == 2
     assert "orderdep detect" in capsys.readouterr().err
+
+
+def test_a_copy_of_the_project_with_its_store_resumes_too(
+    far_project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--pythonpath", "src", "--seed", "5", "--confirm-runs", "1"]
+    assert main(["detect", str(far_project), *argv]) == 1
+    first = capsys.readouterr()
+    # another path and new mtimes (copied without metadata), as a clone would have
+    copy = Path(shutil.copytree(far_project, tmp_path / "copy", copy_function=shutil.copy))
+    assert main(["detect", str(copy), *argv]) == 1
+    second = capsys.readouterr()
+    assert "resumed:" in second.err and ", 0 run now" in second.err
+    assert reproduce_commands(second.out) == {
+        test: command.replace(str(far_project), str(copy))
+        for test, command in reproduce_commands(first.out).items()
+    }

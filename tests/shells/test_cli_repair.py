@@ -213,10 +213,11 @@ def test_fix_prints_verified_patches_and_leaves_the_tree_alone(
     for command in applies:  # fed back exactly as printed
         subprocess.run(shlex.split(command), check=True)
     text = (root / MOD).read_text()
+    assert text.startswith("import copy\n\nfrom app import config, jobs\n")  # lifted
     assert (
         "def test_add_job(monkeypatch):\n"
         "    # Undo this test's change to app.jobs._JOBS when it ends (test_no_jobs needs it).\n"
-        "    import copy\n"
+        '    monkeypatch.setattr(jobs, "_JOBS", copy.deepcopy(jobs._JOBS))\n'
     ) in text
     assert "assert jobs.count() == 0  # keep this comment" in text
     orders = [[ADD, EMPTY], [BRITTLE], *random_orders(7, 3)]
@@ -255,11 +256,35 @@ def test_printed_apply_command_changes_the_files(
     assert "applied to tests/test_shop.py" in capsys.readouterr().out
     assert tree_hash(root) != before
     text = (root / MOD).read_text()
+    assert text.startswith("import copy\n\nfrom app import config, jobs\n")  # lifted
     assert (
         "def test_add_job(monkeypatch):\n"
         "    # Undo this test's change to app.jobs._JOBS when it ends (test_no_jobs needs it).\n"
-        "    import copy\n"
+        '    monkeypatch.setattr(jobs, "_JOBS", copy.deepcopy(jobs._JOBS))\n'
     ) in text
+    orders = [[ADD, EMPTY], *random_orders(11, 3)]
+    failed = suite_passes_in(root, orders)
+    assert all(EMPTY not in f for f in failed), failed
+
+
+def test_printed_fixture_command_adds_an_autouse_fixture_to_conftest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path / "shop")
+    argv = ["fix", str(root), "--test", EMPTY, "--strategy", "fixture", "--set-orders", "0"]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert f"fix for {EMPTY} (victim): fixture" in out
+    assert "+++ b/tests/conftest.py" in out.splitlines()
+    (command,) = [c for c in labelled(out, "or") if c.startswith("orderdep fix")]
+    assert command.endswith("--strategy fixture --apply")
+    assert main(shlex.split(command)[1:]) == 0
+    assert "applied to tests/conftest.py" in capsys.readouterr().out
+    conftest = (root / "tests" / "conftest.py").read_text()
+    assert conftest.startswith("import copy\n\nimport pytest\n\n\n@pytest.fixture(autouse=True)\n")
+    # a project module stays imported where it is needed (not earlier, at collection)
+    assert "def _restore_jobs(monkeypatch):\n" in conftest
+    assert "    from app import jobs\n    monkeypatch.setattr(jobs, '_JOBS'," in conftest
     orders = [[ADD, EMPTY], *random_orders(11, 3)]
     failed = suite_passes_in(root, orders)
     assert all(EMPTY not in f for f in failed), failed

@@ -1,6 +1,8 @@
 """The results store: every order ever run for a project, in SQLite.
 
-Default location ``.orderdep/results.db`` under the target project. Each finished order is
+Default location ``.orderdep/results.db`` under the target project; runs are keyed by the
+project's code (relative paths and file contents, :func:`code_key`), never by where it
+lives, so a copy or a clone with the store reuses them. Each finished order is
 committed at once (WAL mode), so a job killed even with ``kill -9`` loses only the orders
 that were running; rerunning the same job (same seed, same options) finds the finished
 ones here and does not run them again.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -64,9 +67,20 @@ def order_key(order: Sequence[str]) -> str:
     return hashlib.sha1("\n".join(order).encode()).hexdigest()
 
 
+_DIGESTS: dict[tuple[str, int, int], bytes] = {}  # (path, size, mtime) -> content digest
+
+
+def _digest(path: Path, st: os.stat_result) -> bytes:
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _DIGESTS:
+        _DIGESTS[key] = hashlib.sha1(path.read_bytes()).digest()
+    return _DIGESTS[key]
+
+
 def code_key(project: Path) -> str:
-    """Fingerprint of the project's Python and config files: runs of other code versions
-    are never taken as evidence for this one."""
+    """Fingerprint of the project's Python and config files (relative path and content):
+    runs of other code versions are never taken as evidence for this one, and a copy or a
+    fresh clone of the project (other paths, other mtimes) reuses the same runs."""
     h = hashlib.sha1()
     for pattern in ("*.py", "*.ini", "*.cfg", "*.toml"):
         for path in sorted(project.rglob(pattern)):
@@ -76,11 +90,22 @@ def code_key(project: Path) -> str:
             ):
                 continue
             try:
-                st = path.stat()
+                digest = _digest(path, path.stat())
             except OSError:
                 continue
-            h.update(f"{rel}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+            h.update(rel.as_posix().encode() + b"\0" + digest + b"\n")
     return h.hexdigest()
+
+
+def project_relative(value: Optional[str], project: Path) -> Optional[str]:
+    """A path option as a job key holds it: relative when it points into the project, so
+    the same command in a copy of the project names the same job."""
+    if value is None or not os.path.isabs(value):
+        return value
+    try:
+        return Path(value).resolve().relative_to(project.resolve()).as_posix()
+    except ValueError:
+        return value
 
 
 class Store:

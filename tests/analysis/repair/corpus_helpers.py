@@ -62,6 +62,26 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_stock.py::test_initial_stock": (
             "victim", "tests/test_stock.py::test_sell_apple"),
     },
+    "fixture_session_settings": {
+        "tests/test_pages.py::test_page_count": (
+            "victim", "tests/test_theme.py::test_big_pages"),
+    },
+    "fixture_class_catalog_unittest": {
+        "tests/test_catalog.py::TestPrices::test_tea_price": (
+            "victim", "tests/test_catalog.py::TestSale::test_half_price_tea"),
+    },
+    "fixture_teardown_connection": {
+        "tests/test_store.py::test_count_rows": (
+            "victim", "tests/test_store.py::test_raw_query"),
+    },
+    "fixture_module_router_brittle": {
+        "tests/test_router.py::test_dispatch_index": (
+            "brittle", "tests/test_router.py::test_add_index"),
+    },
+    "xunit_setup_module_file": {
+        "tests/test_notes.py::test_first_note_only": (
+            "victim", "tests/test_notes.py::test_add_note"),
+    },
     "import_time_config": {
         "tests/test_level.py::test_default_level": (
             "victim", "tests/test_level.py::test_level_from_env"),

@@ -427,3 +427,28 @@ def test_a_test_generated_at_runtime_cannot_be_patched(project: Path) -> None:
 
     with pytest.raises(UsageError, match="cannot find the function"):
         apply_insertions(project, [Insertion(J + "test_missing", ("x = 1",))])
+
+
+def test_fixture_strategy_adds_an_autouse_fixture_to_a_new_conftest(engine: Engine) -> None:
+    finding = ODFinding(CH + "test_env_unset", "victim", polluters=[CH + "test_set_env"])
+    result = Repairer(engine.config, engine, strategy="fixture", full_suite=False).repair(finding)
+    assert result.fix is not None, result.notes
+    assert result.fix.strategy == "fixture"
+    assert result.fix.diff == textwrap.dedent(
+        """\
+        diff --git a/tests/conftest.py b/tests/conftest.py
+        new file mode 100644
+        --- /dev/null
+        +++ b/tests/conftest.py
+        @@ -0,0 +1,9 @@
+        +import pytest
+        +
+        +
+        +@pytest.fixture(autouse=True)
+        +def _restore_app_debug(monkeypatch):
+        +    # Put $APP_DEBUG back after every test: test_env_unset fails when an earlier test
+        +    # leaves it changed.
+        +    monkeypatch.setenv('APP_DEBUG', '')
+        +    monkeypatch.delenv('APP_DEBUG')
+        """
+    )

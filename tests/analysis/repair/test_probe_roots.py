@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from orderdep.analysis.repair.debugger import RootInfo, ValueView, debug
-from orderdep.analysis.repair.fix import Repairer, rank_cleaners, read_function
+from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.module_names import ModuleNames
 from orderdep.analysis.repair.probe_roots import (
     fill_in_place,
@@ -25,13 +25,15 @@ from orderdep.analysis.repair.probe_roots import (
     sysmodule_root,
     watched_modules,
 )
-from orderdep.analysis.repair.resets import excess_literals, find_value_methods
+from orderdep.analysis.repair.reset_calls import excess_literals
+from orderdep.analysis.repair.resets import find_value_methods
 from orderdep.analysis.repair.root_statements import (
     attribute_restores,
     desc_literal,
     guard_statements,
     restore_statements,
 )
+from orderdep.analysis.repair.sources import rank_cleaners, read_function
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine

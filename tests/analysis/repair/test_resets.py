@@ -5,13 +5,13 @@ from __future__ import annotations
 import textwrap
 
 from orderdep.analysis.repair.debugger import RootInfo, ValueView
-from orderdep.analysis.repair.resets import (
+from orderdep.analysis.repair.reset_calls import (
     call_sequences,
     excess_literals,
-    find_reset_methods,
     generate,
     mine_literals,
 )
+from orderdep.analysis.repair.resets import find_reset_methods
 
 MODULE = textwrap.dedent(
     '''

@@ -108,7 +108,37 @@ def polluter_candidates(
     return out
 
 
+MAX_SIBLINGS = 6
+
+
+def sibling_groups(
+    roots: Sequence[RootInfo], differing: Sequence[RootInfo]
+) -> list[list[RootInfo]]:
+    """For each class-attribute root, every attribute of the same class that differs too
+    (when there are 2 to :data:`MAX_SIBLINGS`): state a helper sets together."""
+    out: list[list[RootInfo]] = []
+    for root in roots:
+        if root.kind != "classattr" or not root.module or len(root.attrs) < 2:
+            continue
+        group = [
+            d
+            for d in differing
+            if d.kind == "classattr" and d.module == root.module and d.attrs[:-1] == root.attrs[:-1]
+        ]
+        if 1 < len(group) <= MAX_SIBLINGS and group not in out:
+            out.append(group)
+    return out
+
+
 # -- ranking and verification -----------------------------------------------------------
+def root_cause_rank(cand: Candidate) -> int:
+    """0 for a fix at the root cause (a polluter or its fixture cleans up after itself, a
+    shared fixture is no longer shared), 1 for an autouse fixture making every test of a
+    directory clean up, 2 for a change to the OD test (the fallback)."""
+    edits = {i.edit for i in cand.insertions}
+    if cand.strategy == "polluter" or edits & {"narrow", "setup_function"}:
+        return 0
+    return 1 if "autouse" in edits else 2
 
 
 def combine(
@@ -148,13 +178,13 @@ def placed(cand: Candidate, method: str) -> Candidate:
     )
 
 
-def _short(test: str) -> str:
+def short_name(test: str) -> str:
     """A test's function name with its class (``TestA.test_b``), for comments."""
     _, classes, name = function_path(test)
     return ".".join([*classes, name])
 
 
-def _friendly(root: str) -> str:
+def friendly(root: str) -> str:
     """A root's name as a comment says it: ``fixture graph``, ``$HOME``, ``the cache of
     app.settings``."""
     kind, _, rest = root.partition(":")
@@ -173,15 +203,22 @@ def comment_for(
     cand: Candidate, ins: Insertion, finding: ODFinding, kind: str, roots: Sequence[str]
 ) -> str:
     """One line for the patch saying what state it resets and why."""
-    what = ", ".join(_friendly(r) for r in roots) or "shared state"
+    what = ", ".join(friendly(r) for r in roots) or "shared state"
     partners = finding.polluters or [m for g in finding.polluter_groups for m in g]
     if kind == "brittle":
         partners = finding.state_setters or [m for g in finding.state_setter_groups for m in g]
-    first = _short(partners[0]) if partners else ""
+    first = short_name(partners[0]) if partners else ""
     if ins.test != finding.test:  # a polluter's own clean-up
-        return f"Undo this test's change to {what} when it ends ({_short(finding.test)} needs it)."
+        return (
+            f"Undo this test's change to {what} when it ends ({short_name(finding.test)} needs it)."
+        )
     if kind == "brittle":
-        return "Set up the state this test needs" + (f" (as {first} does)." if first else ".")
+        undone = cand.description.endswith(("undone when it ends", "through monkeypatch"))
+        return (
+            "Set up the state this test needs"
+            + (f" (as {first} does)" if first else "")
+            + ("; it is put back when the test ends." if undone else ".")
+        )
     earlier = f"an earlier test ({first})" if first else "an earlier test"
     if cand.strategy == "cleaner":
         return f"Clean up what {earlier} may leave behind."

@@ -1,4 +1,4 @@
-"""Repair OD tests: build candidate patches by four strategies, verify, rank (003 §2, §3).
+"""Repair OD tests: build candidate patches by five strategies, verify, rank (003 §2, §3).
 
 Strategies, each producing :class:`~orderdep.analysis.repair.patches.Insertion` s:
 
@@ -7,11 +7,12 @@ Strategies, each producing :class:`~orderdep.analysis.repair.patches.Insertion` 
     state-setter, or of every member of a state-setter group in order, for a brittle),
     minimised by :func:`~orderdep.core.ddmin.ddmin` to the ones that still make the OD
     test pass in its failing order, inserted at its start. Cleaners are tried best first
-    (:func:`rank_cleaners`): those of the victim's own module, then those sharing its
-    fixtures or naming the polluted root's module, then the rest.
+    (:func:`~orderdep.analysis.repair.sources.rank_cleaners`): those of the victim's own
+    module, then those sharing its fixtures or naming the polluted root's module, then the
+    rest (:mod:`~orderdep.analysis.repair.cleaners`).
 ``generated``
     ODRepair's Generator (003 §3.2): the Debugger names the polluted root, the
-    reset-method finder and literal miner (:mod:`~orderdep.analysis.repair.resets`)
+    reset-method finder and literal miner (:mod:`.resets`, :mod:`.reset_calls`)
     propose call sequences, the ones that work are minimised and inserted likewise.
 ``restore``
     Put the polluted root back to its passing value at the start of the OD test, in
@@ -19,7 +20,13 @@ Strategies, each producing :class:`~orderdep.analysis.repair.patches.Insertion` 
     its fresh content back, a module planted into ``sys.modules`` is removed.
 ``polluter``
     Make each polluter undo its write when it ends (``monkeypatch`` on a copy, or a
-    finaliser), so the victim is safe in every order.
+    finaliser), in its body, its ``setUp``/``setUpClass`` or a fixture of the project it
+    uses (whose teardown may be the write), so the victim is safe in every order.
+``fixture``
+    Where the state lives in fixtures (:mod:`~orderdep.analysis.repair.fixture_candidates`):
+    a wide fixture the victim shares with a polluter made function-scoped, or an autouse
+    fixture in their ``conftest.py`` that saves the polluted root and puts it back around
+    every test of that directory.
 
 Candidate statements are first screened cheaply: the debug probe executes them right
 before the OD test in its failing order(s) on the unpatched project (statements that
@@ -27,8 +34,9 @@ need fixtures run where the patch would put them: after the test's setup, with t
 fixtures' values). Every candidate is
 then turned into a real patch and verified on a patched copy
 (:mod:`~orderdep.analysis.repair.verify`). The first verified candidate wins, in this
-order: a polluter that cleans up after itself (the root cause) before any change to the
-OD test; changes that end with the test before ones that leak state; then the fewest
+order: the root cause (a polluter that cleans up after itself, a fixture no longer
+shared), then an autouse fixture cleaning up after every test, then a change to the OD
+test; changes that end with the test before ones that leak state; then the fewest
 changed lines, the strategy listed first, the fewest changed characters.
 Unverified candidates are never offered.
 """
@@ -44,11 +52,15 @@ from typing import Callable, Optional
 from orderdep.analysis.repair.candidates import (
     Candidate,
     combine,
+    friendly,
     placed,
     polluter_candidates,
+    root_cause_rank,
+    sibling_groups,
     target_for,
     with_comments,
 )
+from orderdep.analysis.repair.cleaners import cleaner_candidates
 from orderdep.analysis.repair.debugger import (
     PROBE_MODULE,
     DebugError,
@@ -56,39 +68,37 @@ from orderdep.analysis.repair.debugger import (
     debug,
     orders_for,
 )
+from orderdep.analysis.repair.fixture_candidates import (
+    autouse_candidates,
+    narrow_candidates,
+    polluter_fixture_candidates,
+    setup_function_candidates,
+)
 from orderdep.analysis.repair.generated import generated_candidates
 from orderdep.analysis.repair.module_names import ModuleNames
 from orderdep.analysis.repair.patches import (
-    FIXTURE_PARAMS,
     Changes,
     Insertion,
     apply_insertions,
     changed_lines,
     function_path,
-    insertion,
     unified_diff,
 )
 from orderdep.analysis.repair.root_statements import restore_statements
-from orderdep.analysis.repair.scoping import scope_statements
 from orderdep.analysis.repair.sources import (
     FunctionSource,
-    rank_cleaners,
     read_function,
-    transplant_group,
 )
 from orderdep.analysis.repair.unittest_patches import placements
 from orderdep.analysis.repair.verify import Target, Verification, Verifier
-from orderdep.core.ddmin import DDMinPreconditionError, ddmin
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.probe import ProbeSpec
 from orderdep.engine.runner import Engine
 from orderdep.errors import UsageError
 
-STRATEGIES = ("cleaner", "generated", "restore", "polluter")
+STRATEGIES = ("cleaner", "generated", "restore", "polluter", "fixture")
 STRATEGY_CHOICES = (*STRATEGIES, "auto")
-MAX_CLEANERS = 5
-MAX_CLEANER_STATEMENTS = 40
 MAX_VERIFY = 8
 
 Progress = Callable[[str], None]
@@ -195,7 +205,7 @@ class Repairer:
         target = target_for(finding, kind, failing, passing)
         result = FixResult(finding.test, kind, target=target)
         candidates: list[Candidate] = []
-        if any(s in self.strategies for s in ("generated", "restore", "polluter")):
+        if any(s in self.strategies for s in ("generated", "restore", "polluter", "fixture")):
             self.progress(f"debugging {finding.test}")
             try:
                 result.debug = debug(
@@ -210,7 +220,14 @@ class Repairer:
             if result.debug is not None and result.debug.test_module:
                 victim.module = result.debug.test_module
         if "cleaner" in self.strategies:
-            candidates += self._cleaner_candidates(finding, kind, target, victim, result)
+            culprits = result.debug.culprits if result.debug is not None else []
+            candidates += cleaner_candidates(
+                self.project, self.screen, self.progress, finding, kind, target, victim,
+                culprits, result.notes,
+            )  # fmt: skip
+        if "fixture" in self.strategies and kind == "victim":
+            candidates += narrow_candidates(self.project, finding)
+            candidates += setup_function_candidates(self.project, finding)
         if result.debug is not None:
             candidates += self._root_candidates(finding, kind, target, victim, result)
         roots = [r.name for r in result.debug.culprits] if result.debug is not None else []
@@ -239,79 +256,6 @@ class Repairer:
         insertions = list(dict.fromkeys([*first.insertions, *second.insertions]))
         changes = apply_insertions(self.project, insertions)
         return dataclasses.replace(second, insertions=insertions, changes=changes)
-
-    def _cleaner_candidates(
-        self,
-        finding: ODFinding,
-        kind: str,
-        target: Target,
-        victim: FunctionSource,
-        result: FixResult,
-    ) -> list[Candidate]:
-        donors: list[list[str]]
-        if kind == "victim":
-            cleaners = list(dict.fromkeys(c for cs in finding.cleaners.values() for c in cs))
-            culprits = result.debug.culprits if result.debug is not None else []
-            donors = [[c] for c in rank_cleaners(self.project, cleaners, victim, culprits)]
-            what = "cleaner"
-        else:
-            donors = [[s] for s in finding.state_setters]
-            donors += [list(g) for g in finding.state_setter_groups if g]
-            what = "state-setter"
-        if not donors:
-            result.notes.append(f"cleaner: the report names no {what} for this test")
-            return []
-        out = []
-        for group in donors[:MAX_CLEANERS]:
-            name = f"{what} {group[0]}" if len(group) == 1 else f"{what} group {' + '.join(group)}"
-            self.progress(f"minimising the statements of {name}")
-            try:
-                sources = [read_function(self.project, d) for d in group]
-            except UsageError as exc:
-                result.notes.append(f"cleaner: {exc}")
-                continue
-            stmts = [(i, st) for i, fs in enumerate(sources) for st in fs.statements]
-            stmts = stmts[:MAX_CLEANER_STATEMENTS]
-            if not stmts:
-                continue
-
-            def patch(
-                sub: list[tuple[int, str]], sources: list[FunctionSource] = sources
-            ) -> Insertion:
-                return transplant_group(sub, sources, victim)
-
-            def works(sub: list[tuple[int, str]]) -> bool:
-                ins = patch(sub)
-                fixtures = [f for f in ins.fixtures if f not in FIXTURE_PARAMS]
-                return self.screen(target, "\n".join(ins.statements), victim.module, fixtures)
-
-            try:
-                kept = ddmin(stmts, works)
-                how = (
-                    f"the statement of {name}"
-                    if len(stmts) == 1
-                    else f"{len(kept)} of the {len(stmts)} statements of {name} "
-                    "(minimised by delta debugging)"
-                )
-            except DDMinPreconditionError:
-                kept = stmts  # it needs its fixtures or self: only a real run can tell
-                how = f"the statements of {name}"
-            ins = patch(kept)
-            if kind == "brittle":  # the setter's writes, undone when the test ends
-                scoped, changed = scope_statements(ins.statements)
-                if changed:
-                    fixtures = ("monkeypatch", *ins.fixtures)
-                    out.append(
-                        Candidate(
-                            "cleaner",
-                            f"{how}, through monkeypatch",
-                            [insertion(ins.test, scoped, fixtures)],
-                        )
-                    )
-                    out.append(Candidate("cleaner", how, [ins], leaks=True))
-                    continue
-            out.append(Candidate("cleaner", how, [ins]))
-        return out
 
     def _root_candidates(
         self,
@@ -363,14 +307,31 @@ class Repairer:
             _, classes, _ = function_path(finding.test)
             for method in placements(victim.source, classes, polluter=False)[1:]:
                 out += [placed(c, method) for c in restores if method]
+        for group in sibling_groups(roots, dbg.differing) if single else []:
+            # what differs on the same class goes together: one attribute's restore may
+            # pass the probe yet not suffice (a helper set several of them at once)
+            if "restore" in self.strategies:
+                out += combine(
+                    "restore", finding.test, group, False,
+                    lambda r: restore_statements(r, names, victim.module), "restores",
+                )  # fmt: skip
+            if "polluter" in self.strategies and kind == "victim":
+                out += polluter_candidates(self.project, finding, group, False, dbg)
         if "polluter" in self.strategies and kind == "victim":
             out += polluter_candidates(self.project, finding, roots, single, dbg)
+            for group in [[r] for r in roots] if single else [roots]:
+                what = ", ".join(friendly(r.name) for r in group)
+                out += polluter_fixture_candidates(self.project, finding, group, what)
+        if "fixture" in self.strategies and kind == "victim":
+            for group in [[r] for r in roots] if single else [roots]:
+                what = ", ".join(friendly(r.name) for r in group)
+                out += autouse_candidates(self.project, finding, group, what)
         return out
 
     def _rank_and_verify(
         self, candidates: list[Candidate], target: Target, result: FixResult
     ) -> None:
-        built: list[tuple[bool, bool, int, int, int, int, Candidate, Changes]] = []
+        built: list[tuple[int, bool, int, int, int, int, Candidate, Changes]] = []
         seen: set[str] = set()
         for i, cand in enumerate(candidates):
             try:
@@ -390,8 +351,7 @@ class Repairer:
                 if line[:1] in "+-" and not line.startswith(("+++", "---"))
             )
             rank = (changed_lines(changes), STRATEGIES.index(cand.strategy), chars, i)
-            # the root cause first: a polluter that cleans up after itself
-            built.append((cand.strategy != "polluter", cand.leaks, *rank, cand, changes))
+            built.append((root_cause_rank(cand), cand.leaks, *rank, cand, changes))
         built.sort(key=lambda b: b[:6])
         if not built:
             result.notes.append("no candidate patch to verify")

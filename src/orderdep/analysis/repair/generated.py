@@ -1,6 +1,6 @@
 """ODRepair's Generator as candidates (003 §3.2): reset-method calls for polluted roots.
 
-The reset-method finder and literal miner (:mod:`.resets`) propose call sequences for a
+The reset-method finder (:mod:`.resets`) and literal miner (:mod:`.reset_calls`) propose call sequences for a
 root; each is screened right before the OD test in its failing order(s), minimised by
 delta debugging, and offered as an insertion into the OD test.
 """
@@ -15,7 +15,7 @@ from orderdep.analysis.repair.candidates import Candidate
 from orderdep.analysis.repair.debugger import RootInfo
 from orderdep.analysis.repair.module_names import ModuleNames, attribute_reference
 from orderdep.analysis.repair.patches import insertion
-from orderdep.analysis.repair.resets import generate
+from orderdep.analysis.repair.reset_calls import generate
 from orderdep.analysis.repair.sources import FunctionSource, read_function
 from orderdep.analysis.repair.verify import Target
 from orderdep.core.ddmin import ddmin

@@ -23,6 +23,14 @@ from typing import Optional
 
 import libcst as cst
 
+from orderdep.analysis.repair.fixture_patches import (
+    AUTOUSE,
+    add_function,
+    comment_lines,
+    has_function,
+    narrow_scope,
+)
+from orderdep.analysis.repair.import_lifting import add_imports, liftable
 from orderdep.analysis.repair.unittest_patches import adapt_statements, is_testcase
 from orderdep.core.suite import split_node_id
 from orderdep.errors import UsageError
@@ -40,6 +48,11 @@ class Insertion:
     # another method of the test's class to insert into instead (``setUp``, ``setUpClass``)
     method: Optional[str] = None
     comment: Optional[str] = None  # a line above the statements saying what they do
+    # "insert" (statements into a function), "narrow" (make fixture ``test`` names
+    # function-scoped), "autouse" (statements in autouse fixture ``test``, created if
+    # missing) or "setup_function" (likewise, a plain function): see
+    # :mod:`~orderdep.analysis.repair.fixture_patches`
+    edit: str = "insert"
 
     @property
     def file(self) -> str:
@@ -132,6 +145,8 @@ class _Inserter(cst.CSTTransformer):
         self.testcase: list[bool] = []  # per enclosing class: a unittest.TestCase?
         self.found = 0
         self.have: set[str] = set()  # the file's own imports, not repeated
+        self.module = cst.Module([])  # the file, to tell which imports go to its top
+        self.lifted: list[str] = []  # imports written at the top of the file instead
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.scope.append(node.name.value)
@@ -165,11 +180,15 @@ class _Inserter(cst.CSTTransformer):
         if unittest:  # no fixtures: monkeypatch and request become what a TestCase has
             code = adapt_statements(code, ins.fixtures, self.name, ins.file)
         code = [s for s in code if s.strip() not in self.have]
-        new = _parse_statements(code, self.double)
+        lifted = [
+            s for s in code if s.startswith(("import ", "from ")) and liftable(s, self.module)
+        ]
+        self.lifted += lifted
+        new = _parse_statements([s for s in code if s not in lifted], self.double)
         first = new[0] if new else None
         if ins.comment and isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            line = cst.EmptyLine(comment=cst.Comment(f"# {ins.comment}"))
-            new[0] = first.with_changes(leading_lines=[line, *first.leading_lines])
+            lines = comment_lines(ins.comment, 4 * (len(self.classes) + 1))
+            new[0] = first.with_changes(leading_lines=[*lines, *first.leading_lines])
         existing = [cst.Module([]).code_for_node(s).strip() for s in stmts[at : at + len(new)]]
         if existing != [cst.Module([]).code_for_node(s).strip() for s in new]:
             stmts[at:at] = new  # not already there: inserting twice would repeat the fix
@@ -203,10 +222,26 @@ def apply_insertion(source: str, insertion: Insertion) -> str:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
         raise UsageError(f"cannot parse {insertion.file!r}: {exc}") from None
+    double = prefers_double_quotes(source)
+    if insertion.edit == "narrow":
+        return narrow_scope(source, name, insertion.comment, insertion.file)
+    if insertion.edit in ("autouse", "setup_function") and not has_function(source, name):
+        stmts = [s for s in insertion.statements if s.strip() not in _top_level_imports(source)]
+        imports = [s for s in stmts if s.startswith(("import ", "from ")) and liftable(s, module)]
+        code = [
+            cst.Module([]).code_for_node(s).strip()
+            for s in _parse_statements([s for s in stmts if s not in imports], double)
+        ]
+        decorator = AUTOUSE if insertion.edit == "autouse" else None
+        return add_function(
+            source, name, code, insertion.fixtures, insertion.comment, imports, decorator
+        )
     # inserted code quotes strings the way the file does, and does not repeat its imports
-    inserter = _Inserter(classes, name, insertion, prefers_double_quotes(source))
+    inserter = _Inserter(classes, name, insertion, double)
     inserter.have = _top_level_imports(source)
+    inserter.module = module
     new = module.visit(inserter)
+    new = add_imports(new, inserter.lifted)
     if inserter.found == 0 and insertion.method:
         raise UsageError(f"the class of {insertion.test!r} has no {insertion.method} method")
     if inserter.found == 0:
@@ -233,7 +268,8 @@ def apply_insertions(
                 text = base[rel]
             else:
                 try:
-                    text = (project / rel).read_text(encoding="utf-8")
+                    missing = ins.edit == "autouse" and not (project / rel).exists()
+                    text = "" if missing else (project / rel).read_text(encoding="utf-8")
                 except OSError as exc:
                     raise UsageError(f"cannot read {rel!r}: {exc.strerror or exc}") from None
             texts[rel] = originals[rel] = text
@@ -257,6 +293,9 @@ def unified_diff(changes: Mapping[str, tuple[str, str]]) -> str:
         if not lines:
             continue
         chunks.append(f"diff --git a/{rel} b/{rel}\n")
+        if not old:  # a new file (a conftest.py the patch creates)
+            chunks.append("new file mode 100644\n")
+            lines[0] = "--- /dev/null\n"
         for line in lines:
             if line.endswith("\n"):
                 chunks.append(line)
@@ -270,8 +309,9 @@ def changed_lines(changes: Mapping[str, tuple[str, str]]) -> int:
     n = 0
     for old, new in changes.values():
         for line in difflib.ndiff(old.splitlines(), new.splitlines()):
-            if line[:1] in "+-" and not line[2:].lstrip().startswith("#"):
-                n += 1  # comments are not counted: they explain, they change nothing
+            text = line[2:].strip()
+            if line[:1] in "+-" and text and not text.startswith("#"):
+                n += 1  # comments and blank lines are not counted: they change nothing
     return n
 
 

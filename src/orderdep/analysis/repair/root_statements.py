@@ -266,6 +266,15 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
         owner, imports = _owner(root, names, test_module)
         attr = root.attrs[-1]
         ref = f"{owner}.{attr}" if owner else attr
+        if not p.present and owner:
+            # absent before the polluter: set then delete; monkeypatch undoes both,
+            # leaving it absent again (a plain setattr of its value would raise)
+            sets = [
+                f"monkeypatch.setattr({owner}, {attr!r}, None, raising=False)",
+                f"monkeypatch.delattr({owner}, {attr!r})",
+            ]
+            out.append(([*imports, *sets], ["monkeypatch"]))
+            return out
         if p.type in ("dict", "set", "list"):
             # work on a copy; monkeypatch puts the untouched original back afterwards
             value = f"copy.deepcopy({ref})"

@@ -11,7 +11,7 @@ import ast
 import builtins
 import textwrap
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
@@ -32,6 +32,7 @@ class FunctionSource:
     statements: list[str]
     params: list[str]
     text: str  # the function's own source
+    usefixtures: list[str] = field(default_factory=list)  # its and its classes' marks
 
 
 def read_function(project: Path, test_id: str, module: Optional[str] = None) -> FunctionSource:
@@ -42,10 +43,12 @@ def read_function(project: Path, test_id: str, module: Optional[str] = None) -> 
     except (OSError, SyntaxError) as exc:
         raise UsageError(f"cannot read the source of {test_id!r}: {exc}") from None
     body: list[ast.stmt] = tree.body
+    marked: list[str] = []
     for cls in classes:
         found = [n for n in body if isinstance(n, ast.ClassDef) and n.name == cls]
         if not found:
             raise UsageError(f"cannot find class {cls!r} of {test_id!r} in {rel!r}")
+        marked += _usefixtures(found[0])
         body = found[0].body
     fns = [
         n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name
@@ -68,7 +71,17 @@ def read_function(project: Path, test_id: str, module: Optional[str] = None) -> 
         statements=[t for t in texts if t.strip()],
         params=params,
         text=ast.get_source_segment(source, fn) or "",
+        usefixtures=[*marked, *_usefixtures(fn)],
     )
+
+
+def _usefixtures(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[str]:
+    """The fixture names of ``@pytest.mark.usefixtures(...)`` marks on ``node``."""
+    out = []
+    for deco in node.decorator_list:
+        if isinstance(deco, ast.Call) and ast.unparse(deco.func).endswith("mark.usefixtures"):
+            out += [a.value for a in deco.args if isinstance(a, ast.Constant)]
+    return [str(n) for n in out]
 
 
 def _free_names(statements: Sequence[str]) -> list[str]:

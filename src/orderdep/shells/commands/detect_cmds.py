@@ -20,6 +20,7 @@ from orderdep.analysis.detect import DEFAULT_CONFIRM_RUNS, DEFAULT_ROUNDS, STRAT
 from orderdep.analysis.search import DetectProgress
 from orderdep.core.report import load_report, save_report
 from orderdep.core.suite import GROUP_LEVELS, GroupLevel, Suite
+from orderdep.engine.store import project_relative
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.ci import changed_setup, check_ci_options, ci_options, write_ci_outputs
@@ -54,15 +55,16 @@ HEARTBEAT = 5.0
 def job_name(params: dict[str, Any], strategies: tuple[str, ...], seed: int, group: str) -> str:
     """The store's job for this detection: the same command (project, strategies, seed,
     group, pytest setup) resumes it; other options (rounds, budget) only extend it."""
+    project = Path(params["project"])
+    where = [project_relative(p, project) for p in [params["rootdir"], *params["pythonpath"]]]
     key = json.dumps(
-        {
-            "project": str(Path(params["project"]).resolve()),
+        {  # not where the project is: a copy of it with its store resumes too
             "strategies": list(strategies),
             "seed": seed,
             "group": group,
             "pytest": [
-                params["rootdir"],
-                list(params["pythonpath"]),
+                where[0],
+                where[1:],
                 [*params["pytest_args"], *selection_args(params)],
             ],
             "home": params.get("home", "copy"),

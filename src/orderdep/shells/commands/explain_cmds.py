@@ -12,6 +12,7 @@ import click
 
 from orderdep.core.depsfile import DEFAULT_DEPS, deps_from_report, dump_deps, load_deps, save_deps
 from orderdep.core.report import load_report, save_report
+from orderdep.engine.store import project_relative
 from orderdep.errors import UsageError, shown_path
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import collect_suite, open_engine
@@ -131,10 +132,11 @@ def classify(
 def classify_job(params: dict[str, Any], alone_runs: int) -> str:
     """The store's job of ``orderdep classify``: the same command on the same code
     replays the orders already run (resume after the budget or Ctrl-C stopped it)."""
+    project = Path(params["project"])
+    where = [project_relative(p, project) for p in [params["rootdir"], *params["pythonpath"]]]
     key = json.dumps(
-        {
-            "project": str(Path(params["project"]).resolve()),
-            "pytest": [params["rootdir"], list(params["pythonpath"]), list(params["pytest_args"])],
+        {  # not where the project is: a copy of it with its store resumes too
+            "pytest": [where[0], where[1:], list(params["pytest_args"])],
             "home": params.get("home", "copy"),
             "alone_runs": alone_runs,
         },

@@ -171,8 +171,10 @@ def fix_lines(
     show_default=True,
     help="cleaner: a cleaner's (state-setter's) statements, minimised; generated: calls "
     "of reset-methods found in the code; restore: put the polluted state back "
-    "(monkeypatch); polluter: make the polluter undo its change; auto: all, smallest "
-    "verified patch wins.",
+    "(monkeypatch); polluter: make the polluter (or its fixture) undo its change; "
+    "fixture: a shared fixture narrowed to function scope, setup_module run before every "
+    "test, or an autouse conftest.py fixture restoring the state; auto: all, the root "
+    "cause first, then the smallest verified patch.",
 )
 @click.option("--apply", "apply_", is_flag=True, help="Change the files (default: only print).")
 @click.option(

@@ -1,0 +1,134 @@
+"""iFixFlakies' Patcher as candidates (003 §2): a cleaner's statements, minimised.
+
+The statements of a cleaner of the victim (of a state-setter, or of every member of a
+state-setter group in order, for a brittle) are minimised by
+:func:`~orderdep.core.ddmin.ddmin` to the ones that still make the OD test pass in its
+failing order, and inserted at its start. Cleaners are tried best first
+(:func:`~orderdep.analysis.repair.sources.rank_cleaners`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Callable, Optional
+
+from orderdep.analysis.repair.candidates import Candidate
+from orderdep.analysis.repair.debugger import RootInfo
+from orderdep.analysis.repair.generated import Screen
+from orderdep.analysis.repair.module_names import ModuleNames
+from orderdep.analysis.repair.patches import FIXTURE_PARAMS, Insertion, insertion
+from orderdep.analysis.repair.root_statements import guard_statements
+from orderdep.analysis.repair.scoping import scope_statements
+from orderdep.analysis.repair.sources import (
+    FunctionSource,
+    rank_cleaners,
+    read_function,
+    transplant_group,
+)
+from orderdep.analysis.repair.verify import Target
+from orderdep.core.ddmin import DDMinPreconditionError, ddmin
+from orderdep.core.report import ODFinding
+from orderdep.errors import UsageError
+
+MAX_CLEANERS = 5
+MAX_CLEANER_STATEMENTS = 40
+
+
+def cleaner_candidates(
+    project: Path,
+    screen: Screen,
+    progress: Callable[[str], None],
+    finding: ODFinding,
+    kind: str,
+    target: Target,
+    victim: FunctionSource,
+    culprits: Sequence[RootInfo],
+    notes: list[str],
+) -> list[Candidate]:
+    donors: list[list[str]]
+    if kind == "victim":
+        cleaners = list(dict.fromkeys(c for cs in finding.cleaners.values() for c in cs))
+        donors = [[c] for c in rank_cleaners(project, cleaners, victim, list(culprits))]
+        what = "cleaner"
+    else:
+        donors = [[s] for s in finding.state_setters]
+        donors += [list(g) for g in finding.state_setter_groups if g]
+        what = "state-setter"
+    if not donors:
+        notes.append(f"cleaner: the report names no {what} for this test")
+        return []
+    out = []
+    for group in donors[:MAX_CLEANERS]:
+        name = f"{what} {group[0]}" if len(group) == 1 else f"{what} group {' + '.join(group)}"
+        progress(f"minimising the statements of {name}")
+        try:
+            sources = [read_function(project, d) for d in group]
+        except UsageError as exc:
+            notes.append(f"cleaner: {exc}")
+            continue
+        stmts = [(i, st) for i, fs in enumerate(sources) for st in fs.statements]
+        stmts = stmts[:MAX_CLEANER_STATEMENTS]
+        if not stmts:
+            continue
+
+        def patch(sub: list[tuple[int, str]], sources: list[FunctionSource] = sources) -> Insertion:
+            return transplant_group(sub, sources, victim)
+
+        def works(sub: list[tuple[int, str]]) -> bool:
+            ins = patch(sub)
+            fixtures = [f for f in ins.fixtures if f not in FIXTURE_PARAMS]
+            return screen(target, "\n".join(ins.statements), victim.module, fixtures)
+
+        try:
+            kept = ddmin(stmts, works)
+            how = (
+                f"the statement of {name}"
+                if len(stmts) == 1
+                else f"{len(kept)} of the {len(stmts)} statements of {name} "
+                "(minimised by delta debugging)"
+            )
+        except DDMinPreconditionError:
+            kept = stmts  # it needs its fixtures or self: only a real run can tell
+            how = f"the statements of {name}"
+        ins = patch(kept)
+        if kind == "brittle":  # the setter's writes, undone when the test ends
+            scoped, changed = scope_statements(ins.statements)
+            if changed:
+                fixtures = ("monkeypatch", *ins.fixtures)
+                out.append(
+                    Candidate(
+                        "cleaner",
+                        f"{how}, through monkeypatch",
+                        [insertion(ins.test, scoped, fixtures)],
+                    )
+                )
+                out.append(Candidate("cleaner", how, [ins], leaks=True))
+                continue
+            guarded = _guarded(ins, culprits, victim)
+            if guarded is not None:
+                out.append(Candidate("cleaner", f"{how}, undone when it ends", [guarded]))
+                out.append(Candidate("cleaner", how, [ins], leaks=True))
+                continue
+        out.append(Candidate("cleaner", how, [ins]))
+    return out
+
+
+def _guarded(
+    ins: Insertion, roots: Sequence[RootInfo], victim: FunctionSource
+) -> Optional[Insertion]:
+    """``ins`` (a state-setter's writes into a brittle) preceded by statements that save
+    the roots it needs and put them back when the test ends, so the state it sets up does
+    not reach the tests after it; None when a root cannot be saved that way."""
+    if not roots:
+        return None
+    names = ModuleNames.parse(victim.source, victim.module)
+    stmts: list[str] = []
+    fixtures: list[str] = []
+    for root in roots:
+        alts = guard_statements(root, names, victim.module)
+        if not alts:
+            return None
+        stmts += alts[0][0]
+        fixtures += alts[0][1]
+    return insertion(ins.test, [*stmts, *ins.statements], [*fixtures, *ins.fixtures])

@@ -1,0 +1,129 @@
+"""Fixture-side edits: narrow a fixture's scope, add an autouse fixture or a setup function.
+
+Both are :class:`~orderdep.analysis.repair.patches.Insertion` s with another ``edit``:
+
+``narrow``
+    ``@pytest.fixture(scope="session")`` becomes ``@pytest.fixture``: each test gets a
+    fresh value, so what one test does to it cannot reach the next.
+``setup_function``
+    xunit's ``setup_function`` calling the module's ``setup_module``: what it sets up
+    (a file, a database) is made again before every test, the xunit way of narrowing.
+``autouse``
+    a function-scoped autouse fixture, added to a ``conftest.py`` (created if missing),
+    whose statements save the polluted root and put it back around every test of that
+    directory (``monkeypatch``, ``request.addfinalizer``). When the fixture is there
+    already, its statements are inserted into it like into any function.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from typing import Optional
+
+import libcst as cst
+
+from orderdep.analysis.repair.import_lifting import add_imports
+from orderdep.errors import UsageError
+
+COMMENT_WIDTH = 88
+
+
+def comment_lines(text: Optional[str], indent: int = 0) -> list[cst.EmptyLine]:
+    """``text`` as comment lines that fit in :data:`COMMENT_WIDTH` columns."""
+    lines = textwrap.wrap(text or "", COMMENT_WIDTH - indent - 2)
+    return [cst.EmptyLine(comment=cst.Comment(f"# {line}")) for line in lines]
+
+
+def _is_fixture(deco: cst.Decorator) -> Optional[cst.BaseExpression]:
+    expr = deco.decorator
+    target = expr.func if isinstance(expr, cst.Call) else expr
+    text = cst.Module([]).code_for_node(target)
+    return expr if text in ("pytest.fixture", "fixture") else None
+
+
+class _Narrower(cst.CSTTransformer):
+    def __init__(self, name: str, comment: Optional[str]) -> None:
+        self.name, self.comment = name, comment
+        self.found = 0
+        self.depth = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.depth += 1
+        return self.depth == 1
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def leave_FunctionDef(
+        self, original: cst.FunctionDef, updated: cst.FunctionDef
+    ) -> cst.FunctionDef:
+        self.depth -= 1
+        if self.depth or updated.name.value != self.name:
+            return updated
+        decorators = list(updated.decorators)
+        for i, deco in enumerate(decorators):
+            expr = _is_fixture(deco)
+            if not isinstance(expr, cst.Call):
+                continue
+            args = [a for a in expr.args if not (a.keyword and a.keyword.value == "scope")]
+            if len(args) == len(expr.args):
+                continue
+            self.found += 1
+            if args:
+                args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                decorators[i] = deco.with_changes(decorator=expr.with_changes(args=args))
+            else:
+                decorators[i] = deco.with_changes(decorator=expr.func)
+        if not self.found:
+            return updated
+        lead = [*updated.leading_lines, *comment_lines(self.comment)]
+        return updated.with_changes(decorators=decorators, leading_lines=lead)
+
+
+def narrow_scope(source: str, name: str, comment: Optional[str], file: str) -> str:
+    """``source`` with fixture function ``name`` made function-scoped."""
+    module = cst.parse_module(source)
+    narrower = _Narrower(name, comment)
+    new = module.visit(narrower)
+    if not narrower.found and not has_function(source, name):
+        raise UsageError(f"no fixture {name!r} with a scope in {file!r}")
+    return new.code
+
+
+def has_function(source: str, name: str) -> bool:
+    module = cst.parse_module(source) if source.strip() else cst.Module([])
+    return any(isinstance(s, cst.FunctionDef) and s.name.value == name for s in module.body)
+
+
+AUTOUSE = "@pytest.fixture(autouse=True)"
+
+
+def add_function(
+    source: str,
+    name: str,
+    statements: Sequence[str],
+    fixtures: Sequence[str],
+    comment: Optional[str],
+    lifted: Sequence[str],
+    decorator: Optional[str] = AUTOUSE,
+) -> str:
+    """``source`` with a new function ``name`` (an autouse fixture, or with no
+    ``decorator`` a plain one such as ``setup_function``) running ``statements``, whose
+    imports ``lifted`` go to the top of the file."""
+    body = "\n".join(f"    {s}" for s in statements) or "    pass"
+    head = f"{decorator}\n" if decorator else ""
+    text = f"{head}def {name}({', '.join(fixtures)}):\n{body}\n"
+    fn = cst.parse_statement(text)
+    assert isinstance(fn, cst.FunctionDef)
+    inner = fn.body
+    assert isinstance(inner, cst.IndentedBlock)
+    first = inner.body[0]
+    inner = inner.with_changes(
+        body=[first.with_changes(leading_lines=comment_lines(comment, 4)), *inner.body[1:]]
+    )
+    module = cst.parse_module(source) if source.strip() else cst.Module([])
+    blank = [cst.EmptyLine(), cst.EmptyLine()] if module.body else []
+    fn = fn.with_changes(body=inner, leading_lines=blank)
+    module = module.with_changes(body=[*module.body, fn])
+    return add_imports(module, [*(["import pytest"] if decorator else []), *lifted]).code

@@ -1,0 +1,8 @@
+import pytest
+
+import app
+
+
+@pytest.fixture(scope="session")
+def settings():
+    return app.load_settings()

@@ -1,0 +1,72 @@
+"""Candidates built from the roots the debugger names: a state-setter's writes undone when
+the brittle ends; class attributes restored together."""
+
+from __future__ import annotations
+
+from orderdep.analysis.repair.cleaners import _guarded
+from orderdep.analysis.repair.debugger import RootInfo, ValueView
+from orderdep.analysis.repair.patches import insertion
+from orderdep.analysis.repair.sources import FunctionSource
+
+SOURCE = "import routes\n\n\ndef test_dispatch(router):\n    assert router.dispatch('/')\n"
+BRITTLE = FunctionSource(
+    "tests/test_r.py::test_dispatch", "tests/test_r.py", "tests.test_r", SOURCE,
+    ["assert router.dispatch('/')"], ["router"], "",
+)  # fmt: skip
+
+
+def root(kind: str, **meta: object) -> RootInfo:
+    value = ValueView(True, ["obj", "Router", []], None, "Router")
+    return RootInfo(f"{kind}:x", kind, value, value, **meta)  # type: ignore[arg-type]
+
+
+def test_the_needed_fixture_value_is_saved_first_and_put_back_after() -> None:
+    setter = insertion(BRITTLE.test, ["router.add('/', index)"], ["router"])
+    guarded = _guarded(setter, [root("fixture", fixture="router")], BRITTLE)
+    assert guarded is not None
+    assert guarded.statements == (
+        "import copy",
+        "saved = copy.deepcopy(vars(router))",
+        "request.addfinalizer(lambda: (vars(router).clear(), vars(router).update(saved)))",
+        "router.add('/', index)",
+    )
+    assert guarded.fixtures == ("request", "router")
+
+
+def test_no_guard_without_a_known_root_or_for_one_that_cannot_be_saved() -> None:
+    setter = insertion(BRITTLE.test, ["router.add('/', index)"], ["router"])
+    assert _guarded(setter, [], BRITTLE) is None
+    assert _guarded(setter, [root("other")], BRITTLE) is None
+
+
+def test_class_attributes_of_one_class_that_differ_are_grouped() -> None:
+    from orderdep.analysis.repair.candidates import sibling_groups
+
+    def attr(cls: str, name: str) -> RootInfo:
+        return root("classattr", module="pkg.sexpr", attrs=(cls, name))
+
+    parser, tag, schema, other = (
+        attr("AST", "_parser"), attr("AST", "tag"), attr("AST", "schema"), attr("Net", "n")
+    )  # fmt: skip
+    differing = [parser, tag, other, schema]
+    assert sibling_groups([parser], differing) == [[parser, tag, schema]]
+    assert sibling_groups([other], differing) == []  # alone on its class
+    assert sibling_groups([root("env", var="HOME")], differing) == []
+
+
+def test_a_polluter_guard_for_an_attribute_absent_before_it_leaves_it_absent() -> None:
+    from orderdep.analysis.repair.module_names import ModuleNames
+    from orderdep.analysis.repair.root_statements import guard_statements
+
+    value = ValueView(True, ["atom", "int", "1"], "1", "int")
+    absent = RootInfo(
+        "pkg.sexpr.AST.tag", "classattr", value, ValueView(False),
+        module="pkg.sexpr", attrs=("AST", "tag"),
+    )  # fmt: skip
+    names = ModuleNames.parse("from pkg.sexpr import AST\n", "tests.test_x")
+    [(stmts, fixtures)] = guard_statements(absent, names, "tests.test_x")
+    assert stmts == [
+        "monkeypatch.setattr(AST, 'tag', None, raising=False)",
+        "monkeypatch.delattr(AST, 'tag')",
+    ]
+    assert fixtures == ["monkeypatch"]

@@ -1,0 +1,156 @@
+"""Fixture-side edits and lifted imports, checked on the exact patch text."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from orderdep.analysis.repair.patches import (
+    Insertion,
+    apply_insertion,
+    apply_insertions,
+    unified_diff,
+)
+from orderdep.errors import UsageError
+
+CONFTEST = textwrap.dedent(
+    """\
+    import pytest
+
+    import kv
+
+
+    @pytest.fixture(scope="session")
+    def stock(tmp_path_factory):
+        return tmp_path_factory.mktemp("data")
+
+
+    @pytest.fixture(scope="module", params=[1, 2])
+    def size(request):
+        return request.param
+    """
+)
+
+
+def test_narrowing_drops_the_scope_and_says_why() -> None:
+    ins = Insertion("tests/conftest.py::stock", (), comment="Function scope.", edit="narrow")
+    new = apply_insertion(CONFTEST, ins)
+    assert new == CONFTEST.replace(
+        '@pytest.fixture(scope="session")', "# Function scope.\n@pytest.fixture"
+    )
+    assert apply_insertion(new, ins) == new  # narrowing twice changes nothing
+
+
+def test_narrowing_keeps_the_other_arguments() -> None:
+    new = apply_insertion(CONFTEST, Insertion("tests/conftest.py::size", (), edit="narrow"))
+    assert "@pytest.fixture(params=[1, 2])\ndef size(request):" in new
+
+
+def test_narrowing_an_unknown_fixture_is_an_error() -> None:
+    with pytest.raises(UsageError, match="no fixture 'nope'"):
+        apply_insertion(CONFTEST, Insertion("tests/conftest.py::nope", (), edit="narrow"))
+
+
+AUTOUSE = Insertion(
+    "tests/conftest.py::_restore_kv_state",
+    ("import copy", "saved = copy.deepcopy(kv.STATE)",
+     "request.addfinalizer(lambda: (kv.STATE.clear(), kv.STATE.update(saved)))"),
+    ("request",),
+    comment="Put kv.STATE back after every test.",
+    edit="autouse",
+)  # fmt: skip
+
+
+def test_autouse_fixture_appended_with_its_imports_at_the_top() -> None:
+    new = apply_insertion(CONFTEST, AUTOUSE)
+    assert new == "import copy\n\n" + CONFTEST + textwrap.dedent(
+        """\
+
+
+        @pytest.fixture(autouse=True)
+        def _restore_kv_state(request):
+            # Put kv.STATE back after every test.
+            saved = copy.deepcopy(kv.STATE)
+            request.addfinalizer(lambda: (kv.STATE.clear(), kv.STATE.update(saved)))
+        """
+    )
+    assert apply_insertion(new, AUTOUSE) == new  # there already: not added twice
+
+
+def test_autouse_fixture_creates_the_conftest_and_the_diff_says_so(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    changes = apply_insertions(tmp_path, [AUTOUSE])
+    assert changes["tests/conftest.py"][0] == ""
+    diff = unified_diff(changes)
+    assert diff.startswith(
+        "diff --git a/tests/conftest.py b/tests/conftest.py\nnew file mode 100644\n"
+        "--- /dev/null\n+++ b/tests/conftest.py\n"
+    )
+    assert changes["tests/conftest.py"][1].startswith("import copy\n\nimport pytest\n\n\n@pytest")
+
+
+TEST_FILE = textwrap.dedent(
+    '''\
+    """Tests of the store."""
+    import json
+
+    import pytest
+
+    from app import jobs
+
+
+    def test_a():
+        assert jobs
+    '''
+)
+
+
+def test_standard_library_imports_go_to_the_top_in_isort_order() -> None:
+    ins = Insertion(
+        "tests/test_a.py::test_a",
+        ("import os", "import copy", "monkeypatch.setenv('A', os.environ['A'])"),
+        ("monkeypatch",),
+    )
+    new = apply_insertion(TEST_FILE, ins)
+    assert new.startswith('"""Tests of the store."""\nimport copy\nimport json\nimport os\n\n')
+    assert "def test_a(monkeypatch):\n    monkeypatch.setenv('A', os.environ['A'])\n" in new
+    assert new.count("import os") == 1
+
+
+def test_from_import_merges_with_the_existing_one_and_project_imports_stay_inline() -> None:
+    ins = Insertion(
+        "tests/test_a.py::test_a",
+        ("from app import config", "import backend", "config.reset()", "backend.stop()"),
+    )
+    new = apply_insertion(TEST_FILE, ins)
+    assert "\nfrom app import config, jobs\n" in new
+    # importing a project module at collection could change what the tests observe
+    assert "def test_a():\n    import backend\n    config.reset()\n" in new
+
+
+def test_imports_into_a_file_without_any() -> None:
+    new = apply_insertion(
+        "def test_a():\n    pass\n", Insertion("t.py::test_a", ("import sys", "sys.path"))
+    )
+    assert new == "import sys\n\n\ndef test_a():\n    sys.path\n    pass\n"
+
+
+def test_a_new_section_gets_its_blank_line() -> None:
+    source = "import json\n\n\ndef test_a():\n    pass\n"
+    ins = Insertion("t.py::test_a", ("from pytest import MonkeyPatch", "MonkeyPatch()"))
+    # not the standard library nor imported from already: stays inline
+    assert "    from pytest import MonkeyPatch\n" in apply_insertion(source, ins)
+    ins = Insertion("t.py::test_a", ("import pytest", "pytest.skip"))
+    assert apply_insertion(source, ins).startswith("import json\n\nimport pytest\n\n\ndef")
+
+
+def test_setup_function_is_added_without_a_decorator_or_imports() -> None:
+    source = "import os\n\n\ndef setup_module():\n    os.getcwd()\n"
+    ins = Insertion(
+        "t.py::setup_function", ("setup_module()",), comment="Again.", edit="setup_function"
+    )
+    new = apply_insertion(source, ins)
+    assert new == source + "\n\ndef setup_function():\n    # Again.\n    setup_module()\n"
+    assert apply_insertion(new, ins) == new

@@ -33,7 +33,8 @@ ipflakies
 
 Every patch (orderdep's, and ipflakies' as a diff) is printed, so a reader can judge it.
 
-Usage: python benchmarks/bench_repair_real.py [--cases FILE ...] [--ipflakies] [--budget 600]
+Usage: python benchmarks/bench_repair_real.py [--cases FILE ...] [--project P ...] [--ipflakies]
+       [--budget 600] [--results FILE] [--render]
 Writes the section "Repair on real projects" of docs/benchmarks.md.
 """
 
@@ -42,9 +43,11 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -66,6 +69,7 @@ DEFAULT_CASES = [Path("/work/rw/cases-rw1.json"), Path("/work/rw/cases-rw2.json"
 IGNORED = shutil.ignore_patterns(".orderdep", "__pycache__", ".pytest_cache", ".git", "*.pyc")
 OUTCOME = re.compile(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS) (.+?)(?: - .*)?$")
 PLAIN_TIMEOUT = 900
+IPFLAKIES_TIMEOUT = 300  # it has no timeout of its own; some orders of real suites hang
 
 
 def load_cases(paths: list[Path]) -> tuple[list[Json], list[Json]]:
@@ -170,13 +174,14 @@ def bench_orderdep(project: str, cases: list[Json], baseline: dict[str, str], ar
     outputs = []
     patches: list[Path] = []
     fix_found = [t for t in listed if t in found]
+    held: Optional[bool] = None  # fix's own verdict on the patch set (None: no set checked)
     if fix_found:
         _, output = quiet(["fix", str(root), *py, *[a for t in fix_found for a in ("--test", t)]])
         outputs.append(output)
         fixes = json.loads((root / ".orderdep" / "fixes.json").read_text(encoding="utf-8"))
         entries.update(fixes["fixes"])
-        held = any(line.startswith("patch set: ") and " hold together " in line
-                   for line in output.splitlines())  # fmt: skip
+        verdicts = [line for line in output.splitlines() if line.startswith("patch set: ")]
+        held = (" hold together " in verdicts[0]) if verdicts else None
         patch_set = root / ".orderdep" / "patches" / "patch-set.patch"
         fixed_files = [root / ".orderdep" / e["patch"] for e in entries.values() if e["fixed"]]
         patches += [patch_set] if held and patch_set.exists() else fixed_files
@@ -215,7 +220,7 @@ def bench_orderdep(project: str, cases: list[Json], baseline: dict[str, str], ar
             "project": project, "test": c["test"], "kind": c["kind"],
             "category": category(c), "found": c["test"] in found,
             "repaired": bool(entry.get("fixed")), "strategy": entry.get("strategy"),
-            "holds": bool(check.get("holds")), "check": check,
+            "holds": bool(check.get("holds")), "check": check, "set_held": held,
             "why": [] if entry.get("fixed") else entry.get("notes", ["not in fix's output"]),
             "seconds": wall / len(cases),
         })  # fmt: skip
@@ -263,15 +268,17 @@ def bench_ipflakies(case: Json, python: str, baseline: dict[str, str], tmp: Path
     project = copy(case["dir"], tmp / "ipf")
     command = shlex.join([python, "-m", "ipflakies", "-t", case["test"]])
     start = time.perf_counter()
+    proc = subprocess.Popen(
+        ["nice", "script", "-qec", command, "/dev/null"],
+        cwd=project, env=ipflakies_env(python, project), stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
     try:
-        proc = subprocess.run(
-            ["nice", "script", "-qec", command, "/dev/null"],
-            cwd=project, env=ipflakies_env(python, project), capture_output=True,
-            stdin=subprocess.DEVNULL, timeout=900,
-        )  # fmt: skip
-        exit_code: object = proc.returncode
-    except subprocess.TimeoutExpired:
-        exit_code = "timeout"
+        exit_code: object = proc.wait(timeout=IPFLAKIES_TIMEOUT)
+    except subprocess.TimeoutExpired:  # kill the pytest processes it started too
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        exit_code = f"timeout ({IPFLAKIES_TIMEOUT} s)"
     row: Json = {"patched": False, "holds": False, "exit": exit_code}
     row["seconds"] = time.perf_counter() - start
     patches = ipflakies_patches(project / "ipflakies_result")
@@ -327,8 +334,9 @@ def render(rows: list[Json], dropped: list[Json], ipf: Optional[dict[str, Json]]
         mine = [r for r in rows if r["project"] == p]
         strategies = ", ".join(sorted({r["strategy"] for r in mine if r["strategy"]})) or "-"
         secs = f"{sum(r['seconds'] for r in mine) / len(mine):.0f}"
-        lines.append([f"{p} `{commits[p][:10]}`", *summary(mine, ipf), strategies, secs])
-    lines.append(["**all**", *summary(rows, ipf), "", ""])
+        verdict = {True: "yes", False: "no", None: "-"}[mine[0].get("set_held")]
+        lines.append([f"{p} `{commits[p][:10]}`", *summary(mine, ipf), verdict, strategies, secs])
+    lines.append(["**all**", *summary(rows, ipf), "", "", ""])
     by_kind = []
     for cat in sorted({r["category"] for r in rows}):
         mine = [r for r in rows if r["category"] == cat]
@@ -343,9 +351,14 @@ def render(rows: list[Json], dropped: list[Json], ipf: Optional[dict[str, Json]]
         "keeps its outcomes in its original order, under plain `python -m pytest -p "
         "no:randomly`, one fresh process and copy per order. ipflakies: `python -m "
         "ipflakies -t TEST` per OD test on a fresh copy; its patched test file is checked "
-        "the same way.",
+        "the same way. *fix: set holds*: `fix`'s own verdict on the patches together (the "
+        "original order, every failing order, 20 random orders); when it says no, the "
+        "verified patches are applied one by one for the plain-pytest check.",
         "",
-        table(["project, commit", *head, "orderdep strategies", "s per OD test"], lines),
+        table(
+            ["project, commit", *head, "fix: set holds", "orderdep strategies", "s per OD test"],
+            lines,
+        ),
         "",
         "Per mechanism:",
         "",
@@ -390,6 +403,10 @@ def main() -> None:
         default=Path(tempfile.gettempdir()) / "orderdep-bench-real.json",
         help="Rows are kept here (merged per project), so projects can run separately.",
     )  # fmt: skip
+    parser.add_argument(
+        "--render", action="store_true",
+        help="Run nothing; write the section from the rows kept in --results.",
+    )  # fmt: skip
     args = parser.parse_args()
     paths = args.cases or [p for p in DEFAULT_CASES if p.exists()]
     cases, dropped = load_cases(paths)
@@ -402,7 +419,7 @@ def main() -> None:
     rows_by: dict[str, list[Json]] = saved.get("orderdep", {})
     ipf_by: dict[str, Json] = saved.get("ipflakies", {})
     for project, mine in sorted(grouped.items()):
-        if args.project and project not in args.project:
+        if args.render or (args.project and project not in args.project):
             continue
         with tempfile.TemporaryDirectory(prefix="orderdep-bench-real-") as tmp_name:
             tmp = Path(tmp_name)
@@ -424,7 +441,8 @@ def main() -> None:
     rows = [r for p in sorted(rows_by) if p in grouped for r in rows_by[p]]
     commits = {c["project"]: c["commit"] for c in cases}
     ipf = {k: v for k, v in ipf_by.items() if k.split(" ", 1)[0] in grouped} or None
-    write_section(SECTION, render(rows, dropped, ipf, commits, reused=not args.ipflakies))
+    reused = not args.ipflakies or args.render
+    write_section(SECTION, render(rows, dropped, ipf, commits, reused=reused))
 
 
 if __name__ == "__main__":

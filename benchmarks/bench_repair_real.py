@@ -268,10 +268,14 @@ def bench_ipflakies(case: Json, python: str, baseline: dict[str, str], tmp: Path
     project = copy(case["dir"], tmp / "ipf")
     command = shlex.join([python, "-m", "ipflakies", "-t", case["test"]])
     start = time.perf_counter()
+    env = ipflakies_env(python, project)
+    log = tmp / "ipflakies.log"
+    if case.get("pytest_args"):  # e.g. --ignore of a module that does not collect
+        env["PYTEST_ADDOPTS"] = shlex.join(case["pytest_args"])
     proc = subprocess.Popen(
         ["nice", "script", "-qec", command, "/dev/null"],
-        cwd=project, env=ipflakies_env(python, project), stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, start_new_session=True,
+        cwd=project, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     try:
         exit_code: object = proc.wait(timeout=IPFLAKIES_TIMEOUT)
@@ -280,6 +284,7 @@ def bench_ipflakies(case: Json, python: str, baseline: dict[str, str], tmp: Path
         proc.wait()
         exit_code = f"timeout ({IPFLAKIES_TIMEOUT} s)"
     row: Json = {"patched": False, "holds": False, "exit": exit_code}
+    row["log_tail"] = log.read_text(errors="replace").strip().splitlines()[-3:]
     row["seconds"] = time.perf_counter() - start
     patches = ipflakies_patches(project / "ipflakies_result")
     row["patched"] = bool(patches)

@@ -114,6 +114,16 @@ def bench_orderdep(name: str, tmp: Path) -> list[Json]:
     return rows
 
 
+def ipflakies_patches(results: Path) -> list[Json]:
+    """The patches ipflakies reports in its result directory (``minimized.json``)."""
+    data: Json = {}
+    for d in results.iterdir() if results.exists() else []:
+        if (d / "minimized.json").exists():
+            data = json.loads((d / "minimized.json").read_text(encoding="utf-8"))
+    role = "polluter" if data.get("type") == "victim" else "state-setter"
+    return [e["patch"] for es in (data.get(role) or {}).values() for e in es if e.get("patch")]
+
+
 def bench_ipflakies(name: str, test: str, python: str, tmp: Path, index: int) -> Json:
     project = copy_project(name, tmp / f"ipf-{index}")
     results = project / "ipflakies_result"
@@ -125,12 +135,7 @@ def bench_ipflakies(name: str, test: str, python: str, tmp: Path, index: int) ->
         stdin=subprocess.DEVNULL,
     )  # fmt: skip
     wall = time.perf_counter() - start
-    data: Json = {}
-    for d in results.iterdir() if results.exists() else []:
-        if (d / "minimized.json").exists():
-            data = json.loads((d / "minimized.json").read_text(encoding="utf-8"))
-    role = "polluter" if data.get("type") == "victim" else "state-setter"
-    patches = [e["patch"] for es in (data.get(role) or {}).values() for e in es if e.get("patch")]
+    patches = ipflakies_patches(results)
     row: Json = {"patched": bool(patches), "holds": False, "seconds": wall, "exit": proc.returncode}
     if patches:
         patched = project / patches[0]["patched_test_file"]

@@ -21,6 +21,7 @@ from orderdep.shells.options import (
     engine_flags,
     engine_options,
 )
+from orderdep.shells.output import notice
 
 if TYPE_CHECKING:
     from orderdep.analysis.why.explain import Explanation
@@ -35,7 +36,7 @@ MAX_SHOWN_ROOTS = 10
 
 
 def _notice(message: str) -> None:
-    click.echo(f"  .. {message}", err=True)
+    notice(f"  .. {message}")
 
 
 def failing_order(

@@ -36,7 +36,8 @@ from typing import Any, Optional
 from benchdoc import table
 
 TIMEOUT = 900
-HEADERS = ["project", "commit", "test", "kind", "tests before it", "orderdep why", "right",
+HEADERS = ["project", "commit", "test", "kind", "tests before it", "orderdep why",
+           "of which start-up", "orders run", "right",
            "detect-test-pollution", "right", "speed-up"]  # fmt: skip
 
 
@@ -48,6 +49,8 @@ class RealCase:
     kind: str
     before: int
     orderdep_wall: Optional[float]
+    orderdep_ready: float  # until the first order starts: start-up and collection
+    orderdep_orders: int
     orderdep_answer: list[str]
     orderdep_right: bool
     dtp_wall: Optional[float]
@@ -99,6 +102,24 @@ def timed(cmd: list[str], cwd: Path) -> tuple[float, str]:
     return time.perf_counter() - start, out
 
 
+def timed_why(cmd: list[str], cwd: Path, out_file: Path) -> tuple[float, float, int, str]:
+    """Wall time of ``orderdep why``, the time until its first order starts (start-up,
+    interpreter check and collection: the progress line "running the failing order"),
+    the orders it ran, and its stdout."""
+    start = time.perf_counter()
+    ready, orders = 0.0, 0
+    with out_file.open("w", encoding="utf-8") as out:
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.PIPE, text=True)
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if not ready and "running the failing order" in line:
+                ready = time.perf_counter() - start
+            if line.strip().startswith(".. ") and " orders run, " in line:
+                orders = int(line.split()[1])
+        proc.wait()
+    return time.perf_counter() - start, ready, orders, out_file.read_text(encoding="utf-8")
+
+
 def confirmed(case: dict[str, Any], answer: list[str], work: Path) -> bool:
     """Is ``answer`` right: the hand-confirmed partners, or confirmed by plain pytest."""
     if not answer:
@@ -124,7 +145,7 @@ def run_case(case: dict[str, Any], tmp: Path, index: int) -> RealCase:
     cmd += [".", "--order-file", str(ids), "--python", case["python"], "--no-fix"]
     cmd += ["--no-check", "--no-state", "--store", str(tmp / f"store-{index}.db")]
     cmd += [f"--pytest-arg={a}" for a in case.get("pytest_args", [])]
-    o_wall, o_out = timed(cmd, work)
+    o_wall, o_ready, o_orders, o_out = timed_why(cmd, work, tmp / f"why-{index}.out")
     o_answer = parse_answer(o_out)
     o_right = confirmed(case, o_answer, work)
     dtp = ensure_dtp(case["python"])
@@ -142,7 +163,7 @@ def run_case(case: dict[str, Any], tmp: Path, index: int) -> RealCase:
     shutil.rmtree(work, ignore_errors=True)
     return RealCase(
         case["project"], case["commit"], test, case["kind"], order.index(test),
-        o_wall, o_answer, o_right, d_wall, d_answer, d_right,
+        o_wall, o_ready, o_orders, o_answer, o_right, d_wall, d_answer, d_right,
     )  # fmt: skip
 
 
@@ -171,7 +192,8 @@ def render_real(cases: list[RealCase], load: float, cores: Optional[int]) -> str
         )
         rows.append([
             c.project, f"`{c.commit[:10]}`", f"`{short(c.test)}`", c.kind, c.before,
-            f"{c.orderdep_wall:.1f} s", "yes" if c.orderdep_right else "**no**",
+            f"{c.orderdep_wall:.1f} s", f"{c.orderdep_ready:.1f} s", c.orderdep_orders,
+            "yes" if c.orderdep_right else "**no**",
             "-" if c.dtp_wall is None else f"{c.dtp_wall:.1f} s",
             "yes" if c.dtp_right else "no", ratio,
         ])  # fmt: skip
@@ -195,7 +217,11 @@ def render_real(cases: list[RealCase], load: float, cores: Optional[int]) -> str
         "install detect-test-pollution`), each in a fresh copy of the project. Whole "
         "command wall times, start-up and collection included. An answer is right when it "
         "is the hand-confirmed partner set, or a plain pytest run of [answer..., test] "
-        "confirms it. Speed-up = detect-test-pollution / orderdep where both are right "
+        "confirms it. orderdep's start-up is the time until its first order starts (Python "
+        "start-up and imports, the check of `--python`, the fork server's collection of "
+        "the whole project); the orders run include the test alone 3 times and the "
+        "verification of the answer (the minimal failing and passing orders 5 times "
+        "each). Speed-up = detect-test-pollution / orderdep where both are right "
         f"(detect-test-pollution has no answer for a brittle). 1-minute load average when "
         f"the cases ended: {load:.1f} on {cores} cores. {summary}\n\n" + table(HEADERS, rows)
     )

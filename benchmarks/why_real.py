@@ -210,8 +210,9 @@ def render_real(cases: list[RealCase], load: float, cores: Optional[int]) -> str
     return (
         "Failing orders of third-party projects, each set up by hand at the commit given "
         "(its own venv; the OD relation confirmed with plain pytest, one process per "
-        "order): the executed order of a pytest-randomly run in which the test failed, up "
-        "to the test. `orderdep why TEST . --order-file F --python VENV/bin/python "
+        "order): each case's failing order up to the test, either the executed order of "
+        "a pytest-randomly run in which the test failed or, where the cases file gives only "
+        "that, the minimal failing order (1 test before it). `orderdep why TEST . --order-file F --python VENV/bin/python "
         "--no-fix --no-check --no-state` (a new store; fork runner) against "
         "detect-test-pollution installed into the same venv (`VENV/bin/python -m pip "
         "install detect-test-pollution`), each in a fresh copy of the project. Whole "

@@ -20,8 +20,15 @@ the cost of recording each run's order for ``--last``.
    suite with ``orderdep_record_last`` on and off, alternating, ``--rounds`` times each;
    the medians of wall time and of the pytest process's CPU time.
 
+3. Real projects (why_real.py): the cases of ``--cases`` files (already set-up
+   third-party projects and their hand-confirmed failing orders, kept outside this
+   repository), ``orderdep why --python`` the case's venv against detect-test-pollution
+   installed into that venv.
+
 Usage: python benchmarks/bench_why.py [--sizes 500 2000] [--rounds 9] [--venv /tmp/dtp]
-Writes the section "why" of docs/benchmarks.md.
+       [--cases FILE ...] [--per-project 6]
+Writes the section "why" (generated suites; skipped with ``--sizes`` and no size) and
+"why on real projects" (skipped when no cases file exists) of docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -46,6 +53,7 @@ from typing import Optional
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchdoc import table, write_section
+from why_real import bench_real, parse_answer, render_real
 
 from orderdep.core import orders as gen
 from orderdep.core.odmodel import ODSpec, fails_at
@@ -55,6 +63,8 @@ from orderdep.synth.generate import generate_suite
 from orderdep.synth.truth import GroundTruth
 
 SUITE_SEED = 1
+# Cases files live beside the repository, never in it: ../rw/cases-*.json by default.
+DEFAULT_CASES = sorted((Path(__file__).resolve().parents[2] / "rw").glob("cases-*.json"))
 KINDS = (
     "victim, 1 polluter",
     "victim, polluter group",
@@ -127,14 +137,7 @@ def run_orderdep(
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = orderdep_main(argv)
     wall = time.perf_counter() - start
-    answer: list[str] = []
-    for line in out.getvalue().splitlines():
-        if line.startswith("victim of: "):
-            answer = [line.split(": ", 1)[1].split(" (")[0]]
-        elif line.startswith("victim of a polluter group: "):
-            answer = line.split(": ", 1)[1].split(" (")[0].split(" -> ")
-        elif line.startswith("brittle: "):
-            answer = line.split(": ", 2)[2].split(" (")[0].split(" -> ")
+    answer = parse_answer(out.getvalue())
     if code not in (0, 1):
         print(err.getvalue()[-2000:])
     return wall, answer
@@ -280,11 +283,23 @@ def render(cases: list[Case], rec: Optional[dict[str, float]], dtp_note: str, lo
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[500, 2000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[500, 2000])
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--venv", type=Path, default=Path("/tmp/dtp"))
     parser.add_argument("--no-doc", action="store_true")
+    parser.add_argument("--cases", type=Path, nargs="*", default=DEFAULT_CASES)
+    parser.add_argument("--per-project", type=int, default=6)
     args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmpdir:
+        cases_files = [p for p in args.cases if p.exists()]
+        real = bench_real(cases_files, args.per_project, Path(tmpdir)) if cases_files else []
+    if real:
+        body = render_real(real, os.getloadavg()[0], os.cpu_count())
+        if not args.no_doc:
+            write_section("why on real projects", body)
+        print(body)
+    if not args.sizes:
+        return
     dtp = ensure_dtp(args.venv)
     note = "" if dtp else "detect-test-pollution could not be installed: its columns are empty."
     cases: list[Case] = []

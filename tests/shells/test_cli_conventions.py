@@ -108,12 +108,13 @@ def test_readme_has_the_exit_code_table_for_every_command() -> None:
 
 
 def test_a_command_imports_only_what_it_needs() -> None:
-    """Commands are imported on first use: `orderdep run` never loads the repair
-    machinery (libcst) nor PRADET's (networkx), which only `fix`/`pradet` need."""
+    """Commands are imported on first use: `orderdep run` and `why` never load the
+    repair machinery (libcst) nor PRADET's (networkx), which only `fix`/`pradet` (and
+    `why --fix`) need."""
     script = (
         "import sys\n"
         "from orderdep.shells.cli import main\n"
-        "assert main(['run', '--help']) == 0\n"
+        "assert main(['run', '--help']) == 0 and main(['why', '--help']) == 0\n"
         "heavy = ['libcst', 'networkx', 'orderdep.analysis.repair.fix']\n"
         "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
         "assert main(['fix', '--help']) == 0\n"

@@ -101,8 +101,9 @@ def test_victim_of_one_polluter_from_an_order_file_with_state_patch_and_commands
 def test_apply_changes_the_files_and_no_fix_leaves_them(shop: Path, cli: CliRunner) -> None:
     path = order_file(shop, [LOGIN, CACHE_EMPTY])
     before = (shop / "tests/test_users.py").read_text()
-    code, out, _ = cli("why", CACHE_EMPTY, shop, "--order-file", path, "--no-fix")
+    code, out, err = cli("why", CACHE_EMPTY, shop, "--order-file", path, "--no-fix", "--quiet")
     assert code == 0 and "patch" not in out and "apply it" not in out
+    assert out.startswith(f"{CACHE_EMPTY} fails") and err == ""  # --quiet: no progress
     assert (shop / "tests/test_users.py").read_text() == before
     code, out, _ = cli(
         "why", CACHE_EMPTY, shop, "--order-file", path, "--apply", "--no-suite-check"

@@ -11,13 +11,16 @@ rest of the suite's outcomes alone).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from orderdep.analysis.repair.debugger import DebugError, DebugResult, debug
-from orderdep.analysis.repair.fix import FixResult, Repairer
 from orderdep.analysis.why.search import WhyResult
 from orderdep.core.report import ODFinding
 from orderdep.engine.runner import Engine
+
+if TYPE_CHECKING:
+    # The Repairer (libcst) is imported only when a patch is asked for.
+    from orderdep.analysis.repair.fix import FixResult
 
 Progress = Callable[[str], None]
 
@@ -67,6 +70,8 @@ def explain(
     finding = finding_of(result)
     if repair:
         say("looking for a verified patch (the Debugger first)")
+        from orderdep.analysis.repair.fix import Repairer
+
         repairer = Repairer(engine.config, engine, progress=say, full_suite=suite_check)
         out.fix = repairer.repair(finding)
         out.debug = out.fix.debug

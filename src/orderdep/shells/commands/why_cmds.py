@@ -5,17 +5,13 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import click
 
-from orderdep.analysis.why.explain import Explanation
-from orderdep.analysis.why.search import WhyResult
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
-from orderdep.shells.commands.debug_cmds import root_lines
 from orderdep.shells.commands.engine_cmds import open_engine, read_order_file
-from orderdep.shells.commands.repair_cmds import apply_commands, patch_name
 from orderdep.shells.options import (
     CHECK_OPTION,
     DEFAULT_REPORT,
@@ -25,14 +21,22 @@ from orderdep.shells.options import (
     engine_flags,
     engine_options,
 )
+from orderdep.shells.output import notice
 
+if TYPE_CHECKING:
+    from orderdep.analysis.why.explain import Explanation
+    from orderdep.analysis.why.search import WhyResult
+
+# The search needs neither the repair machinery (libcst) nor the Debugger: both are
+# imported only when their output is asked for (--state, --fix), which keeps
+# `why --no-fix --no-state` start-up light.
 JOB = "why"
 SOURCES = "--order-file, --junitxml, --randomly-seed, --random-order-seed or --last"
 MAX_SHOWN_ROOTS = 10
 
 
 def _notice(message: str) -> None:
-    click.echo(f"  .. {message}", err=True)
+    notice(f"  .. {message}")
 
 
 def failing_order(
@@ -105,6 +109,8 @@ def result_lines(result: WhyResult, source: str) -> list[str]:
 
 
 def explanation_lines(found: Explanation, project: Path) -> list[str]:
+    from orderdep.shells.commands.debug_cmds import root_lines
+
     lines: list[str] = []
     dbg = found.debug
     if dbg is not None:
@@ -132,6 +138,7 @@ def explanation_lines(found: Explanation, project: Path) -> list[str]:
 
 def _save_patch(found: Explanation, project: Path, apply_: bool) -> list[str]:
     from orderdep.analysis.repair.fix import apply_fix
+    from orderdep.shells.commands.repair_cmds import apply_commands, patch_name
 
     if found.fix is None or found.fix.fix is None:
         return []

@@ -190,17 +190,20 @@ def test_fix_prints_verified_patches_and_leaves_the_tree_alone(
     assert tree_hash(root) == before
     # the root cause first: the polluter cleans up after itself
     assert f"fix for {EMPTY} (victim): polluter, 4 changed line(s)" in out
-    assert f"fix for {BRITTLE} (brittle): cleaner, 1 changed line(s)" in out
+    # the state-setter's statement, its change undone when the brittle ends
+    assert f"fix for {BRITTLE} (brittle): cleaner, 5 changed line(s)" in out
+    assert "undone when it ends" in out
     lines = out.splitlines()
     assert '+    monkeypatch.setattr(jobs, "_JOBS", copy.deepcopy(jobs._JOBS))' in lines
-    assert "+    # Set up the state this test needs (as test_load_prod does)." in lines
+    assert "+    # Set up the state this test needs (as test_load_prod does); it is put back when the" in lines
+    assert '+    monkeypatch.setattr(config, "_CONFIG", copy.deepcopy(config._CONFIG))' in lines
     assert '+    config.load({"mode": "prod"})' in lines
     assert "patch set: 2 patch(es) for 2 OD test(s) hold together in 23 orders" in out
     table = out.split("summary:\n")[1].split("\npatch set:")[0].splitlines()
     assert [re.split(r"  +", row.strip()) for row in table] == [
         ["test", "kind", "fix", "changed lines"],
         [EMPTY, "victim", "polluter (verified)", "4"],
-        [BRITTLE, "brittle", "cleaner (verified)", "1"],
+        [BRITTLE, "brittle", "cleaner (verified)", "5"],
     ]
     patches = sorted((root / ".orderdep" / "patches").iterdir())
     assert [p.name for p in patches] == [
@@ -210,8 +213,13 @@ def test_fix_prints_verified_patches_and_leaves_the_tree_alone(
     ]
     applies = labelled(out, "apply it")
     assert len(applies) == 2 and all(a.startswith("git -C ") for a in applies)
-    for command in applies:  # fed back exactly as printed
-        subprocess.run(shlex.split(command), check=True)
+    for n, command in enumerate(applies):  # each applies alone (to a copy of the project)
+        copy = shutil.copytree(root, tmp_path / f"copy{n}")
+        subprocess.run(shlex.split(command.replace(str(root), str(copy))), check=True)
+        assert (copy / MOD).read_text() != (root / MOD).read_text()
+    # both patches lift `import copy` to the top: together, through the patch set
+    (apply_all,) = labelled(out, "apply them all")
+    subprocess.run(shlex.split(apply_all), check=True)  # fed back exactly as printed
     text = (root / MOD).read_text()
     assert text.startswith("import copy\n\nfrom app import config, jobs\n")  # lifted
     assert (
@@ -222,14 +230,9 @@ def test_fix_prints_verified_patches_and_leaves_the_tree_alone(
     assert "assert jobs.count() == 0  # keep this comment" in text
     orders = [[ADD, EMPTY], [BRITTLE], *random_orders(7, 3)]
     assert suite_passes_in(root, orders) == [[]] * len(orders)
-    # the set, applied with its own printed command, gives the same files
-    patched = text
-    for command in reversed(applies):
-        subprocess.run([*shlex.split(command), "-R"], check=True)
+    # the set reverses cleanly
+    subprocess.run([*shlex.split(apply_all), "-R"], check=True)
     assert tree_hash(root) == before
-    (apply_all,) = labelled(out, "apply them all")
-    subprocess.run(shlex.split(apply_all), check=True)
-    assert (root / MOD).read_text() == patched
 
 
 @pytest.mark.skipif(shutil.which("patch") is None, reason="needs GNU patch")

@@ -326,6 +326,9 @@ class Repairer:
             for group in [[r] for r in roots] if single else [roots]:
                 what = ", ".join(friendly(r.name) for r in group)
                 out += autouse_candidates(self.project, finding, group, what)
+        if kind == "brittle":  # the state a restore sets up outlives the test, as a transplant's
+            for cand in out:
+                cand.leaks = cand.leaks or cand.strategy == "restore"
         return out
 
     def _rank_and_verify(

@@ -83,8 +83,10 @@ def load_cases(paths: list[Path]) -> tuple[list[Json], list[Json]]:
 
 
 def copy(src: str, dest: Path) -> Path:
-    shutil.rmtree(dest, ignore_errors=True)
-    shutil.copytree(src, dest, ignore=IGNORED, symlinks=True)
+    """A fresh copy of ``src`` under a new name next to ``dest`` (a killed run's processes
+    may still be writing into an older copy)."""
+    dest = Path(tempfile.mkdtemp(prefix=dest.name + "-", dir=dest.parent))
+    shutil.copytree(src, dest, ignore=IGNORED, symlinks=True, dirs_exist_ok=True)
     return dest
 
 
@@ -269,12 +271,13 @@ def bench_ipflakies(case: Json, python: str, baseline: dict[str, str], tmp: Path
     command = shlex.join([python, "-m", "ipflakies", "-t", case["test"]])
     start = time.perf_counter()
     env = ipflakies_env(python, project)
-    log = tmp / "ipflakies.log"
+    log = project.with_suffix(".log")
+    out = log.open("wb")
     if case.get("pytest_args"):  # e.g. --ignore of a module that does not collect
         env["PYTEST_ADDOPTS"] = shlex.join(case["pytest_args"])
     proc = subprocess.Popen(
         ["nice", "script", "-qec", command, "/dev/null"],
-        cwd=project, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
+        cwd=project, env=env, stdout=out, stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     try:
@@ -283,8 +286,10 @@ def bench_ipflakies(case: Json, python: str, baseline: dict[str, str], tmp: Path
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         exit_code = f"timeout ({IPFLAKIES_TIMEOUT} s)"
+    out.close()
     row: Json = {"patched": False, "holds": False, "exit": exit_code}
     row["log_tail"] = log.read_text(errors="replace").strip().splitlines()[-3:]
+    shutil.rmtree(project, ignore_errors=True)
     row["seconds"] = time.perf_counter() - start
     patches = ipflakies_patches(project / "ipflakies_result")
     row["patched"] = bool(patches)
@@ -409,6 +414,10 @@ def main() -> None:
         help="Rows are kept here (merged per project), so projects can run separately.",
     )  # fmt: skip
     parser.add_argument(
+        "--ipflakies-only", action="store_true",
+        help="Run only ipflakies; orderdep's rows are read back from --results.",
+    )  # fmt: skip
+    parser.add_argument(
         "--render", action="store_true",
         help="Run nothing; write the section from the rows kept in --results.",
     )  # fmt: skip
@@ -431,9 +440,10 @@ def main() -> None:
             base = copy(mine[0]["dir"], tmp / "baseline")
             baseline = plain_run(base, mine[0]["python"], mine[0].get("pytest_args", []), [])
             say(f"{project}: {len(baseline)} tests in the unpatched original order")
-            rows_by[project] = bench_orderdep(project, mine, baseline, args, tmp)
+            if not (args.ipflakies_only and project in rows_by):
+                rows_by[project] = bench_orderdep(project, mine, baseline, args, tmp)
             say(f"{project}: {sum(r['holds'] for r in rows_by[project])} of {len(mine)} hold")
-            if args.ipflakies:
+            if args.ipflakies or args.ipflakies_only:
                 python, why = ensure_ipflakies_for(mine[0]["python"], args.venvs)
                 for c in mine:
                     row = (bench_ipflakies(c, python, baseline, tmp) if python
@@ -446,7 +456,7 @@ def main() -> None:
     rows = [r for p in sorted(rows_by) if p in grouped for r in rows_by[p]]
     commits = {c["project"]: c["commit"] for c in cases}
     ipf = {k: v for k, v in ipf_by.items() if k.split(" ", 1)[0] in grouped} or None
-    reused = not args.ipflakies or args.render
+    reused = not (args.ipflakies or args.ipflakies_only) or args.render
     write_section(SECTION, render(rows, dropped, ipf, commits, reused=reused))
 
 

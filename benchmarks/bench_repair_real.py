@@ -387,7 +387,12 @@ def render(rows: list[Json], dropped: list[Json], ipf: Optional[dict[str, Json]]
     if ipf is not None:
         crashed = [k for k, v in ipf.items() if v.get("exit") not in (0, None)]
         body += ["", f"ipflakies exited with an error or timed out on {len(crashed)} of "
-                 f"{len(ipf)} OD tests."]  # fmt: skip
+                 f"the {len(ipf)} OD tests it ran on."]  # fmt: skip
+        missing = [r for r in rows if key(r) not in ipf]
+        if missing:
+            names = ", ".join(sorted({r["project"] for r in missing}))
+            body += [f"ipflakies was not run on {len(missing)} OD tests ({names}); they "
+                     "count as not patched."]  # fmt: skip
         if reused:
             body += ["ipflakies' columns are read back from the last `--ipflakies` run."]
     else:
@@ -396,6 +401,10 @@ def render(rows: list[Json], dropped: list[Json], ipf: Optional[dict[str, Json]]
         body += ["", "Projects set up and dropped:", ""]
         body += [f"- {d['project']}: {d['why']}" for d in dropped]
     return "\n".join(body)
+
+
+def save(path: Path, rows_by: dict[str, list[Json]], ipf_by: dict[str, Json]) -> None:
+    path.write_text(json.dumps({"orderdep": rows_by, "ipflakies": ipf_by}, indent=1), "utf-8")
 
 
 def main() -> None:
@@ -442,6 +451,7 @@ def main() -> None:
             say(f"{project}: {len(baseline)} tests in the unpatched original order")
             if not (args.ipflakies_only and project in rows_by):
                 rows_by[project] = bench_orderdep(project, mine, baseline, args, tmp)
+                save(args.results, rows_by, ipf_by)
             say(f"{project}: {sum(r['holds'] for r in rows_by[project])} of {len(mine)} hold")
             if args.ipflakies or args.ipflakies_only:
                 python, why = ensure_ipflakies_for(mine[0]["python"], args.venvs)
@@ -450,9 +460,7 @@ def main() -> None:
                            else {"patched": False, "holds": False, "exit": why})  # fmt: skip
                     ipf_by[f"{project} {c['test']}"] = row
                     say(f"ipflakies {c['test']}: {row}")
-        args.results.write_text(
-            json.dumps({"orderdep": rows_by, "ipflakies": ipf_by}, indent=1), encoding="utf-8"
-        )
+                    save(args.results, rows_by, ipf_by)
     rows = [r for p in sorted(rows_by) if p in grouped for r in rows_by[p]]
     commits = {c["project"]: c["commit"] for c in cases}
     ipf = {k: v for k, v in ipf_by.items() if k.split(" ", 1)[0] in grouped} or None

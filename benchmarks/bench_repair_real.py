@@ -83,8 +83,10 @@ def load_cases(paths: list[Path]) -> tuple[list[Json], list[Json]]:
 
 
 def copy(src: str, dest: Path) -> Path:
-    shutil.rmtree(dest, ignore_errors=True)
-    shutil.copytree(src, dest, ignore=IGNORED, symlinks=True)
+    """A fresh copy of ``src`` under a new name next to ``dest`` (a killed run's processes
+    may still be writing into an older copy)."""
+    dest = Path(tempfile.mkdtemp(prefix=dest.name + "-", dir=dest.parent))
+    shutil.copytree(src, dest, ignore=IGNORED, symlinks=True, dirs_exist_ok=True)
     return dest
 
 
@@ -269,12 +271,13 @@ def bench_ipflakies(case: Json, python: str, baseline: dict[str, str], tmp: Path
     command = shlex.join([python, "-m", "ipflakies", "-t", case["test"]])
     start = time.perf_counter()
     env = ipflakies_env(python, project)
-    log = tmp / "ipflakies.log"
+    log = project.with_suffix(".log")
+    out = log.open("wb")
     if case.get("pytest_args"):  # e.g. --ignore of a module that does not collect
         env["PYTEST_ADDOPTS"] = shlex.join(case["pytest_args"])
     proc = subprocess.Popen(
         ["nice", "script", "-qec", command, "/dev/null"],
-        cwd=project, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
+        cwd=project, env=env, stdout=out, stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     try:
@@ -283,8 +286,10 @@ def bench_ipflakies(case: Json, python: str, baseline: dict[str, str], tmp: Path
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         exit_code = f"timeout ({IPFLAKIES_TIMEOUT} s)"
+    out.close()
     row: Json = {"patched": False, "holds": False, "exit": exit_code}
     row["log_tail"] = log.read_text(errors="replace").strip().splitlines()[-3:]
+    shutil.rmtree(project, ignore_errors=True)
     row["seconds"] = time.perf_counter() - start
     patches = ipflakies_patches(project / "ipflakies_result")
     row["patched"] = bool(patches)
@@ -382,7 +387,12 @@ def render(rows: list[Json], dropped: list[Json], ipf: Optional[dict[str, Json]]
     if ipf is not None:
         crashed = [k for k, v in ipf.items() if v.get("exit") not in (0, None)]
         body += ["", f"ipflakies exited with an error or timed out on {len(crashed)} of "
-                 f"{len(ipf)} OD tests."]  # fmt: skip
+                 f"the {len(ipf)} OD tests it ran on."]  # fmt: skip
+        missing = [r for r in rows if key(r) not in ipf]
+        if missing:
+            names = ", ".join(sorted({r["project"] for r in missing}))
+            body += [f"ipflakies was not run on {len(missing)} OD tests ({names}); they "
+                     "count as not patched."]  # fmt: skip
         if reused:
             body += ["ipflakies' columns are read back from the last `--ipflakies` run."]
     else:
@@ -391,6 +401,10 @@ def render(rows: list[Json], dropped: list[Json], ipf: Optional[dict[str, Json]]
         body += ["", "Projects set up and dropped:", ""]
         body += [f"- {d['project']}: {d['why']}" for d in dropped]
     return "\n".join(body)
+
+
+def save(path: Path, rows_by: dict[str, list[Json]], ipf_by: dict[str, Json]) -> None:
+    path.write_text(json.dumps({"orderdep": rows_by, "ipflakies": ipf_by}, indent=1), "utf-8")
 
 
 def main() -> None:
@@ -407,6 +421,10 @@ def main() -> None:
         "--results", type=Path,
         default=Path(tempfile.gettempdir()) / "orderdep-bench-real.json",
         help="Rows are kept here (merged per project), so projects can run separately.",
+    )  # fmt: skip
+    parser.add_argument(
+        "--ipflakies-only", action="store_true",
+        help="Run only ipflakies; orderdep's rows are read back from --results.",
     )  # fmt: skip
     parser.add_argument(
         "--render", action="store_true",
@@ -431,22 +449,22 @@ def main() -> None:
             base = copy(mine[0]["dir"], tmp / "baseline")
             baseline = plain_run(base, mine[0]["python"], mine[0].get("pytest_args", []), [])
             say(f"{project}: {len(baseline)} tests in the unpatched original order")
-            rows_by[project] = bench_orderdep(project, mine, baseline, args, tmp)
+            if not (args.ipflakies_only and project in rows_by):
+                rows_by[project] = bench_orderdep(project, mine, baseline, args, tmp)
+                save(args.results, rows_by, ipf_by)
             say(f"{project}: {sum(r['holds'] for r in rows_by[project])} of {len(mine)} hold")
-            if args.ipflakies:
+            if args.ipflakies or args.ipflakies_only:
                 python, why = ensure_ipflakies_for(mine[0]["python"], args.venvs)
                 for c in mine:
                     row = (bench_ipflakies(c, python, baseline, tmp) if python
                            else {"patched": False, "holds": False, "exit": why})  # fmt: skip
                     ipf_by[f"{project} {c['test']}"] = row
                     say(f"ipflakies {c['test']}: {row}")
-        args.results.write_text(
-            json.dumps({"orderdep": rows_by, "ipflakies": ipf_by}, indent=1), encoding="utf-8"
-        )
+                    save(args.results, rows_by, ipf_by)
     rows = [r for p in sorted(rows_by) if p in grouped for r in rows_by[p]]
     commits = {c["project"]: c["commit"] for c in cases}
     ipf = {k: v for k, v in ipf_by.items() if k.split(" ", 1)[0] in grouped} or None
-    reused = not args.ipflakies or args.render
+    reused = not (args.ipflakies or args.ipflakies_only) or args.render
     write_section(SECTION, render(rows, dropped, ipf, commits, reused=reused))
 
 

@@ -26,7 +26,7 @@ the cost of recording each run's order for ``--last``.
    installed into that venv.
 
 Usage: python benchmarks/bench_why.py [--sizes 500 2000] [--rounds 9] [--venv /tmp/dtp]
-       [--cases FILE ...] [--per-project 6]
+       [--cases FILE ...] [--per-project 6] [--whole-suite]
 Writes the section "why" (generated suites; skipped with ``--sizes`` and no size) and
 "why on real projects" (skipped when no cases file exists) of docs/benchmarks.md.
 """
@@ -289,14 +289,24 @@ def main() -> None:
     parser.add_argument("--no-doc", action="store_true")
     parser.add_argument("--cases", type=Path, nargs="*", default=DEFAULT_CASES)
     parser.add_argument("--per-project", type=int, default=6)
+    parser.add_argument(
+        "--whole-suite",
+        action="store_true",
+        help="real projects: start from a failing order of the whole suite, not the case's",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmpdir:
         cases_files = [p for p in args.cases if p.exists()]
-        real = bench_real(cases_files, args.per_project, Path(tmpdir)) if cases_files else []
+        real = (
+            bench_real(cases_files, args.per_project, Path(tmpdir), args.whole_suite)
+            if cases_files
+            else []
+        )
     if real:
-        body = render_real(real, os.getloadavg()[0], os.cpu_count())
+        body = render_real(real, os.getloadavg()[0], os.cpu_count(), args.whole_suite)
         if not args.no_doc:
-            write_section("why on real projects", body)
+            title = "why on real projects" + (", whole-suite orders" if args.whole_suite else "")
+            write_section(title, body)
         print(body)
     if not args.sizes:
         return

@@ -36,6 +36,18 @@ from typing import Any, Optional
 from benchdoc import table
 
 TIMEOUT = 900
+MINIMAL = (
+    "each case's failing order up to the test, either the executed order of a "
+    "pytest-randomly run in which the test failed or, where the cases file gives only "
+    "that, the minimal failing order (1 test before it)."
+)
+WHOLE = (
+    "each case's failing order is the whole collected suite, as a red full run gives it: "
+    "for a victim, its polluters first, then every other test in collection order (or "
+    "reversed, when that did not fail), then the test; for a brittle, every other test but "
+    "its state-setters, then the test; checked to fail in one plain pytest process (where "
+    "no such order failed, the cases file's failing order is used)."
+)
 HEADERS = ["project", "commit", "test", "kind", "tests before it", "orderdep why",
            "of which start-up", "orders run", "right",
            "detect-test-pollution", "right", "speed-up"]  # fmt: skip
@@ -135,10 +147,45 @@ def confirmed(case: dict[str, Any], answer: list[str], work: Path) -> bool:
                for line in out.splitlines())  # fmt: skip
 
 
-def run_case(case: dict[str, Any], tmp: Path, index: int) -> RealCase:
+def plain_outcome(case: dict[str, Any], order: list[str], work: Path) -> Optional[str]:
+    """ "FAILED" or "PASSED": the last test of ``order`` in one plain pytest process."""
+    test = order[-1]
+    cmd = [case["python"], "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider"]
+    cmd += [*case.get("pytest_args", []), "-q", "-rA", *order]
+    out = subprocess.run(cmd, cwd=work, capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        for want in ("FAILED", "PASSED"):
+            if line == f"{want} {test}" or line.startswith(f"{want} {test} "):
+                return want
+    return None
+
+
+def whole_suite_order(case: dict[str, Any], work: Path) -> Optional[list[str]]:
+    """A failing order of the whole collected suite, as a red full run gives it: for a
+    victim, its polluters first, then every other test in collection order (or reversed),
+    then the test; for a brittle, every other test but its state-setters, then the test.
+    Each candidate is checked with one plain pytest process; None when none fails."""
+    cmd = [case["python"], "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider"]
+    cmd += [*case.get("pytest_args", []), "--collect-only", "-q"]
+    out = subprocess.run(cmd, cwd=work, capture_output=True, text=True).stdout
+    test, partners = case["test"], case["partners"]
+    ids = [line for line in out.splitlines() if "::" in line and " " not in line]
+    others = [t for t in ids if t != test and t not in partners]
+    if test not in ids or len(others) < 2:
+        return None
+    for rest in (others, others[::-1]):
+        order = [*partners, *rest, test] if case["kind"] == "victim" else [*rest, test]
+        if plain_outcome(case, order, work) == "FAILED":
+            return order
+    return None
+
+
+def run_case(case: dict[str, Any], tmp: Path, index: int, whole: bool = False) -> RealCase:
     work = tmp / f"case-{index}"
     shutil.copytree(case["dir"], work, symlinks=True, ignore=shutil.ignore_patterns(".orderdep"))
     test, order = case["test"], case["failing_order"]
+    if whole:
+        order = whole_suite_order(case, work) or order
     ids = tmp / f"order-{index}.txt"
     ids.write_text("\n".join(order[: order.index(test) + 1]) + "\n", encoding="utf-8")
     cmd = [sys.executable, "-c", "from orderdep.shells.cli import run; run()", "why", test]
@@ -167,10 +214,12 @@ def run_case(case: dict[str, Any], tmp: Path, index: int) -> RealCase:
     )  # fmt: skip
 
 
-def bench_real(paths: list[Path], per_project: int, tmp: Path) -> list[RealCase]:
+def bench_real(
+    paths: list[Path], per_project: int, tmp: Path, whole: bool = False
+) -> list[RealCase]:
     results = []
     for index, case in enumerate(load_cases(paths, per_project)):
-        got = run_case(case, tmp, index)
+        got = run_case(case, tmp, index, whole)
         d = "-" if got.dtp_wall is None else f"{got.dtp_wall:.1f} s"
         print(f"  {got.project} {short(got.test)}: orderdep {got.orderdep_wall:.1f} s "
               f"({got.orderdep_right}), dtp {d} ({got.dtp_right})", flush=True)  # fmt: skip
@@ -182,7 +231,9 @@ def short(test: str) -> str:
     return test.rsplit("/", 1)[-1]
 
 
-def render_real(cases: list[RealCase], load: float, cores: Optional[int]) -> str:
+def render_real(
+    cases: list[RealCase], load: float, cores: Optional[int], whole: bool = False
+) -> str:
     rows = []
     for c in cases:
         ratio = (
@@ -210,9 +261,8 @@ def render_real(cases: list[RealCase], load: float, cores: Optional[int]) -> str
     return (
         "Failing orders of third-party projects, each set up by hand at the commit given "
         "(its own venv; the OD relation confirmed with plain pytest, one process per "
-        "order): each case's failing order up to the test, either the executed order of "
-        "a pytest-randomly run in which the test failed or, where the cases file gives only "
-        "that, the minimal failing order (1 test before it). `orderdep why TEST . --order-file F --python VENV/bin/python "
+        "order): " + (WHOLE if whole else MINIMAL) + " "
+        "`orderdep why TEST . --order-file F --python VENV/bin/python "
         "--no-fix --no-check --no-state` (a new store; fork runner) against "
         "detect-test-pollution installed into the same venv (`VENV/bin/python -m pip "
         "install detect-test-pollution`), each in a fresh copy of the project. Whole "

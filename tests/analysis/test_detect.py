@@ -4,7 +4,7 @@ import math
 import random
 import textwrap
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Optional
 
@@ -71,13 +71,13 @@ def test_original_finds_a_victim_whose_polluter_runs_first() -> None:
     report, _ = run_detect(specs, ["original"])
     assert report.od_ids == [B2]
     f = report.od_tests[0]
-    assert f.failing_order == [A1, A2, A3, B0, B1, B2]  # the polluter is 4 tests back
+    assert f.failing_order == [A1, B2]  # the polluter, 4 tests back, alone before it
     assert f.passing_order == [B2]
     assert report.stats.strategies == ["original"]
     assert_honest(report, specs)
 
 
-def test_failing_order_is_shortened_to_the_polluter_window() -> None:
+def test_failing_order_is_shortened_to_the_polluter() -> None:
     specs = [ODSpec(B2, "victim", polluters=[B1])]
     report, _ = run_detect(specs, ["original"])
     assert report.od_tests[0].failing_order == [B1, B2]
@@ -88,7 +88,7 @@ def test_reverse_finds_a_victim_whose_polluter_runs_later() -> None:
     assert run_detect(specs, ["original"])[0].od_ids == []
     report, _ = run_detect(specs, ["reverse"])
     assert report.od_ids == [A0]
-    assert report.od_tests[0].failing_order == IDS[::-1]  # the polluter ran first
+    assert report.od_tests[0].failing_order == [C3, A0]  # the polluter ran first
     assert_honest(report, specs)
 
 
@@ -342,26 +342,41 @@ def test_nd_seen_in_store_evidence_overrides_od() -> None:
     assert report.od_ids == [] and report.nd_tests == [B2]
 
 
-def walk(shortening: Shortening, shows: set[int]) -> list[int]:
-    """Drive a shortening by hand: window sizes in ``shows`` show the wanted outcome."""
+def walk(shortening: Shortening, shows: Callable[[list[str]], bool]) -> list[list[str]]:
+    """Drive a shortening by hand: ``shows`` says whether an order shows the outcome."""
     asked = []
-    while (k := shortening.next_k()) is not None:
-        asked.append(k)
-        shortening.saw(k, k in shows)
+    while (order := shortening.next_order()) is not None:
+        asked.append(order)
+        shortening.saw(shows(order))
     return asked
 
 
-def test_shortening_doubles_then_bisects() -> None:
+def test_shortening_tries_alone_then_bisects_the_prefix() -> None:
     order = [f"t{i}" for i in range(20)] + ["v", "z"]
     s = Shortening("v", True, order)
-    assert walk(s, set(range(7, 21))) == [0, 1, 2, 4, 8, 6, 7]
-    assert s.found == [*order[13:20], "v"]
+    asked = walk(s, lambda o: "t13" in o)
+    assert s.found == ["t13", "v"]
+    assert asked[0] == ["v"] and asked[1] == [*order[10:20], "v"]  # alone, the later half
+    assert len(asked) <= 2 + 2 * math.ceil(math.log2(20))
+    assert sum(len(o) for o in asked) < 2 * len(order)  # n/2 + n/4 + ... (twice at most)
     s = Shortening("v", True, order)
-    assert walk(s, {0}) == [0] and s.found == ["v"]
-    s = Shortening("v", True, order)
-    assert walk(s, set()) == [0, 1, 2, 4, 8, 16, 20] and s.found == order  # the recorded one
+    assert walk(s, lambda o: o == ["v"]) == [["v"]] and s.found == ["v"]
     s = Shortening("v", False, ["v", "z"])
-    assert walk(s, set()) == [0] and s.found == ["v", "z"]
+    assert walk(s, lambda o: False) == [["v"], ["v"]] and s.found == ["v", "z"]
+
+
+def test_shortening_keeps_a_group_in_its_order() -> None:
+    order = [f"t{i}" for i in range(30)] + ["v"]
+    s = Shortening("v", True, order)
+    walk(s, lambda o: "t3" in o and "t21" in o and o.index("t3") < o.index("t21"))
+    assert s.found == ["t3", "t21", "v"]
+
+
+def test_shortening_keeps_the_recorded_order_when_answers_contradict() -> None:
+    order = [f"t{i}" for i in range(8)] + ["v"]
+    s = Shortening("v", True, order)
+    walk(s, lambda o: False)  # the recorded order showed it once, nothing else ever does
+    assert s.found == order
 
 
 def test_confirm_alone_on_search_results() -> None:

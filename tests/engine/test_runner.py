@@ -813,6 +813,26 @@ def test_config_validation(tmp_path: Path) -> None:
         EngineConfig(tmp_path, python=str(tmp_path / "no-python"))
 
 
+def test_another_python_is_started_once_for_all_its_checks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[list[str]] = []
+    real_run = subprocess.run
+
+    def counting_run(cmd: list[str], *args: Any, **kwargs: Any) -> Any:
+        started.append(cmd)
+        return real_run(cmd, *args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", counting_run)
+    other = os.path.join(os.path.dirname(sys.executable), ".", os.path.basename(sys.executable))
+    config = EngineConfig(tmp_path, python=other)
+    here = {m for m in ("pytest_randomly", "random_order") if importlib.util.find_spec(m)}
+    assert config.present_plugins == here
+    assert config.has_xdist == (importlib.util.find_spec("xdist") is not None)
+    config.pytest_command(tmp_path / "cache")
+    assert [cmd[0] for cmd in started] == [other]  # one start answers every question
+
+
 @pytest.mark.parametrize("timeout", [float("nan"), float("inf")])
 def test_config_refuses_a_timeout_that_is_not_a_number_of_seconds(
     tmp_path: Path, timeout: float

@@ -3,20 +3,10 @@
 
 from __future__ import annotations
 
-import textwrap
-from pathlib import Path
+from tests.engine.conftest import write_files as write_files  # one helper, re-exported
 
 MOD = "tests/test_od.py"
 VICTIM, POLLUTER, OTHER = f"{MOD}::test_victim", f"{MOD}::test_polluter", f"{MOD}::test_other"
-
-
-def write_files(root: Path, files: dict[str, str]) -> Path:
-    """Write ``files`` (relative path -> dedented text) under ``root``; returns ``root``."""
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return root
 
 
 def one_line(err: str) -> str:

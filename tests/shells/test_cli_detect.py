@@ -139,16 +139,18 @@ def test_detect_finds_od_nd_nio_and_every_printed_command_reproduces(
 
 @pytest.fixture
 def far_project(tmp_path: Path) -> Path:
-    """The polluter is far from its victim; the shared state lives under src/."""
+    """The victim fails once nine tests, far from it, have each bumped a counter under
+    src/: its minimal failing order is ten tests long."""
     fillers = "".join(f"\ndef test_filler_{i}():\n    pass\n" for i in range(10))
+    bumps = "".join(f"\ndef test_bump_{i}():\n    state.count += 1\n" for i in range(9))
     return write(
         tmp_path / "far",
         {
             "pytest.ini": "[pytest]\n",
-            "src/state.py": "polluted = False\n",
-            "tests/test_far.py": "import state\n\ndef test_victim():\n    assert not state.polluted\n"
+            "src/state.py": "count = 0\n",
+            "tests/test_far.py": "import state\n\ndef test_victim():\n    assert state.count < 9\n"
             + fillers
-            + "\ndef test_polluter():\n    state.polluted = True\n",
+            + bumps,
         },
     )
 
@@ -169,8 +171,8 @@ def test_long_failing_order_goes_to_an_order_file_and_extra_options_are_kept(
     assert order_file.parent == far_project / ".orderdep" / "orders"
     lines = order_file.read_text().splitlines()
     assert lines[0].startswith("# failing order of tests/test_far.py::test_victim")
-    assert lines[1] == "tests/test_far.py::test_polluter" and lines[-1] == victim
-    assert len(lines) == 1 + 12
+    assert lines[1:-1] == [f"tests/test_far.py::test_bump_{i}" for i in reversed(range(9))]
+    assert lines[-1] == victim
     code, run_out = feed_back(command, capsys)
     assert code == 1 and last_outcome(run_out, victim) == "failed"
 

@@ -8,9 +8,9 @@ runs; if its outcome changes within one and the same order it is non-determinist
 1. Tests that failed in every order they ran in are run alone. Passing alone makes them
    suspects; failing alone every time makes them *always failing*.
 2. Each suspect's failing and passing orders are shortened cheaply (:class:`Shortening`):
-   the test after the last *k* tests before it in the recorded order, for *k* = 0, 1, 2,
-   4, ..., then a binary search for the smallest *k* that shows the wanted outcome (later
-   tests cannot change a test's outcome, so the order is always cut right after it).
+   the test alone, else group testing over the tests before it in the recorded order
+   (later tests cannot change a test's outcome, so the order is always cut right after
+   it), down to the few tests the outcome needs.
 3. Each kept order is observed ``confirm_runs + 1`` times in all (the run that showed it,
    earlier runs of the same order in the results store, and re-runs).
 4. Any test whose outcome differed between runs of one order, at one position, is ND.
@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Protocol
 
 from orderdep.core.outcomes import OrderResult, TestResult
+from orderdep.core.prefix_search import Steps, prefix_subset_steps
 from orderdep.core.report import ODFinding
 from orderdep.engine.executor import Executor
 
@@ -134,48 +135,55 @@ class Verdicts:
 @dataclass
 class Shortening:
     """The search for a short order in which ``test`` fails (or passes), cut from a
-    recorded one: ``test`` after the last *k* tests of the recorded prefix.
+    recorded one that was seen to show it.
 
-    *k* runs 0 (alone), 1, 2, 4, ... up to the whole prefix; once some *k* shows the wanted
-    outcome, a binary search between it and the largest *k* that did not finds the shortest
-    such window (exact for a single polluter or state-setter, honest in every case: the
-    result is always a window that was seen to show the outcome). When none does, the
-    recorded order itself is kept.
+    First ``test`` alone; when that does not show the wanted outcome, group testing over
+    the recorded prefix (:func:`~orderdep.core.prefix_search.prefix_subset_steps`): halves
+    of it, later half first, then a binary search for each test the outcome needs. A
+    single polluter or state-setter among ``n`` tests costs about ``1.5 log2 n`` orders of
+    ``n/2, n/4, ...`` tests, and the order kept is then two tests long, cheap to observe
+    again. The result is always an order that was seen to show the outcome; when the
+    answers contradict each other (an ND test), the recorded order itself is kept.
     """
 
     test: str
     want_fail: bool
     recorded: list[str]
-    lo: int = -1  # largest k seen without the wanted outcome
-    hi: Optional[int] = None  # smallest k seen with it
     found: Optional[list[str]] = None
+    _steps: Optional[Steps] = field(default=None, repr=False)
+    _asked: Optional[list[int]] = field(default=None, repr=False)
 
     @property
     def prefix(self) -> list[str]:
         return self.recorded[: self.recorded.index(self.test)]
 
-    def window(self, k: int) -> list[str]:
-        prefix = self.prefix
-        return [*prefix[len(prefix) - k :], self.test] if k else [self.test]
-
-    def next_k(self) -> Optional[int]:
-        """The next window size to look at (None: done, ``found`` is set)."""
-        n = len(self.prefix)
-        if self.hi is None:
-            if self.lo >= n:
-                self.found = list(self.recorded)
-                return None
-            return 0 if self.lo < 0 else min(n, max(1, 2 * self.lo))
-        if self.hi - self.lo <= 1:
-            self.found = self.window(self.hi)
+    def next_order(self) -> Optional[list[str]]:
+        """The next order to look at (None: done, ``found`` is set)."""
+        if self.found is not None:
             return None
-        return (self.lo + self.hi) // 2
+        if self._asked is None:
+            self._asked = []  # the first question: the test alone
+            return [self.test]
+        return [*(self.prefix[i] for i in self._asked), self.test]
 
-    def saw(self, k: int, wanted: bool) -> None:
-        if wanted:
-            self.hi = k
-        else:
-            self.lo = k
+    def saw(self, wanted: bool) -> None:
+        """Whether the order :meth:`next_order` gave showed the wanted outcome."""
+        try:
+            if self._steps is None:
+                if wanted:  # alone already shows it
+                    self.found = [self.test]
+                    return
+                self._steps = prefix_subset_steps(len(self.prefix))
+                self._asked = next(self._steps)
+            else:
+                self._asked = self._steps.send(wanted)
+        except StopIteration as done:
+            keep: Optional[list[int]] = done.value
+            prefix = self.prefix
+            self.found = (
+                [*(prefix[i] for i in keep), self.test] if keep is not None else self.recorded
+            )
+            return
 
 
 def _verdict(log: RunLog, order: Sequence[str], test: str, want_fail: bool) -> Optional[bool]:
@@ -191,16 +199,12 @@ def shorten(runner: OrderRunner, todo: Sequence[Shortening]) -> None:
     while True:
         batch: dict[OrderKey, list[str]] = {}
         for s in todo:
-            while s.found is None:
-                k = s.next_k()
-                if k is None:
-                    break
-                attempt = s.window(k)
+            while (attempt := s.next_order()) is not None:
                 verdict = _verdict(runner.log, attempt, s.test, s.want_fail)
                 if verdict is None:
                     batch[tuple(attempt)] = attempt
                     break
-                s.saw(k, verdict)
+                s.saw(verdict)
         if not batch:
             return
         runner.run(list(batch.values()))

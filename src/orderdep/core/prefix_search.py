@@ -21,12 +21,54 @@ is cheap on a handful of items.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Callable, TypeVar
+from collections.abc import Generator, Sequence
+from typing import Callable, Optional, TypeVar
 
 from orderdep.core.ddmin import DDMinPreconditionError, DDStats, ddmin
 
 T = TypeVar("T")
+
+#: The search as a coroutine: it yields the positions (into the prefix) to try next and is
+#: sent back whether they showed the outcome; it returns the positions found, or None
+#: when the answers contradicted each other (the outcome changed while searching).
+Steps = Generator[list[int], bool, Optional[list[int]]]
+
+
+def prefix_subset_steps(n: int) -> Steps:
+    """The experiments of the search over a prefix of ``n`` items, one at a time.
+
+    The caller has seen the whole prefix show the outcome. What it returns shows the
+    outcome too (it was the last experiment answered yes), but is not made 1-minimal:
+    callers that run experiments in batches drive several searches in lockstep this way.
+    """
+    candidates = list(range(n))
+    keep: list[int] = []
+    while candidates:
+        if keep and (yield list(keep)):
+            return keep
+        # Narrow the window while one half of it (with ``keep``) still shows the outcome:
+        # each probe runs half as many tests as the one before.
+        while len(candidates) > 1:
+            half = len(candidates) // 2
+            part = None
+            for p in (candidates[half:], candidates[:half]):
+                if (yield p + keep):
+                    part = p
+                    break
+            if part is None:  # the needed tests straddle the halves
+                break
+            candidates = part
+        # The last needed test: the shortest cut of the window that still shows it.
+        lo, hi = 0, len(candidates)  # holds(candidates[:hi] + keep); not for lo (lo=0: keep)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if (yield candidates[:mid] + keep):
+                hi = mid
+            else:
+                lo = mid
+        keep.insert(0, candidates[hi - 1])
+        candidates = candidates[: hi - 1]
+    return keep if (yield list(keep)) else None
 
 
 def minimal_prefix_subset(
@@ -50,36 +92,25 @@ def minimal_prefix_subset(
             counters.cache_hits += 1
         return cache[key]
 
-    candidates = list(range(len(items)))
-    if not holds(candidates):
+    if not holds(range(len(items))):
         raise DDMinPreconditionError(
             f"the search needs a test that holds for the full input, but it does not hold "
             f"for these {len(items)} item(s)"
         )
-    keep: list[int] = []
-    while candidates and not (keep and holds(keep)):
-        # Narrow the window while one half of it (with ``keep``) still shows the outcome:
-        # each probe runs half as many tests as the one before.
-        while len(candidates) > 1:
-            half = len(candidates) // 2
-            part = next(
-                (p for p in (candidates[half:], candidates[:half]) if holds(p + keep)), None
-            )
-            if part is None:  # the needed tests straddle the halves
-                break
-            candidates = part
-        # The last needed test: the shortest cut of the window that still shows it.
-        lo, hi = 0, len(candidates)  # holds(candidates[:hi] + keep); not for lo (lo=0: keep)
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if holds(candidates[:mid] + keep):
-                hi = mid
-            else:
-                lo = mid
-        keep.insert(0, candidates[hi - 1])
-        candidates = candidates[: hi - 1]
+    keep = drive(prefix_subset_steps(len(items)), holds)
+    if keep is None:
+        raise DDMinPreconditionError("the outcome changed while searching: nondeterministic")
     if len(keep) > 1:
         keep = ddmin(keep, holds)  # raises when keep no longer holds (answers changed)
-    elif not holds(keep):
-        raise DDMinPreconditionError("the outcome changed while searching: nondeterministic")
     return [items[i] for i in keep]
+
+
+def drive(steps: Steps, holds: Callable[[list[int]], bool]) -> Optional[list[int]]:
+    """Run a search to its end, answering each experiment with ``holds``."""
+    try:
+        ask = next(steps)
+        while True:
+            ask = steps.send(holds(ask))
+    except StopIteration as done:
+        result: Optional[list[int]] = done.value
+        return result

@@ -37,6 +37,7 @@ class EngineConfig:
     copy: bool = True
     home: str = "copy"
     extra_env: dict[str, str] = field(default_factory=dict)
+    _installed: set[str] = field(default_factory=set, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.project = Path(self.project).resolve()
@@ -62,12 +63,16 @@ class EngineConfig:
             self._check_python()
 
     def _check_python(self) -> None:
+        """One start of the target interpreter: it must import orderdep and pytest, and it
+        says which reordering plugins and xdist are installed there."""
+        code = (
+            "import importlib.util as u, orderdep, pytest;"
+            f"print(' '.join(m for m in {sorted([*_DISABLE_IF_PRESENT, 'xdist'])!r}"
+            " if u.find_spec(m)))"
+        )
         try:
             proc = subprocess.run(
-                [self.python, "-c", "import orderdep, pytest"],
-                capture_output=True,
-                text=True,
-                timeout=60,
+                [self.python, "-c", code], capture_output=True, text=True, timeout=60
             )
         except OSError as exc:
             raise UsageError(f"cannot run --python {self.python!r}: {exc}") from None
@@ -76,18 +81,17 @@ class EngineConfig:
                 f"--python {self.python!r} cannot import orderdep and pytest; install them "
                 f"there first: {self.python} -m pip install orderdep"
             )
+        self._installed = set(proc.stdout.split())
+
+    def _is_installed(self, module: str) -> bool:
+        if self.python == sys.executable:
+            return importlib.util.find_spec(module) is not None
+        return module in self._installed
 
     @cached_property
     def present_plugins(self) -> set[str]:
         """Reordering plugins installed in the target interpreter."""
-        if self.python == sys.executable:
-            return {m for m in _DISABLE_IF_PRESENT if importlib.util.find_spec(m)}
-        code = (
-            "import importlib.util as u;"
-            f"print(' '.join(m for m in {sorted(_DISABLE_IF_PRESENT)!r} if u.find_spec(m)))"
-        )
-        out = subprocess.run([self.python, "-c", code], capture_output=True, text=True)
-        return set(out.stdout.split())
+        return {m for m in _DISABLE_IF_PRESENT if self._is_installed(m)}
 
     def pytest_command(self, cache_dir: Path) -> list[str]:
         """The command line of every pytest process the engine starts."""
@@ -117,14 +121,7 @@ class EngineConfig:
 
     @cached_property
     def has_xdist(self) -> bool:
-        if self.python == sys.executable:
-            return importlib.util.find_spec("xdist") is not None
-        out = subprocess.run(
-            [self.python, "-c", "import importlib.util as u; print(bool(u.find_spec('xdist')))"],
-            capture_output=True,
-            text=True,
-        )
-        return out.stdout.strip() == "True"
+        return self._is_installed("xdist")
 
     def child_env(self, overrides: dict[str, str]) -> dict[str, str]:
         env = dict(os.environ)

@@ -26,7 +26,7 @@ SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
 #: The module under ``orderdep.shells.commands`` that defines each command.
 COMMAND_MODULES: dict[str, str] = {
     "detect": "detect_cmds",
-    "flakerate": "detect_cmds",
+    "flakerate": "flakerate_cmds",
     "pradet": "pradet_cmds",
     "run": "engine_cmds",
     "collect": "engine_cmds",

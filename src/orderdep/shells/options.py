@@ -261,6 +261,17 @@ def report_option(help: str, name: str = "report") -> Callable[[F], F]:
     )
 
 
+def order_file_option(help: str) -> Callable[[F], F]:
+    """``--order-file PATH``: an order of test ids, one per line or a JSON list, read by
+    :func:`~orderdep.shells.commands.engine_cmds.read_order_file` (``help`` says which order)."""
+    return click.option(
+        "--order-file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help=help,
+    )
+
+
 STORE_OPTION = click.option(
     "--store",
     "store_path",

@@ -23,6 +23,7 @@ from orderdep.shells.options import (
     collect_options,
     engine_config,
     engine_options,
+    order_file_option,
     select_options,
 )
 from orderdep.shells.output import notice
@@ -192,12 +193,9 @@ def expand(args: Sequence[str], project: Path, suite: Suite) -> list[str]:
 @cli.command()
 @engine_options
 @STORE_OPTION
-@click.option(
-    "--order-file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="File with one test id per line (or a JSON list), in the order to run "
-    "(default: the TESTS given).",
+@order_file_option(
+    "File with one test id per line (or a JSON list), in the order to run "
+    "(default: the TESTS given)."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.argument("tests", nargs=-1)

@@ -38,6 +38,7 @@ from orderdep.shells.options import (
     Seconds,
     count,
     engine_options,
+    order_file_option,
     report_option,
 )
 from orderdep.shells.output import notice, stderr_console
@@ -85,11 +86,8 @@ GRAPH_OPTION = click.option(
     default=None,
     help="Collection file (default PROJECT/.orderdep/pradet.json).",
 )
-ORDER_OPTION = click.option(
-    "--order-file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Reference order: one test id per line (or a JSON list); default the original order.",
+ORDER_OPTION = order_file_option(
+    "Reference order: one test id per line (or a JSON list); default the original order."
 )
 REVERSE_OPTION = click.option(
     "--also-reverse/--no-also-reverse",

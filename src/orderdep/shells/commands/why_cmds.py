@@ -20,6 +20,7 @@ from orderdep.shells.options import (
     engine_config,
     engine_flags,
     engine_options,
+    order_file_option,
 )
 from orderdep.shells.output import notice
 
@@ -156,12 +157,9 @@ def _save_patch(found: Explanation, project: Path, apply_: bool) -> list[str]:
 @click.argument("test")
 @engine_options
 @STORE_OPTION
-@click.option(
-    "--order-file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="The failing order: one test id per line (or a JSON list). No default: give "
-    "one of the five sources.",
+@order_file_option(
+    "The failing order: one test id per line (or a JSON list). No default: give "
+    "one of the five sources."
 )
 @click.option(
     "--junitxml",

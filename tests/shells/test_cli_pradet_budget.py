@@ -4,6 +4,7 @@ budget is spent and says how many data dependencies it left untested."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,6 +12,10 @@ from clitools import POLLUTER, VICTIM
 
 if TYPE_CHECKING:
     from conftest import CliRunner
+
+
+def untimed(out: str) -> str:
+    return re.sub(r"\d+\.\d+s", "T s", out)
 
 
 def test_a_spent_budget_leaves_data_dependencies_untested(od_project: Path, cli: CliRunner) -> None:
@@ -28,3 +33,37 @@ def test_refine_within_its_budget_finds_the_victim(od_project: Path, cli: CliRun
     assert code == 1, out + err
     assert "not tested (budget)" not in out
     assert f"victim   {VICTIM}  fails after  {POLLUTER}" in out
+
+
+def test_a_rerun_resumes_from_the_saved_collection_and_the_store(
+    od_project: Path, cli: CliRunner
+) -> None:
+    code, out, err = cli("pradet", "run", od_project, "--no-check", "--budget", "0.001")
+    assert code == 0 and "not tested (budget)" in out, out + err
+    code, out, err = cli("pradet", "run", od_project, "--no-check", "--budget", "600")
+    assert code == 1, out + err
+    assert "orderdep: resumed: refining the collection" in err
+    assert "not tested (budget)" not in out
+    assert f"victim   {VICTIM}  fails after  {POLLUTER}" in out
+    code, again, err = cli("pradet", "run", od_project, "--no-check", "--budget", "600")
+    assert code == 1 and ", 0 run now" in err, err  # every order from the store
+    assert untimed(again) == untimed(out)
+
+
+def test_changed_code_or_other_orders_collect_again(od_project: Path, cli: CliRunner) -> None:
+    assert cli("pradet", "run", od_project, "--no-check")[0] == 1
+    code, _, err = cli("pradet", "run", od_project, "--no-check", "--no-also-reverse")
+    assert code in (0, 1) and "resumed" not in err  # other orders: another job
+    test_file = next((od_project / "tests").glob("test_*.py"))
+    test_file.write_text(test_file.read_text() + "\n\ndef test_added():\n    pass\n")
+    code, _, err = cli("pradet", "run", od_project, "--no-check")
+    assert code == 1 and "resumed" not in err  # other code: not this code's collection
+
+
+def test_refine_again_takes_its_orders_from_the_store(od_project: Path, cli: CliRunner) -> None:
+    assert cli("pradet", "collect", od_project, "--no-check")[0] == 0
+    code, out, err = cli("pradet", "refine", od_project, "--no-check")
+    assert code == 1 and "resumed" not in err
+    code, again, err = cli("pradet", "refine", od_project, "--no-check")
+    assert code == 1 and ", 0 run now" in err, err
+    assert untimed(again) == untimed(out)

@@ -12,6 +12,7 @@ import click
 
 from orderdep.engine.config import RUNNERS, EngineConfig
 from orderdep.engine.home import HOME_POLICIES
+from orderdep.engine.store import project_relative
 from orderdep.shells.project import positional_selection, resolve_project
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -259,6 +260,18 @@ def report_option(help: str, name: str = "report") -> Callable[[F], F]:
         default=None,
         help=help,
     )
+
+
+def setup_key(params: dict[str, Any]) -> dict[str, Any]:
+    """How pytest is started on the project, for the job names that let a rerun of a
+    command resume from the store: not where the project is (a copy of it with its store
+    resumes too), only what changes what runs."""
+    project = Path(params["project"])
+    where = [project_relative(p, project) for p in [params["rootdir"], *params["pythonpath"]]]
+    return {
+        "pytest": [where[0], where[1:], [*params["pytest_args"], *selection_args(params)]],
+        "home": params.get("home", "copy"),
+    }
 
 
 def order_file_option(help: str) -> Callable[[F], F]:

@@ -143,6 +143,10 @@ class Collected:
     collections: list[Collection]
     reference: str = "original"  # how the reference order was chosen
     seed: Optional[int] = None  # of the random extra orders, if any
+    # What lets a rerun of the command that collected it resume from it: the command's
+    # job (its orders and pytest setup) and the code version (the store's key) it ran on.
+    job: str = ""
+    code: str = ""
 
     @property
     def executions(self) -> int:
@@ -188,6 +192,7 @@ class Collected:
             "tests": list(self.tests),
             "reference": self.reference,
             "seed": self.seed,
+            **({"job": self.job, "code": self.code} if self.job else {}),
             "collections": [c.to_json() for c in self.collections],
         }
 
@@ -212,6 +217,8 @@ class Collected:
             ],
             reference=str(data.get("reference", "original")),
             seed=_optional_int(data.get("seed"), source),
+            job=str(data.get("job", "")),
+            code=str(data.get("code", "")),
         )
 
 

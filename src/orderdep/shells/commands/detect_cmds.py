@@ -20,7 +20,6 @@ from orderdep.analysis.detect import DEFAULT_CONFIRM_RUNS, DEFAULT_ROUNDS, STRAT
 from orderdep.analysis.search import DetectProgress
 from orderdep.core.report import save_report
 from orderdep.core.suite import GROUP_LEVELS, GroupLevel
-from orderdep.engine.store import project_relative
 from orderdep.shells.app import cli
 from orderdep.shells.ci import changed_setup, check_ci_options, ci_options, write_ci_outputs
 from orderdep.shells.commands.engine_cmds import open_engine, run_command
@@ -36,7 +35,7 @@ from orderdep.shells.options import (
     engine_options,
     html_report_line,
     report_option,
-    selection_args,
+    setup_key,
 )
 from orderdep.shells.output import set_result, stderr_console
 from orderdep.shells.summary import Printer, next_commands, render_summary
@@ -53,20 +52,8 @@ HEARTBEAT = 5.0
 def job_name(params: dict[str, Any], strategies: tuple[str, ...], seed: int, group: str) -> str:
     """The store's job for this detection: the same command (project, strategies, seed,
     group, pytest setup) resumes it; other options (rounds, budget) only extend it."""
-    project = Path(params["project"])
-    where = [project_relative(p, project) for p in [params["rootdir"], *params["pythonpath"]]]
     key = json.dumps(
-        {  # not where the project is: a copy of it with its store resumes too
-            "strategies": list(strategies),
-            "seed": seed,
-            "group": group,
-            "pytest": [
-                where[0],
-                where[1:],
-                [*params["pytest_args"], *selection_args(params)],
-            ],
-            "home": params.get("home", "copy"),
-        },
+        {"strategies": list(strategies), "seed": seed, "group": group, **setup_key(params)},
         sort_keys=True,
     )
     digest = hashlib.sha1(key.encode()).hexdigest()[:10]

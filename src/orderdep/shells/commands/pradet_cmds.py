@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, Optional
 
 import click
-from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from orderdep.analysis.pradet.datadeps import explain as explain_access
 from orderdep.analysis.pradet.pipeline import (
@@ -26,7 +25,6 @@ from orderdep.analysis.pradet.pipeline import (
     save_collected,
 )
 from orderdep.analysis.pradet.pipeline import collect as run_collect
-from orderdep.analysis.pradet.refine import RefineProgress
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine, read_order_file
@@ -41,7 +39,9 @@ from orderdep.shells.options import (
     order_file_option,
     report_option,
 )
-from orderdep.shells.output import notice, stderr_console
+from orderdep.shells.output import notice
+from orderdep.shells.pradet_progress import PradetProgress
+from orderdep.shells.pradet_resume import pradet_job, refine_job, resumable, say_reused
 from orderdep.shells.pradet_summary import collection_lines, finish
 
 DEFAULT_GRAPH = Path(".orderdep") / "pradet.json"
@@ -161,39 +161,6 @@ def _order(order_file: Optional[Path]) -> Optional[list[str]]:
     return order
 
 
-class _Progress:
-    """Refinement progress on stderr: a bar on a terminal, phase lines otherwise."""
-
-    def __init__(self) -> None:
-        self.console = stderr_console()
-        self.bar = Progress(
-            TextColumn("refining"),
-            BarColumn(),
-            TextColumn("{task.completed}/{task.total} data deps, {task.fields[found]} manifest"),
-            TimeElapsedColumn(),
-            console=self.console,
-            transient=True,
-            disable=not self.console.is_terminal,
-        )
-        self.task: Optional[TaskID] = None
-
-    def __enter__(self) -> _Progress:
-        self.bar.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.bar.stop()
-
-    def notice(self, message: str) -> None:
-        self.task = None
-        self.console.print(f"orderdep: {message}", soft_wrap=True, highlight=False, markup=False)
-
-    def update(self, p: RefineProgress) -> None:
-        if self.task is None:
-            self.task = self.bar.add_task("refine", total=p.total, found=p.manifest)
-        self.bar.update(self.task, completed=p.tested, total=p.total, found=p.manifest)
-
-
 # -- the commands --------------------------------------------------------------------------
 @pradet.command("run")
 @engine_options
@@ -229,21 +196,44 @@ def run_cmd(
     report_path, graph_path = _paths(params, report, graph_file)
     project = Path(params["project"]).resolve()
     seed = _seed(seed, extra_orders)
-    with open_engine(params, job=None) as engine, _Progress() as progress:
-        result = run_pradet(
-            engine,
-            _order(order_file),
-            also_reverse=also_reverse,
-            extra_orders=extra_orders,
-            seed=seed,
-            jobs=params["jobs"],
-            confirm_runs=confirm_runs,
-            alone_runs=alone_runs,
-            project=str(project),
-            on_progress=progress.update,
-            notice=progress.notice,
-            budget_seconds=budget,
-        )
+    reference = _order(order_file)
+    job = pradet_job(params, reference, also_reverse, extra_orders, seed)
+    with open_engine(params, job=job) as engine, PradetProgress() as progress:
+        code = getattr(getattr(engine, "store", None), "code", "")
+        saved = resumable(graph_path, project, job, code)
+        if saved is not None:
+            progress.notice(
+                f"resumed: refining the collection {str(graph_path)!r} of an "
+                "earlier run of this command (same code, same orders)"
+            )
+            deadline = None if budget is None else time.monotonic() + budget
+            result = refine_collected(
+                engine,
+                saved,
+                jobs=params["jobs"],
+                confirm_runs=confirm_runs,
+                alone_runs=alone_runs,
+                on_progress=progress.update,
+                notice=progress.notice,
+                deadline=deadline,
+            )
+        else:
+            result = run_pradet(
+                engine,
+                reference,
+                also_reverse=also_reverse,
+                extra_orders=extra_orders,
+                seed=seed,
+                jobs=params["jobs"],
+                confirm_runs=confirm_runs,
+                alone_runs=alone_runs,
+                project=str(project),
+                on_progress=progress.update,
+                notice=progress.notice,
+                budget_seconds=budget,
+            )
+            result.collected.job, result.collected.code = job, code
+        say_reused(engine, progress.notice)
     save_collected(graph_path, result.collected)
     for line in collection_lines(result.collected):
         click.echo(line)
@@ -317,7 +307,7 @@ def refine_cmd(
     project = Path(params["project"]).resolve()
     collected = load_collected(graph_path, project=str(project))
     deadline = None if budget is None else time.monotonic() + budget
-    with open_engine(params, job=None) as engine, _Progress() as progress:
+    with open_engine(params, job=refine_job(graph_path)) as engine, PradetProgress() as progress:
         result = refine_collected(
             engine,
             collected,
@@ -328,6 +318,7 @@ def refine_cmd(
             notice=progress.notice,
             deadline=deadline,
         )
+        say_reused(engine, progress.notice)
     for line in collection_lines(collected):
         click.echo(line)
     return finish(result, params, report, report_path)

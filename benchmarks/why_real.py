@@ -152,7 +152,10 @@ def plain_outcome(case: dict[str, Any], order: list[str], work: Path) -> Optiona
     test = order[-1]
     cmd = [case["python"], "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider"]
     cmd += [*case.get("pytest_args", []), "-q", "-rA", *order]
-    out = subprocess.run(cmd, cwd=work, capture_output=True, text=True).stdout
+    try:
+        out = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=300).stdout
+    except subprocess.TimeoutExpired:
+        return None  # a whole-suite order that hangs (a server, a prompt) is not used
     for line in out.splitlines():
         for want in ("FAILED", "PASSED"):
             if line == f"{want} {test}" or line.startswith(f"{want} {test} "):

@@ -12,6 +12,12 @@ from __future__ import annotations
 import ast
 from typing import Any, Optional
 
+from orderdep.analysis.repair.container_edits import (
+    attribute_copy_guards,
+    changed_in_place,
+    guard_key_statements,
+    restore_key_statements,
+)
 from orderdep.analysis.repair.debugger import RootInfo
 from orderdep.analysis.repair.module_names import ModuleNames, attribute_reference, module_reference
 from orderdep.analysis.repair.probe_roots import sysmodule_name
@@ -218,11 +224,18 @@ def restore_statements(
             if fields:
                 sets = [f"monkeypatch.setattr({ref}, {a!r}, {v})" for a, v in fields.items()]
                 out.append(([*ref_imports, *sets], ["monkeypatch"]))
+        # a container changed in place: only the keys that differ, undone after the test
+        keys = restore_key_statements(root, ref, desc_literal) if root.failing.present else None
+        if p.present and keys and ([*ref_imports, *keys], ["monkeypatch"]) not in out:
+            out.append(([*ref_imports, *keys], ["monkeypatch"]))
     elif root.kind == "cache" and root.module:
         ref, imports = _ref(root, names, test_module)
         out.append(([*imports, f"{ref}.cache_clear()"], []))
     elif root.kind == "fixture" and root.fixture:
         out += _fixture_restores(root)
+        keys = restore_key_statements(root, root.fixture, desc_literal) if not out else None
+        if p.present and root.failing.present and keys:
+            out.append((keys, ["monkeypatch", root.fixture]))
     elif root.kind == "sysmodule" and not p.present and root.failing.present:
         module = sysmodule_name(root.name)
         if module is not None:
@@ -275,7 +288,7 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
             ]
             out.append(([*imports, *sets], ["monkeypatch"]))
             return out
-        if p.type in ("dict", "set", "list"):
+        if p.type in ("dict", "set", "list") or changed_in_place(root):
             # work on a copy; monkeypatch puts the untouched original back afterwards
             value = f"copy.deepcopy({ref})"
             imports = [*imports, "import copy"]
@@ -308,6 +321,12 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
         if fields:  # an object changed in place: monkeypatch puts its attributes back
             sets = [f"monkeypatch.setattr({obj}, {a!r}, {obj}.{a})" for a in fields]
             out.insert(0, ([*obj_imports, *sets], ["monkeypatch"]))
+        copies = attribute_copy_guards(root, obj)
+        if copies:  # its containers changed in place: the test changes copies of them
+            out.append(([*obj_imports, *copies], ["monkeypatch"]))
+        keys = guard_key_statements(root, obj) if root.failing.present else None
+        if keys and not fields:  # only the keys the polluter adds, removes or changes
+            out.append(([*obj_imports, *keys[0]], keys[1]))
     elif root.kind == "cache" and root.module:
         ref, imports = _ref(root, names, test_module)
         out.append(([*imports, f"request.addfinalizer({ref}.cache_clear)"], ["request"]))

@@ -9,7 +9,7 @@ class Element:
     @classmethod
     def grammar(cls):
         fields = getattr(cls, "fields", ())
-        return re.compile(r"\(%s((?: \S+){%d})\)" % (cls.tag, len(fields)))
+        return re.compile(rf"\({cls.tag}((?: \S+){{{len(fields)}}})\)")
 
     @classmethod
     def parse(cls, text):

@@ -82,6 +82,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_notes.py::test_first_note_only": (
             "victim", "tests/test_notes.py::test_add_note"),
     },
+    "xunit_setup_module_handle": {
+        "tests/test_shell.py::test_ls": ("victim", "tests/test_shell.py::test_rm_page"),
+        "tests/test_shell.py::test_cat": ("victim", "tests/test_shell.py::test_rm_item"),
+    },
     "import_time_config": {
         "tests/test_level.py::test_default_level": (
             "victim", "tests/test_level.py::test_level_from_env"),

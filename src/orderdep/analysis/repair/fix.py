@@ -68,6 +68,7 @@ from orderdep.analysis.repair.debugger import (
     debug,
     orders_for,
 )
+from orderdep.analysis.repair.file_copies import own_copy_candidates
 from orderdep.analysis.repair.fixture_candidates import (
     autouse_candidates,
     narrow_candidates,
@@ -228,6 +229,8 @@ class Repairer:
         if "fixture" in self.strategies and kind == "victim":
             candidates += narrow_candidates(self.project, finding)
             candidates += setup_function_candidates(self.project, finding)
+            if result.debug is not None:
+                candidates += own_copy_candidates(finding, result.debug)
         if result.debug is not None:
             candidates += self._root_candidates(finding, kind, target, victim, result)
         roots = [r.name for r in result.debug.culprits] if result.debug is not None else []

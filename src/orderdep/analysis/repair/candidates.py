@@ -212,6 +212,9 @@ def comment_for(
     if kind == "brittle":
         partners = finding.state_setters or [m for g in finding.state_setter_groups for m in g]
     first = short_name(partners[0]) if partners else ""
+    if ins.test != finding.test and ins.method == "setUp":  # polluters of one class
+        victim = short_name(finding.test)
+        return f"Undo each test's change to {what} when it ends ({victim} needs it)."
     if ins.test != finding.test:  # a polluter's own clean-up
         return (
             f"Undo this test's change to {what} when it ends ({short_name(finding.test)} needs it)."

@@ -60,6 +60,8 @@ def test_a_class_flag_with_a_dunder_name_is_a_root_but_python_specials_are_not()
     assert classify("__configured__", False, __name__, owner) == PLAIN
     for special in ("__module__", "__doc__", "__qualname__", "__slots__", "__hash__"):
         assert classify(special, vars(Series).get(special), __name__, owner) == SKIP, special
+    # frameworks' metadata in class dunders (schemas, validators) is not walked
+    assert classify("__model_schema__", {"type": "model"}, __name__, owner) == SKIP
     # module globals: dunders stay out (``__version__``, ``__all__``, the import system's)
     assert classify("__version__", "1.0", __name__) == SKIP
 

@@ -171,10 +171,15 @@ _CLASS_SPECIALS = frozenset({
 })  # fmt: skip
 
 
-def _skipped_name(key: str, owner: Optional[type]) -> bool:
+_FLAG_TYPES = (bool, int, float, str, type(None))
+
+
+def _skipped_name(key: str, value: object, owner: Optional[type]) -> bool:
+    """Dunders are skipped, but a class's own flag or counter (a scalar) is a root; the
+    metadata frameworks keep in class dunders (schemas, validators) is not walked."""
     if not _is_dunder(key):
         return False
-    return owner is None or key in _CLASS_SPECIALS
+    return owner is None or key in _CLASS_SPECIALS or not isinstance(value, _FLAG_TYPES)
 
 
 _LRU_WRAPPER: Any = getattr(functools, "_lru_cache_wrapper", None)
@@ -190,7 +195,7 @@ def classify(key: object, value: object, module: str, owner: Optional[type] = No
     (``CACHE``); classes defined in the module have their attributes walked too
     (``CLASS``). In classes, methods, properties and other descriptors are code (``SKIP``).
     """
-    if not isinstance(key, str) or _skipped_name(key, owner) or not key.isidentifier():
+    if not isinstance(key, str) or _skipped_name(key, value, owner) or not key.isidentifier():
         return SKIP  # also pytest's assertion-rewriting helpers (``@py_builtins``)
     if is_cache(value):
         return CACHE

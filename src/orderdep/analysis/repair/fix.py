@@ -77,6 +77,7 @@ from orderdep.analysis.repair.fixture_candidates import (
 )
 from orderdep.analysis.repair.generated import generated_candidates
 from orderdep.analysis.repair.module_names import ModuleNames
+from orderdep.analysis.repair.module_roots import package_of
 from orderdep.analysis.repair.patches import (
     Changes,
     Insertion,
@@ -276,7 +277,12 @@ class Repairer:
                 "debugger: restoring the roots that differ does not explain the failure "
                 f"({len(dbg.differing)} differ)"
             )
-            return []
+            # modules imported again may have had side effects before the test (handlers
+            # installed, registries filled): keeping the originals from the polluter on
+            # can still work, which only verification can tell
+            roots = [r for r in dbg.differing if package_of(r.name)]
+            if not roots:
+                return []
         names = ModuleNames.parse(victim.source, victim.module)
         out: list[Candidate] = []
         single = bool(dbg.polluted)

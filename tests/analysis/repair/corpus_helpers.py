@@ -119,6 +119,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_store.py::test_load_checks_the_type": (
             "victim", "tests/test_imports.py::test_submodule_imports[records]"),
     },
+    "modules_purge_unittest": {
+        "tests/test_convert.py::TestConvert::test_km_to_m": (
+            "victim", "tests/test_packaging.py::TestModulesImportAlone::test_convert_imports_alone"),
+    },
     "param_brittle_registry": {
         "tests/test_export.py::test_export[csv-,]": (
             "brittle", "tests/test_export.py::test_register_builtins"),

@@ -83,8 +83,9 @@ def restore_package(package: str, at_start: Mapping[str, Any]) -> None:
 
 def fold_packages(differing: Sequence[RootInfo]) -> list[RootInfo]:
     """``differing`` with one ``sys.modules['pkg.*']`` root per top-level package whose
-    entries differ (imported again, removed or added), put first: restoring entries one
-    by one cannot explain a failure that needs the whole generation of modules back."""
+    entries were imported again or removed, put first in place of those entries (an entry
+    only imported late stays a root of its own): restoring entries one by one cannot
+    explain a failure that needs the whole generation of modules back."""
     from orderdep.analysis.repair.debugger import RootInfo, ValueView
 
     by_package: dict[str, list[RootInfo]] = {}
@@ -93,12 +94,14 @@ def fold_packages(differing: Sequence[RootInfo]) -> list[RootInfo]:
         if name is not None and package_of(root.name) is None:
             by_package.setdefault(name.partition(".")[0], []).append(root)
     folded: list[RootInfo] = []
+    replaced: set[str] = set()  # entries the package root stands for
     for package, roots in sorted(by_package.items()):
         again = [r for r in roots if _reimported(r)]
         removed = [r for r in roots if r.passing.present and not r.failing.present]
         added = [r for r in roots if r.failing.present and not r.passing.present]
         if not (again or removed):  # only modules imported late: the single roots do
             continue
+        replaced.update(r.name for r in [*again, *removed])
         changes = [
             f"{len(rs)} module(s) {how}: {_names(rs)}"
             for rs, how in ((again, "imported again"), (removed, "removed"), (added, "added"))
@@ -107,7 +110,7 @@ def fold_packages(differing: Sequence[RootInfo]) -> list[RootInfo]:
         view = ValueView(True, ["atom", "modules", package + PACKAGE_SUFFIX], None, "modules")
         root = RootInfo(package_root(package), "sysmodule", view, view, tuple(changes))
         folded.append(root)
-    return [*folded, *differing]
+    return [*folded, *(r for r in differing if r.name not in replaced)]
 
 
 def _reimported(root: RootInfo) -> bool:

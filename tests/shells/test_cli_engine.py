@@ -335,6 +335,23 @@ def test_python_without_orderdep_is_a_usage_error(
     assert "cannot import orderdep and pytest" in err
 
 
+@pytest.mark.skipif(sys.prefix == sys.base_prefix, reason="needs a virtual environment")
+def test_a_relative_python_path_means_the_working_directory(
+    project: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the tests run inside the project (or a copy of it): the path must not be read there
+    (tmp_path / "envs").mkdir()
+    (tmp_path / "envs" / "venv").symlink_to(sys.prefix, target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    python = str(Path("envs", "venv", "bin", Path(sys.executable).name))
+    code, out, err = run_main(capsys, "run", "proj", "--python", python, OK)
+    assert code == 0, err
+    assert "1 passed" in out
+
+
 def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_main(capsys, "--version")
     assert code == 0 and out.startswith("orderdep, version ")

@@ -41,6 +41,10 @@ class EngineConfig:
 
     def __post_init__(self) -> None:
         self.project = Path(self.project).resolve()
+        if os.sep in self.python or (os.altsep and os.altsep in self.python):
+            # a relative path means the user's working directory, not the project (or
+            # the copy) the tests run in; a venv's python is a symlink: keep it
+            self.python = os.path.abspath(self.python)
         if not self.project.is_dir():
             raise UsageError(f"project directory {str(self.project)!r} does not exist")
         if self.runner not in RUNNERS:

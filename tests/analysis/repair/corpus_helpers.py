@@ -82,6 +82,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_notes.py::test_first_note_only": (
             "victim", "tests/test_notes.py::test_add_note"),
     },
+    "xunit_setup_module_handle": {
+        "tests/test_shell.py::test_ls": ("victim", "tests/test_shell.py::test_rm_page"),
+        "tests/test_shell.py::test_cat": ("victim", "tests/test_shell.py::test_rm_item"),
+    },
     "import_time_config": {
         "tests/test_level.py::test_default_level": (
             "victim", "tests/test_level.py::test_level_from_env"),
@@ -96,6 +100,28 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
     "class_attr_setupclass": {
         "tests/test_client.py::TestClientDefaults::test_default_timeout": (
             "victim", "tests/test_client.py::TestFastClient::test_fast_timeout"),
+    },
+    "class_attrs_schema_helper": {
+        "tests/test_elements.py::PadTests::test_pad": (
+            "victim", "tests/test_schema.py::SchemaTests::test_one_field"),
+        "tests/test_elements.py::MarkerTests::test_marker": (
+            "victim", "tests/test_schema.py::SchemaTests::test_one_field"),
+    },
+    "class_flag_constructor": {
+        "tests/test_series.py::test_time_is_not_a_field": (
+            "victim", "tests/test_series.py::test_line_from_keyword_arguments"),
+        "tests/test_series.py::test_line_from_keyword_arguments": (
+            "victim", "tests/test_series.py::test_time_is_not_a_field"),
+    },
+    "modules_purge_package": {
+        "tests/test_store.py::test_round_trip": (
+            "victim", "tests/test_imports.py::test_submodule_imports[store]"),
+        "tests/test_store.py::test_load_checks_the_type": (
+            "victim", "tests/test_imports.py::test_submodule_imports[records]"),
+    },
+    "modules_purge_unittest": {
+        "tests/test_convert.py::TestConvert::test_km_to_m": (
+            "victim", "tests/test_packaging.py::TestModulesImportAlone::test_convert_imports_alone"),
     },
     "param_brittle_registry": {
         "tests/test_export.py::test_export[csv-,]": (

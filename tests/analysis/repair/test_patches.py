@@ -122,6 +122,22 @@ def test_module_names_and_references() -> None:
     assert rel.imports["pkg.tests.helpers"] == "helpers"
 
 
+def test_star_imports_name_public_attributes_directly() -> None:
+    # ``from kit.nodes import *`` binds Node; ``from kit import nodes`` could even give
+    # another object when kit's __init__ binds a function called ``nodes``
+    names = ModuleNames.parse("from kit.nodes import *\nimport unittest\n", "tests.test_n")
+    assert names.star_imports == {"kit.nodes"}
+    assert attribute_reference("kit.nodes", ["Node", "_grammar"], names) == (
+        "Node._grammar",
+        [],
+    )
+    # private names are not bound by a star import: the module is imported instead
+    assert attribute_reference("kit.nodes", ["_CACHE"], names) == (
+        "nodes._CACHE",
+        ["from kit import nodes"],
+    )
+
+
 def test_module_name_for_follows_packages(tmp_path: Path) -> None:
     (tmp_path / "tests" / "unit").mkdir(parents=True)
     (tmp_path / "tests" / "unit" / "__init__.py").write_text("")

@@ -83,3 +83,38 @@ def test_placements_are_the_method_then_set_up_then_set_up_class() -> None:
     assert placements(SOURCE, ["TestClient"], polluter=True) == [None, "setUp", "setUpClass"]
     assert placements(SOURCE, ["TestClient"], polluter=False) == [None, "setUp"]
     assert placements(SOURCE, ["TestPlain"], polluter=True) == [None]
+
+
+SCHEMA_TESTS = textwrap.dedent(
+    """\
+    import unittest
+
+    from kit.nodes import *
+
+
+    class SchemaTests(unittest.TestCase):
+        \"\"\"Ad-hoc schemas parsed with the base class.\"\"\"
+        def test_point(self):
+            Node.from_schema("point", ("x", "y"))
+
+        def test_net(self):
+            Node.from_schema("net", ("name",))
+    """
+)
+
+
+def test_polluters_of_one_class_get_a_set_up_that_is_added_once() -> None:
+    # a TestCase without setUp: a polluter's clean-up may go into one created for it
+    assert placements(SCHEMA_TESTS, ["SchemaTests"], polluter=True) == [None, "setUp"]
+    assert placements(SCHEMA_TESTS, ["SchemaTests"], polluter=False) == [None]
+    stmts = ["monkeypatch.delattr(Node, '_grammar', raising=False)"]
+    out = SCHEMA_TESTS
+    for test in ("test_point", "test_net"):  # both polluters: the statements land once
+        ins = insertion(f"tests/test_schema.py::SchemaTests::{test}", stmts, ["monkeypatch"])
+        out = apply_insertion(out, ins.__class__(**{**ins.__dict__, "method": "setUp"}))
+    assert out.count("def setUp(self):") == 1
+    assert out.count("monkeypatch.delattr(Node") == 1
+    assert '"""Ad-hoc schemas parsed with the base class."""\n\n    def setUp(self):' in out
+    assert "        super().setUp()\n" in out
+    assert "self.addCleanup(monkeypatch.undo)" in out
+    compile(out, "test_schema.py", "exec")

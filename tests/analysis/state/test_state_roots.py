@@ -11,7 +11,15 @@ import pytest
 from state_helpers import Project
 
 from orderdep.analysis.state.fingerprint import identity
-from orderdep.analysis.state.roots import StateTracker, diff, python_roots, snapshot
+from orderdep.analysis.state.roots import (
+    PLAIN,
+    SKIP,
+    StateTracker,
+    classify,
+    diff,
+    python_roots,
+    snapshot,
+)
 
 
 def test_roots_are_named_after_modules_classes_and_caches(project: Project) -> None:
@@ -41,6 +49,21 @@ def test_roots_are_named_after_modules_classes_and_caches(project: Project) -> N
     assert not any(k.startswith(f"{n}.state.__") for k in snap)
     assert any(k.startswith("env:") for k in snap)
     assert dict(python_roots(f"{n}.state", state))[f"{n}.state.LIMIT"] == 3
+
+
+def test_a_class_flag_with_a_dunder_name_is_a_root_but_python_specials_are_not() -> None:
+    class Series:
+        __configured__ = False  # set by the first construction
+        __slots__ = ()
+
+    owner = Series
+    assert classify("__configured__", False, __name__, owner) == PLAIN
+    for special in ("__module__", "__doc__", "__qualname__", "__slots__", "__hash__"):
+        assert classify(special, vars(Series).get(special), __name__, owner) == SKIP, special
+    # frameworks' metadata in class dunders (schemas, validators) is not walked
+    assert classify("__model_schema__", {"type": "model"}, __name__, owner) == SKIP
+    # module globals: dunders stay out (``__version__``, ``__all__``, the import system's)
+    assert classify("__version__", "1.0", __name__) == SKIP
 
 
 def test_unchanged_state_diffs_empty_and_each_kind_of_write_shows(

@@ -10,6 +10,7 @@ from typing import Callable
 
 from orderdep.analysis.repair.debugger import DebugResult, RootInfo
 from orderdep.analysis.repair.module_names import ModuleNames
+from orderdep.analysis.repair.module_roots import package_of
 from orderdep.analysis.repair.patches import Insertion, function_path, insertion
 from orderdep.analysis.repair.root_statements import guard_statements
 from orderdep.analysis.repair.sources import read_function
@@ -187,6 +188,9 @@ def short_name(test: str) -> str:
 def friendly(root: str) -> str:
     """A root's name as a comment says it: ``fixture graph``, ``$HOME``, ``the cache of
     app.settings``."""
+    package = package_of(root)
+    if package is not None:
+        return f"the {package} modules in sys.modules"
     kind, _, rest = root.partition(":")
     if kind == "fixture":
         return f"fixture {rest.rsplit('::', 1)[-1]}"
@@ -208,6 +212,9 @@ def comment_for(
     if kind == "brittle":
         partners = finding.state_setters or [m for g in finding.state_setter_groups for m in g]
     first = short_name(partners[0]) if partners else ""
+    if ins.test != finding.test and ins.method == "setUp":  # polluters of one class
+        victim = short_name(finding.test)
+        return f"Undo each test's change to {what} when it ends ({victim} needs it)."
     if ins.test != finding.test:  # a polluter's own clean-up
         return (
             f"Undo this test's change to {what} when it ends ({short_name(finding.test)} needs it)."

@@ -36,6 +36,7 @@ import sys
 import traceback
 from typing import Any, Optional
 
+from orderdep.analysis.repair.module_roots import mark_reimported, package_of, restore_package
 from orderdep.analysis.repair.probe_capture import (
     capture_fixture,
     capture_root,
@@ -86,6 +87,7 @@ class DebugProbe:
     def before_test(self, index: int, test_id: str) -> None:
         if index == 0:
             self._attach(find_session())
+            self._modules_at_start = dict(sys.modules)
         if self.mode == "restore" and index == 0:
             self._snapshot()
         if index != self.at:
@@ -152,17 +154,17 @@ class DebugProbe:
                 captured[name] = {**meta, "present": True, "error": repr(exc)[:300]}
             captured[name]["fp"] = fp
         for module_name, module in watched_modules(self._library).items():
+            desc = describe_module(module, self.rootdir)
             captured[sysmodule_root(module_name)] = {
                 "kind": "sysmodule",
                 "present": True,
                 "type": "module",
-                "desc": describe_module(module, self.rootdir),
+                "desc": mark_reimported(desc, module, self._modules_at_start, module_name),
                 "literal": None,
             }
         self.data["roots"] = captured
 
     def _snapshot(self) -> None:
-        self._modules_at_start = dict(sys.modules)
         for name in [str(n) for n in self.options.get("roots") or []]:
             if name.startswith((FIXTURE_PREFIX, "sys.modules[")):
                 continue  # fixtures are not set up yet; sys.modules is kept whole above
@@ -198,7 +200,10 @@ class DebugProbe:
         self.data["failed"] = failed
 
     def _restore_sysmodule(self, name: str) -> None:
-        if name in self._modules_at_start:
+        package = package_of(sysmodule_root(name))
+        if package is not None:
+            restore_package(package, self._modules_at_start)
+        elif name in self._modules_at_start:
             sys.modules[name] = self._modules_at_start[name]
         else:
             sys.modules.pop(name, None)

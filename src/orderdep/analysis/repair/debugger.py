@@ -41,6 +41,7 @@ from typing import Any, Callable, Optional
 from orderdep.analysis.repair.debug_orders import finding_for as finding_for
 from orderdep.analysis.repair.debug_orders import infer_orders as infer_orders
 from orderdep.analysis.repair.debug_orders import orders_for as orders_for
+from orderdep.analysis.repair.module_roots import fold_packages
 from orderdep.analysis.repair.root_changes import change_lines
 from orderdep.core.ddmin import DDMinPreconditionError, ddmin
 from orderdep.core.outcomes import OrderResult, Outcome
@@ -341,6 +342,7 @@ def debug(
     ]
     out.differing = _merge_aliases(out.differing, f_roots)
     out.differing.sort(key=lambda r: KIND_ORDER.index(r.kind) if r.kind in KIND_ORDER else 99)
+    out.differing = fold_packages(out.differing)
     if not out.differing:
         out.notes.append(
             "no captured root differs; the shared state may live outside the roots orderdep "

@@ -68,6 +68,7 @@ from orderdep.analysis.repair.debugger import (
     debug,
     orders_for,
 )
+from orderdep.analysis.repair.file_copies import own_copy_candidates
 from orderdep.analysis.repair.fixture_candidates import (
     autouse_candidates,
     narrow_candidates,
@@ -76,6 +77,7 @@ from orderdep.analysis.repair.fixture_candidates import (
 )
 from orderdep.analysis.repair.generated import generated_candidates
 from orderdep.analysis.repair.module_names import ModuleNames
+from orderdep.analysis.repair.module_roots import package_of
 from orderdep.analysis.repair.patches import (
     Changes,
     Insertion,
@@ -228,6 +230,8 @@ class Repairer:
         if "fixture" in self.strategies and kind == "victim":
             candidates += narrow_candidates(self.project, finding)
             candidates += setup_function_candidates(self.project, finding)
+            if result.debug is not None:
+                candidates += own_copy_candidates(finding, result.debug)
         if result.debug is not None:
             candidates += self._root_candidates(finding, kind, target, victim, result)
         roots = [r.name for r in result.debug.culprits] if result.debug is not None else []
@@ -273,7 +277,12 @@ class Repairer:
                 "debugger: restoring the roots that differ does not explain the failure "
                 f"({len(dbg.differing)} differ)"
             )
-            return []
+            # modules imported again may have had side effects before the test (handlers
+            # installed, registries filled): keeping the originals from the polluter on
+            # can still work, which only verification can tell
+            roots = [r for r in dbg.differing if package_of(r.name)]
+            if not roots:
+                return []
         names = ModuleNames.parse(victim.source, victim.module)
         out: list[Candidate] = []
         single = bool(dbg.polluted)

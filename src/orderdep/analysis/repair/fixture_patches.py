@@ -111,7 +111,8 @@ def add_function(
     """``source`` with a new function ``name`` (an autouse fixture, or with no
     ``decorator`` a plain one such as ``setup_function``) running ``statements``, whose
     imports ``lifted`` go to the top of the file."""
-    body = "\n".join(f"    {s}" for s in statements) or "    pass"
+    # a statement may span lines (a loop): indent each of its lines
+    body = "\n".join(f"    {line}" for s in statements for line in s.splitlines()) or "    pass"
     head = f"{decorator}\n" if decorator else ""
     text = f"{head}def {name}({', '.join(fixtures)}):\n{body}\n"
     fn = cst.parse_statement(text)

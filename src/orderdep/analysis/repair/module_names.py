@@ -20,6 +20,7 @@ class ModuleNames:
     imports: dict[str, str] = field(default_factory=dict)  # module -> expression naming it
     taken: set[str] = field(default_factory=set)  # every name the source uses or binds
     import_lines: dict[str, str] = field(default_factory=dict)  # bound name -> import stmt
+    star_imports: set[str] = field(default_factory=set)  # modules imported with ``*``
 
     @classmethod
     def parse(cls, source: str, module_name: Optional[str] = None) -> ModuleNames:
@@ -56,6 +57,9 @@ class ModuleNames:
                     pkg = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
                     base = f"{pkg}.{base}".strip(".") if base else pkg
                 for alias in node.names:
+                    if alias.name == "*":
+                        out.star_imports.add(base)
+                        continue
                     bound = alias.asname or alias.name
                     out.import_lines[bound] = ast.unparse(
                         ast.ImportFrom(node.module, [alias], node.level)
@@ -103,5 +107,9 @@ def attribute_reference(
         key = ".".join([module, *attrs[:i]])
         if key in names.imports:
             return ".".join([names.imports[key], *attrs[i:]]), []
+    if module in names.star_imports and attrs and not attrs[0].startswith("_"):
+        # ``from pykit.nodes import *`` binds the public names: no import of the module
+        # (its package may even bind another object under the submodule's name)
+        return ".".join(attrs), []
     expr, imports = module_reference(module, names)
     return ".".join([expr, *attrs]), imports

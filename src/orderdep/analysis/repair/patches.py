@@ -31,7 +31,12 @@ from orderdep.analysis.repair.fixture_patches import (
     narrow_scope,
 )
 from orderdep.analysis.repair.import_lifting import add_imports, liftable
-from orderdep.analysis.repair.unittest_patches import adapt_statements, is_testcase
+from orderdep.analysis.repair.unittest_patches import (
+    adapt_statements,
+    is_super_call,
+    is_testcase,
+    with_setup,
+)
 from orderdep.core.suite import split_node_id
 from orderdep.errors import UsageError
 
@@ -174,6 +179,8 @@ class _Inserter(cst.CSTTransformer):
         assert isinstance(body, cst.IndentedBlock)
         stmts = list(body.body)
         at = 1 if stmts and _is_docstring(stmts[0]) else 0
+        if at < len(stmts) and is_super_call(stmts[at]):
+            at += 1  # after the base class's set-up
         ins = self.insertion
         unittest = bool(self.testcase and self.testcase[-1])
         code: Sequence[str] = ins.statements
@@ -218,6 +225,8 @@ def apply_insertion(source: str, insertion: Insertion) -> str:
     """``source`` with ``insertion`` applied (idempotent: applying it twice changes nothing)."""
     _, classes, name = function_path(insertion.test)
     name = insertion.method or name
+    if insertion.method == "setUp":
+        source = with_setup(source, classes)
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:

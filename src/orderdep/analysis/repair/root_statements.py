@@ -20,6 +20,7 @@ from orderdep.analysis.repair.container_edits import (
 )
 from orderdep.analysis.repair.debugger import RootInfo
 from orderdep.analysis.repair.module_names import ModuleNames, attribute_reference, module_reference
+from orderdep.analysis.repair.module_roots import package_guard, package_of
 from orderdep.analysis.repair.probe_roots import sysmodule_name
 
 Stmts = tuple[list[str], list[str]]  # (statements, fixtures they need)
@@ -343,6 +344,8 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
         out.append(
             (["import copy", saved, f"request.addfinalizer(lambda: {finish})"], ["request", ref])
         )
+    elif root.kind == "sysmodule" and package_of(root.name):
+        out += package_guard(str(package_of(root.name)), names)
     elif root.kind == "sysmodule" and not p.present:
         module = sysmodule_name(root.name)
         if module is not None:

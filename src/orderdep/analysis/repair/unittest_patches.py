@@ -99,5 +99,62 @@ def placements(source: str, classes: Sequence[str], polluter: bool) -> list[Opti
     methods = testcase_methods(source, classes)
     if methods is None:
         return [None]
-    wanted = ("setUp", "setUpClass") if polluter else ("setUp",)
-    return [None, *(m for m in wanted if m in methods)]
+    if polluter:  # several polluters of one class: once in its setUp (added if missing)
+        return [None, "setUp", *(m for m in ("setUpClass",) if m in methods)]
+    return [None, *(m for m in ("setUp",) if m in methods)]
+
+
+class _AddSetUp(cst.CSTTransformer):
+    def __init__(self, classes: Sequence[str]) -> None:
+        self.classes: list[str] = list(classes)
+        self.scope: list[str] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.scope.append(node.name.value)
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        here, self.scope = self.scope, self.scope[:-1]
+        if here != self.classes or not isinstance(updated.body, cst.IndentedBlock):
+            return updated
+        stmts = list(updated.body.body)
+        at = 1 if stmts and _is_docstring(stmts[0]) else 0
+        method = cst.parse_statement("def setUp(self):\n    super().setUp()\n")
+        if at:
+            method = method.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+        nxt = stmts[at] if at < len(stmts) else None
+        lines = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
+        if isinstance(nxt, lines) and not nxt.leading_lines:
+            stmts[at] = nxt.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+        stmts.insert(at, method)
+        return updated.with_changes(body=updated.body.with_changes(body=stmts))
+
+
+def is_super_call(stmt: cst.BaseStatement) -> bool:
+    """``super().name(...)`` alone on a line (a set-up method's first statement)."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr)):
+        return False
+    call = stmt.body[0].value
+    return (
+        isinstance(call, cst.Call)
+        and isinstance(call.func, cst.Attribute)
+        and isinstance(call.func.value, cst.Call)
+        and isinstance(call.func.value.func, cst.Name)
+        and call.func.value.func.value == "super"
+    )
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    return (
+        isinstance(stmt, cst.SimpleStatementLine)
+        and isinstance(stmt.body[0], cst.Expr)
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def with_setup(source: str, classes: Sequence[str]) -> str:
+    """``source`` with a ``setUp`` calling the base class's added first to the TestCase
+    ``classes`` names, when it has none (statements for its tests then go there once)."""
+    methods = testcase_methods(source, classes)
+    if methods is None or "setUp" in methods:
+        return source
+    return cst.parse_module(source).visit(_AddSetUp(classes)).code

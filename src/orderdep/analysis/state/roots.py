@@ -157,6 +157,31 @@ def _is_dunder(key: str) -> bool:
     return key.startswith("__") and key.endswith("__")
 
 
+# Dunders Python, dataclasses, typing and abc put into class namespaces. Other dunder
+# names in a class are the class's own data (a ``__initialised__`` flag set by the first
+# construction), so they are roots like any class attribute.
+_CLASS_SPECIALS = frozenset({
+    "__module__", "__doc__", "__qualname__", "__dict__", "__weakref__", "__slots__",
+    "__annotations__", "__annotate__", "__firstlineno__", "__static_attributes__",
+    "__orig_bases__", "__parameters__", "__type_params__", "__abstractmethods__",
+    "__match_args__", "__dataclass_fields__", "__dataclass_params__", "__hash__",
+    "__classcell__", "__protocol_attrs__", "__non_callable_proto_members__",
+    "__callable_proto_members_only__", "__final__", "__required_keys__",
+    "__optional_keys__", "__total__", "__test__",
+})  # fmt: skip
+
+
+_FLAG_TYPES = (bool, int, float, str, type(None))
+
+
+def _skipped_name(key: str, value: object, owner: Optional[type]) -> bool:
+    """Dunders are skipped, but a class's own flag or counter (a scalar) is a root; the
+    metadata frameworks keep in class dunders (schemas, validators) is not walked."""
+    if not _is_dunder(key):
+        return False
+    return owner is None or key in _CLASS_SPECIALS or not isinstance(value, _FLAG_TYPES)
+
+
 _LRU_WRAPPER: Any = getattr(functools, "_lru_cache_wrapper", None)
 
 # How a namespace entry counts (see :func:`classify`).
@@ -170,7 +195,7 @@ def classify(key: object, value: object, module: str, owner: Optional[type] = No
     (``CACHE``); classes defined in the module have their attributes walked too
     (``CLASS``). In classes, methods, properties and other descriptors are code (``SKIP``).
     """
-    if not isinstance(key, str) or _is_dunder(key) or not key.isidentifier():
+    if not isinstance(key, str) or _skipped_name(key, value, owner) or not key.isidentifier():
         return SKIP  # also pytest's assertion-rewriting helpers (``@py_builtins``)
     if is_cache(value):
         return CACHE

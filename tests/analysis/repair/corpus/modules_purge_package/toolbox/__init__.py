@@ -1,0 +1,1 @@
+"""Small helpers, one submodule each."""

@@ -1,0 +1,2 @@
+def title(words):
+    return " ".join(w.capitalize() for w in words.split())

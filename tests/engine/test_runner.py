@@ -824,7 +824,8 @@ def test_another_python_is_started_once_for_all_its_checks(
         return real_run(cmd, *args, **kwargs)
 
     monkeypatch.setattr(subprocess, "run", counting_run)
-    other = os.path.join(os.path.dirname(sys.executable), ".", os.path.basename(sys.executable))
+    other = sys.executable  # the target; orderdep itself seems to run elsewhere
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "orderdep-python"))
     config = EngineConfig(tmp_path, python=other)
     here = {m for m in ("pytest_randomly", "random_order") if importlib.util.find_spec(m)}
     assert config.present_plugins == here

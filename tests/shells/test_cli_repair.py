@@ -189,12 +189,12 @@ def test_fix_prints_verified_patches_and_leaves_the_tree_alone(
     out = capsys.readouterr().out
     assert tree_hash(root) == before
     # the root cause first: the polluter cleans up after itself
-    assert f"fix for {EMPTY} (victim): polluter, 4 changed line(s)" in out
+    assert f"fix for {EMPTY} (victim): polluter, 3 changed line(s)" in out
     # the state-setter's statement, its change undone when the brittle ends
     assert f"fix for {BRITTLE} (brittle): cleaner, 5 changed line(s)" in out
     assert "undone when it ends" in out
     lines = out.splitlines()
-    assert '+    monkeypatch.setattr(jobs, "_JOBS", copy.deepcopy(jobs._JOBS))' in lines
+    assert "+    request.addfinalizer(lambda: jobs._JOBS.pop(\"job_7\", None))" in lines
     assert "+    # Set up the state this test needs (as test_load_prod does); it is put back when the" in lines
     assert '+    monkeypatch.setattr(config, "_CONFIG", copy.deepcopy(config._CONFIG))' in lines
     assert '+    config.load({"mode": "prod"})' in lines
@@ -202,7 +202,7 @@ def test_fix_prints_verified_patches_and_leaves_the_tree_alone(
     table = out.split("summary:\n")[1].split("\npatch set:")[0].splitlines()
     assert [re.split(r"  +", row.strip()) for row in table] == [
         ["test", "kind", "fix", "changed lines"],
-        [EMPTY, "victim", "polluter (verified)", "4"],
+        [EMPTY, "victim", "polluter (verified)", "3"],
         [BRITTLE, "brittle", "cleaner (verified)", "5"],
     ]
     patches = sorted((root / ".orderdep" / "patches").iterdir())
@@ -217,15 +217,15 @@ def test_fix_prints_verified_patches_and_leaves_the_tree_alone(
         copy = shutil.copytree(root, tmp_path / f"copy{n}")
         subprocess.run(shlex.split(command.replace(str(root), str(copy))), check=True)
         assert (copy / MOD).read_text() != (root / MOD).read_text()
-    # both patches lift `import copy` to the top: together, through the patch set
+    # both patches, together, through the patch set
     (apply_all,) = labelled(out, "apply them all")
     subprocess.run(shlex.split(apply_all), check=True)  # fed back exactly as printed
     text = (root / MOD).read_text()
-    assert text.startswith("import copy\n\nfrom app import config, jobs\n")  # lifted
+    assert text.startswith("import copy\n" if "copy." in text else "from app import config")
     assert (
-        "def test_add_job(monkeypatch):\n"
+        "def test_add_job(request):\n"
         "    # Undo this test's change to app.jobs._JOBS when it ends (test_no_jobs needs it).\n"
-        '    monkeypatch.setattr(jobs, "_JOBS", copy.deepcopy(jobs._JOBS))\n'
+        '    request.addfinalizer(lambda: jobs._JOBS.pop("job_7", None))\n'
     ) in text
     assert "assert jobs.count() == 0  # keep this comment" in text
     orders = [[ADD, EMPTY], [BRITTLE], *random_orders(7, 3)]
@@ -259,11 +259,11 @@ def test_printed_apply_command_changes_the_files(
     assert "applied to tests/test_shop.py" in capsys.readouterr().out
     assert tree_hash(root) != before
     text = (root / MOD).read_text()
-    assert text.startswith("import copy\n\nfrom app import config, jobs\n")  # lifted
+    assert text.startswith("from app import config, jobs\n")  # no import needed
     assert (
-        "def test_add_job(monkeypatch):\n"
+        "def test_add_job(request):\n"
         "    # Undo this test's change to app.jobs._JOBS when it ends (test_no_jobs needs it).\n"
-        '    monkeypatch.setattr(jobs, "_JOBS", copy.deepcopy(jobs._JOBS))\n'
+        '    request.addfinalizer(lambda: jobs._JOBS.pop("job_7", None))\n'
     ) in text
     orders = [[ADD, EMPTY], *random_orders(11, 3)]
     failed = suite_passes_in(root, orders)
@@ -284,10 +284,10 @@ def test_printed_fixture_command_adds_an_autouse_fixture_to_conftest(
     assert main(shlex.split(command)[1:]) == 0
     assert "applied to tests/conftest.py" in capsys.readouterr().out
     conftest = (root / "tests" / "conftest.py").read_text()
-    assert conftest.startswith("import copy\n\nimport pytest\n\n\n@pytest.fixture(autouse=True)\n")
+    assert conftest.startswith("import pytest\n\n\n@pytest.fixture(autouse=True)\n")
     # a project module stays imported where it is needed (not earlier, at collection)
-    assert "def _restore_jobs(monkeypatch):\n" in conftest
-    assert "    from app import jobs\n    monkeypatch.setattr(jobs, '_JOBS'," in conftest
+    assert "def _restore_jobs(request):\n" in conftest
+    assert "    from app import jobs\n    request.addfinalizer(lambda: jobs._JOBS.pop(" in conftest
     orders = [[ADD, EMPTY], *random_orders(11, 3)]
     failed = suite_passes_in(root, orders)
     assert all(EMPTY not in f for f in failed), failed

@@ -9,15 +9,12 @@ from hypothesis import strategies as st
 from orderdep.core.depsfile import Dependency
 from orderdep.core.enhance import (
     DependencyConflictError,
-    EnhanceStats,
-    Violation,
-    check_order,
     enhance_order,
     enhance_parallel,
     enhance_selection,
-    enhance_stats,
     plan,
 )
+from orderdep.core.order_check import EnhanceStats, Violation, check_order, enhance_stats
 from orderdep.errors import UsageError
 
 

@@ -6,7 +6,8 @@ from collections import Counter
 import pytest
 
 from orderdep.core.depsfile import Dependency
-from orderdep.core.enhance import check_order, enhance_order, enhance_parallel
+from orderdep.core.enhance import enhance_order, enhance_parallel
+from orderdep.core.order_check import check_order
 from orderdep.core.parallelization import (
     ALGORITHMS,
     by_duration,

@@ -14,6 +14,7 @@ import hashlib
 import json
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Optional
@@ -30,6 +31,8 @@ RunOrder = Callable[[Sequence[str]], OrderResult]
 Progress = Callable[[str], None]
 CACHE_NAME = "fidelity.json"
 QUICK_SINGLES = 5
+# Seconds between two lines saying the check is still running.
+HEARTBEAT = 15.0
 
 
 def config_key(config: EngineConfig) -> str:
@@ -77,6 +80,41 @@ class VerdictCache:
             tmp.replace(self.path)
         except OSError:
             pass  # a verdict that cannot be cached is checked again next time
+
+
+def _side_by_side(
+    engine: Engine, plain: PlainRunner, order: Sequence[str], notice: Callable[[str], None]
+) -> dict[str, OrderResult]:
+    """``order`` under the fork runner and plain pytest: at once when ``--jobs`` is 2 or
+    more, one after the other otherwise; a line every :data:`HEARTBEAT` seconds while
+    they run."""
+    runs: dict[str, Callable[[], OrderResult]] = {
+        "fork": lambda: engine.run(order),
+        "plain": lambda: plain.run(order),
+    }
+    results: dict[str, OrderResult] = {}
+    started = time.monotonic()
+    pool = ThreadPoolExecutor(max_workers=min(2, max(1, engine.config.jobs)))
+    try:
+        futures = {name: pool.submit(run) for name, run in runs.items()}
+        while True:
+            done, pending = wait(futures.values(), timeout=HEARTBEAT)
+            for future in done:
+                future.result()  # an engine error is raised here, in the caller's thread
+            if not pending:
+                break
+            running = [name for name, f in futures.items() if f in pending]
+            notice(
+                f"orderdep: checking the fork runner: {' and '.join(running)} still running "
+                f"({time.monotonic() - started:.0f} s)"
+            )
+        for name, future in futures.items():
+            results[name] = future.result()
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)  # Ctrl-C: do not wait for the runs
+        raise
+    pool.shutdown()
+    return results
 
 
 def run_sample(
@@ -144,35 +182,49 @@ def trust_fork(
     """The cheap check before an analysis relies on ``engine``'s fork runner.
 
     Runs the original order, and each test that failed in it alone, under the fork
-    runner and plain pytest. When they disagree, says so in one line and switches the
-    engine to the subprocess runner. Returns the verdict (None when nothing was checked).
+    runner and plain pytest (side by side when ``--jobs`` allows two processes). When they
+    disagree, says so in one line and switches the engine to the subprocess runner. When
+    they agree, the fork runner's original order is offered to the engine, so the
+    analysis that follows does not run it again. Returns the verdict (None when nothing
+    was checked).
     """
     if engine.runner != "fork":
         return None
     key = config_key(engine.config)
     report = cache.get(key)
+    kept: Optional[OrderResult] = None
     if report is None:
+        ids = engine.suite.ids
+        notice(
+            f"orderdep: checking the fork runner against a fresh pytest on the original "
+            f"order ({len(ids)} tests; once per code version)"
+        )
         # Not recorded: runs of a runner that may not be trusted are no evidence.
         with make_workdir() as tmp, engine.unrecorded():
             plain = PlainRunner(engine.config, Path(tmp) / "plain")
             plain.policy = engine.timeouts
             try:
                 report = FidelityReport(["fork", "plain"], planned=1)
-                ids = engine.suite.ids
-                original = {"fork": engine.run(ids), "plain": plain.run(ids)}
+                original = _side_by_side(engine, plain, ids, notice)
                 report.add(SampleOrder("original", tuple(ids)), original)
                 failing: list[str] = []
                 for result in original.values():
                     failing += [r.test for r in result.results if r.outcome.is_failure]
                 alone = [SampleOrder("alone", (t,)) for t in dict.fromkeys(failing)]
+                if alone:
+                    notice(
+                        f"orderdep: checking the fork runner: "
+                        f"{min(len(alone), QUICK_SINGLES)} failing test(s) alone"
+                    )
                 for sample in alone[:QUICK_SINGLES]:
                     report.planned += 1
-                    report.add(
-                        sample, {"fork": engine.run(sample.order), "plain": plain.run(sample.order)}
-                    )
+                    report.add(sample, _side_by_side(engine, plain, sample.order, notice))
+                kept = original["fork"]
             finally:
                 plain.close()
         cache.put(key, report)
+        if report.faithful and kept is not None:
+            engine.offer(kept)
     if not report.faithful:
         m = report.mismatches[0]
         more = f" (and {len(report.mismatches) - 1} more)" if len(report.mismatches) > 1 else ""

@@ -60,6 +60,8 @@ class Engine:
         self._suite: Optional[Suite] = None
         self._tmp: Optional[tempfile.TemporaryDirectory[str]] = None
         self._requested: Counter[str] = Counter()
+        # Orders already run before the analysis asked for them (see offer()).
+        self._offered: dict[str, OrderResult] = {}
         self._lock = threading.Lock()
 
     # -- lifecycle -------------------------------------------------------------------
@@ -147,6 +149,29 @@ class Engine:
         """Raise :class:`UnknownTestsError` if ``order`` names tests the suite lacks."""
         self.suite.require(order)
 
+    def offer(self, result: OrderResult) -> None:
+        """An order already run (by the fork check before an analysis): the next request
+        for the same order without a probe takes it, and records it, instead of running
+        it again."""
+        from orderdep.engine.store import order_key
+
+        with self._lock:
+            self._offered[order_key(result.order)] = result
+
+    def _take_offer(
+        self, order: Sequence[str], probe: Optional[ProbeSpec]
+    ) -> Optional[OrderResult]:
+        if probe is not None or not self._offered:
+            return None
+        from orderdep.engine.store import order_key
+
+        key = order_key(order)
+        with self._lock:
+            offered = self._offered.pop(key, None)
+            if offered is not None:
+                self._requested[key] += 1
+        return offered
+
     def _reuse(self, order: Sequence[str], probe: Optional[ProbeSpec]) -> Optional[OrderResult]:
         if self.store is None or self.job is None or probe is not None:
             return None
@@ -174,6 +199,10 @@ class Engine:
     def _run_on(
         self, worker: Worker, order: Sequence[str], probe: Optional[ProbeSpec]
     ) -> OrderResult:
+        offered = self._take_offer(order, probe)
+        if offered is not None:
+            self._record(offered, probe)
+            return offered
         reused = self._reuse(order, probe)
         if reused is not None:
             self.timeouts.learn(reused.results)

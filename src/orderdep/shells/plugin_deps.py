@@ -43,7 +43,8 @@ from typing import Any, Optional
 import pytest
 
 from orderdep.core.depsfile import DEFAULT_DEPS, Dependency, load_deps
-from orderdep.core.enhance import enhance_order, enhance_stats
+from orderdep.core.enhance import enhance_order
+from orderdep.core.order_check import enhance_stats
 from orderdep.core.suite import split_node_id
 from orderdep.errors import OrderdepError, shown_path
 from orderdep.shells.plugin_collect import CollectHooks

@@ -50,9 +50,7 @@ def collection_lines(collected: Collected) -> list[str]:
     return lines
 
 
-def result_lines(
-    result: PradetResult, params: dict[str, Any], report: Optional[Path]
-) -> list[str]:
+def result_lines(result: PradetResult, params: dict[str, Any], report: Optional[Path]) -> list[str]:
     refined = result.refined
     lines = [
         f"refinement: {refined.orders_run} schedule(s), {refined.executions} test executions; "
@@ -94,9 +92,7 @@ def deps_command(params: dict[str, Any], report: Optional[Path]) -> str:
     return shlex.join(parts)
 
 
-def finish(
-    result: PradetResult, params: dict[str, Any], report: Optional[Path], path: Path
-) -> int:
+def finish(result: PradetResult, params: dict[str, Any], report: Optional[Path], path: Path) -> int:
     merged = merge_report(load_existing(path, Path(params["project"]).resolve()), result)
     save_report(path, merged)
     for line in result_lines(result, params, report):

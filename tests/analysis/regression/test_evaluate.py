@@ -13,14 +13,14 @@ from orderdep.analysis.regression.evaluate import (
     Change,
     build_schedules,
     evaluate,
-    format_evaluation,
     sample_changes,
 )
 from orderdep.core.depsfile import Dependency
-from orderdep.core.enhance import check_order
 from orderdep.core.odmodel import ODSpec
+from orderdep.core.order_check import check_order
 from orderdep.core.suite import Suite
 from orderdep.errors import UsageError
+from orderdep.shells.evaluation_table import format_evaluation
 from orderdep.synth.model import ModelExecutor
 
 TESTS = [f"tests/test_m.py::test_{i:02d}" for i in range(12)]

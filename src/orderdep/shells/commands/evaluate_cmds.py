@@ -110,13 +110,9 @@ def evaluate(
     """
     import json
 
-    from orderdep.analysis.regression.evaluate import (
-        ALGORITHMS,
-        Change,
-        format_evaluation,
-        sample_changes,
-    )
+    from orderdep.analysis.regression.evaluate import ALGORITHMS, Change, sample_changes
     from orderdep.analysis.regression.evaluate import evaluate as run_evaluation
+    from orderdep.shells.evaluation_table import format_evaluation
 
     project: Path = params["project"].resolve()
     path = coverage_path(project, coverage_file)

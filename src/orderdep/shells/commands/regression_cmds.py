@@ -23,12 +23,8 @@ from orderdep.analysis.regression.coverage import (
 )
 from orderdep.core import parallelization, prioritization, selection
 from orderdep.core.depsfile import Dependency, load_deps
-from orderdep.core.enhance import (
-    enhance_order,
-    enhance_parallel,
-    enhance_selection,
-    enhance_stats,
-)
+from orderdep.core.enhance import enhance_order, enhance_parallel, enhance_selection
+from orderdep.core.order_check import enhance_stats
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine

@@ -1,0 +1,99 @@
+"""The fork check the analysing commands run first (:func:`orderdep.analysis.fidelity.trust_fork`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.engine.conftest import write_files
+
+from orderdep.analysis.fidelity import VerdictCache, trust_fork
+from orderdep.engine.config import EngineConfig
+from orderdep.engine.runner import Engine
+from orderdep.engine.store import Store
+
+SUITE = {
+    "tests/test_registry.py": """
+        import time
+
+        REGISTRY = []
+
+        def test_register():
+            time.sleep(0.05)
+            REGISTRY.append("x")
+
+        def test_empty():
+            assert REGISTRY == []
+
+        def test_slow():
+            time.sleep(0.05)
+    """,
+}
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_faithful_check_says_what_it_runs_and_hands_its_original_order_on(
+    tmp_path: Path, jobs: int
+) -> None:
+    """The check announces itself before it runs anything; once fork and pytest agree,
+    the original order it ran under the fork runner is what the analysis gets for that
+    order (recorded in the store then), not a second run."""
+    project = write_files(tmp_path / "p", SUITE)
+    notices: list[str] = []
+    store = Store(tmp_path / "runs.db")
+    with Engine(EngineConfig(project, jobs=jobs), store=store, job="detect") as engine:
+        report = trust_fork(engine, VerdictCache(tmp_path / "verdicts.json"), notices.append)
+        assert report is not None and report.faithful
+        assert notices == [
+            "orderdep: checking the fork runner against a fresh pytest on the original "
+            "order (3 tests; once per code version)",
+            "orderdep: checking the fork runner: 1 failing test(s) alone",
+        ]
+        assert store.job_runs("detect", engine.suite.ids) == []  # the check records nothing
+        ran = engine.orders_run
+
+        def no_second_run(*args: object) -> object:
+            raise AssertionError("the original order ran again")
+
+        worker = engine._workers[0]
+        saved = worker.run
+        worker.run = no_second_run  # type: ignore[method-assign]
+        got = engine.run(engine.suite.ids)
+        worker.run = saved  # type: ignore[method-assign]
+        assert [r.outcome.value for r in got.results] == ["passed", "failed", "passed"]
+        assert engine.orders_run == ran + 1 and engine.reused == 0
+        assert len(store.job_runs("detect", engine.suite.ids)) == 1
+        # Offered once: asking again runs the order.
+        again = engine.run(engine.suite.ids)
+        assert [r.outcome.value for r in again.results] == ["passed", "failed", "passed"]
+        assert engine.orders_run == ran + 2
+    store.close()
+
+
+def test_a_cached_verdict_runs_nothing_and_offers_nothing(tmp_path: Path) -> None:
+    project = write_files(tmp_path / "p", SUITE)
+    cache = VerdictCache(tmp_path / "verdicts.json")
+    with Engine(EngineConfig(project)) as engine:
+        trust_fork(engine, cache, lambda message: None)
+    notices: list[str] = []
+    with Engine(EngineConfig(project)) as engine:
+        report = trust_fork(engine, cache, notices.append)
+        assert report is not None and report.faithful and notices == []
+        assert engine._offered == {}
+
+
+def test_a_long_check_says_every_so_often_that_it_is_still_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orderdep.analysis import fidelity
+
+    monkeypatch.setattr(fidelity, "HEARTBEAT", 0.2)
+    project = write_files(
+        tmp_path / "p",
+        {"tests/test_slow.py": "import time\n\ndef test_slow():\n    time.sleep(1.5)\n"},
+    )
+    notices: list[str] = []
+    with Engine(EngineConfig(project, jobs=2)) as engine:
+        trust_fork(engine, VerdictCache(tmp_path / "verdicts.json"), notices.append)
+    still = [n for n in notices if "still running" in n]
+    assert still and still[0].startswith("orderdep: checking the fork runner: ")

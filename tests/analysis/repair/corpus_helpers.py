@@ -66,6 +66,12 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_pages.py::test_page_count": (
             "victim", "tests/test_theme.py::test_big_pages"),
     },
+    "fixture_in_class_inventory": {
+        "tests/test_inventory.py::TestInventory::test_count": (
+            "victim", "tests/test_inventory.py::TestInventory::test_ship_bolt"),
+        "tests/test_inventory.py::TestSessions::test_anonymous": (
+            "victim", "tests/test_inventory.py::TestSessions::test_login"),
+    },
     "fixture_class_catalog_unittest": {
         "tests/test_catalog.py::TestPrices::test_tea_price": (
             "victim", "tests/test_catalog.py::TestSale::test_half_price_tea"),

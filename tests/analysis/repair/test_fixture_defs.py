@@ -140,3 +140,35 @@ def test_setup_module_runs_before_every_test_unless_setup_function_is_imported(
         )
     other = ODFinding("tests/test_x.py::test_read", "victim", polluters=["tests/test_y.py::t"])
     assert setup_function_candidates(tmp_path, other) == []  # another module: set up apart
+
+
+IN_CLASS = """
+import pytest
+
+
+class TestSessions:
+    @pytest.fixture(autouse=True, scope="class")
+    def _sessions(self, request):
+        request.cls.sessions = {}
+
+    def test_login(self):
+        self.sessions["s1"] = "ann"
+
+    def test_anonymous(self):
+        assert "s1" not in self.sessions
+"""
+
+
+def test_a_fixture_defined_in_the_class_is_addressed_through_it(tmp_path: Path) -> None:
+    write_files(tmp_path, {"tests/test_s.py": IN_CLASS})
+    index = FixtureIndex(tmp_path)
+    test = "tests/test_s.py::TestSessions::test_anonymous"
+    # autouse in the class: part of the closure without being requested
+    (fixture,) = index.closure(test, [])
+    assert fixture.classes == ("TestSessions",)
+    assert fixture.node_id == "tests/test_s.py::TestSessions::_sessions"
+    finding = ODFinding(test, "victim", polluters=["tests/test_s.py::TestSessions::test_login"])
+    (cand,) = narrow_candidates(tmp_path, finding)
+    assert [(i.test, i.edit) for i in cand.insertions] == [
+        ("tests/test_s.py::TestSessions::_sessions", "narrow")
+    ]

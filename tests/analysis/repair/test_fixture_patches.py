@@ -154,3 +154,31 @@ def test_setup_function_is_added_without_a_decorator_or_imports() -> None:
     new = apply_insertion(source, ins)
     assert new == source + "\n\ndef setup_function():\n    # Again.\n    setup_module()\n"
     assert apply_insertion(new, ins) == new
+
+
+def test_narrowing_a_fixture_of_a_class_edits_that_method_only() -> None:
+    source = textwrap.dedent(
+        """\
+        import pytest
+
+
+        @pytest.fixture(scope="class")
+        def inventory():
+            return []
+
+
+        class TestInventory:
+            @pytest.fixture(scope="class")
+            def inventory(self):
+                return []
+        """
+    )
+    ins = Insertion("t.py::TestInventory::inventory", (), comment="Fresh.", edit="narrow")
+    new = apply_insertion(source, ins)
+    assert new == source.replace(
+        '    @pytest.fixture(scope="class")\n    def inventory(self)',
+        "    # Fresh.\n    @pytest.fixture\n    def inventory(self)",
+    )
+    assert apply_insertion(new, ins) == new
+    with pytest.raises(UsageError, match="no fixture 'TestOther::inventory'"):
+        apply_insertion(source, Insertion("t.py::TestOther::inventory", (), edit="narrow"))

@@ -34,11 +34,13 @@ class FixtureDef:
     params: tuple[str, ...]  # fixtures it requests
     autouse: bool
     generator: bool  # has a ``yield`` (teardown after it)
+    classes: tuple[str, ...] = ()  # the test classes it is a method of, outermost first
 
     @property
     def node_id(self) -> str:
-        """``file::name``: the shape patches address functions by."""
-        return f"{self.file}::{self.name}"
+        """``file::name`` (``file::Class::name`` for a method): the shape patches address
+        functions by."""
+        return "::".join([self.file, *self.classes, self.name])
 
 
 def _fixture_call(deco: ast.expr) -> Optional[ast.expr]:
@@ -57,9 +59,13 @@ def _keyword(call: ast.expr, name: str) -> Optional[ast.expr]:
 
 
 def parse_fixtures(
-    source: str, file: str, body: Optional[Sequence[ast.stmt]] = None
+    source: str,
+    file: str,
+    body: Optional[Sequence[ast.stmt]] = None,
+    classes: Sequence[str] = (),
 ) -> dict[str, FixtureDef]:
-    """The fixtures defined at the top of ``source`` (or in ``body``), by fixture name."""
+    """The fixtures defined at the top of ``source`` (or in ``body``, the body of
+    ``classes``), by fixture name."""
     if body is None:
         try:
             body = ast.parse(source).body
@@ -90,6 +96,7 @@ def parse_fixtures(
             params=tuple(params),
             autouse=isinstance(autouse_node, ast.Constant) and autouse_node.value is True,
             generator=any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(node)),
+            classes=tuple(classes),
         )
     return out
 
@@ -129,12 +136,12 @@ class FixtureIndex:
         except SyntaxError:
             return {}
         out: dict[str, FixtureDef] = {}
-        for cls in classes:
+        for depth, cls in enumerate(classes, 1):
             found = [n for n in body if isinstance(n, ast.ClassDef) and n.name == cls]
             if not found:
                 break
             body = found[0].body
-            out.update(parse_fixtures("", rel, body))
+            out.update(parse_fixtures("", rel, body, classes[:depth]))
         return out
 
     def resolve(self, test: str, name: str) -> Optional[FixtureDef]:
@@ -152,8 +159,9 @@ class FixtureIndex:
     def closure(self, test: str, params: Sequence[str]) -> list[FixtureDef]:
         """The project's fixtures ``test`` uses (through ``params``, the ones they request
         and the autouse ones of its module and conftests), first requested first."""
-        rel, _, _ = function_path(test)
-        autouse = [n for n, d in self._defs(rel).items() if d.autouse]
+        rel, classes, _ = function_path(test)
+        autouse = [n for n, d in self._class_defs(rel, classes).items() if d.autouse]
+        autouse += [n for n, d in self._defs(rel).items() if d.autouse]
         for conftest in _conftests(rel):
             autouse += [n for n, d in self._defs(conftest).items() if d.autouse]
         out: dict[tuple[str, str], FixtureDef] = {}

@@ -43,25 +43,40 @@ def _is_fixture(deco: cst.Decorator) -> Optional[cst.BaseExpression]:
 
 
 class _Narrower(cst.CSTTransformer):
-    def __init__(self, name: str, comment: Optional[str]) -> None:
-        self.name, self.comment = name, comment
+    """Drops ``scope=`` from fixture ``name`` defined in ``classes`` (nested, outermost
+    first; none for a module-level fixture)."""
+
+    def __init__(self, classes: Sequence[str], name: str, comment: Optional[str]) -> None:
+        self.classes, self.name, self.comment = tuple(classes), name, comment
         self.found = 0
-        self.depth = 0
+        self.exists = False
+        self.depth = 0  # functions entered
+        self.stack: list[str] = []  # classes entered
+
+    def _on_path(self) -> bool:
+        return tuple(self.stack) == self.classes[: len(self.stack)]
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.stack.append(node.name.value)
+        return not self.depth and self._on_path()
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        self.stack.pop()
+        return updated
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self.depth += 1
         return self.depth == 1
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
     def leave_FunctionDef(
         self, original: cst.FunctionDef, updated: cst.FunctionDef
     ) -> cst.FunctionDef:
         self.depth -= 1
-        if self.depth or updated.name.value != self.name:
+        if self.depth or updated.name.value != self.name or tuple(self.stack) != self.classes:
             return updated
+        self.exists = True
         decorators = list(updated.decorators)
+        found = 0
         for i, deco in enumerate(decorators):
             expr = _is_fixture(deco)
             if not isinstance(expr, cst.Call):
@@ -69,25 +84,30 @@ class _Narrower(cst.CSTTransformer):
             args = [a for a in expr.args if not (a.keyword and a.keyword.value == "scope")]
             if len(args) == len(expr.args):
                 continue
-            self.found += 1
+            found += 1
             if args:
                 args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
                 decorators[i] = deco.with_changes(decorator=expr.with_changes(args=args))
             else:
                 decorators[i] = deco.with_changes(decorator=expr.func)
-        if not self.found:
+        if not found:
             return updated
-        lead = [*updated.leading_lines, *comment_lines(self.comment)]
+        self.found += found
+        lead = [*updated.leading_lines, *comment_lines(self.comment, 4 * len(self.stack))]
         return updated.with_changes(decorators=decorators, leading_lines=lead)
 
 
-def narrow_scope(source: str, name: str, comment: Optional[str], file: str) -> str:
-    """``source`` with fixture function ``name`` made function-scoped."""
+def narrow_scope(
+    source: str, name: str, comment: Optional[str], file: str, classes: Sequence[str] = ()
+) -> str:
+    """``source`` with fixture function ``name`` (a method of ``classes``, nested
+    outermost first, when given) made function-scoped."""
     module = cst.parse_module(source)
-    narrower = _Narrower(name, comment)
+    narrower = _Narrower(classes, name, comment)
     new = module.visit(narrower)
-    if not narrower.found and not has_function(source, name):
-        raise UsageError(f"no fixture {name!r} with a scope in {file!r}")
+    if not narrower.exists:
+        where = "::".join([*classes, name])
+        raise UsageError(f"no fixture {where!r} with a scope in {file!r}")
     return new.code
 
 

@@ -233,7 +233,7 @@ def apply_insertion(source: str, insertion: Insertion) -> str:
         raise UsageError(f"cannot parse {insertion.file!r}: {exc}") from None
     double = prefers_double_quotes(source)
     if insertion.edit == "narrow":
-        return narrow_scope(source, name, insertion.comment, insertion.file)
+        return narrow_scope(source, name, insertion.comment, insertion.file, classes)
     if insertion.edit in ("autouse", "setup_function") and not has_function(source, name):
         stmts = [s for s in insertion.statements if s.strip() not in _top_level_imports(source)]
         imports = [s for s in stmts if s.startswith(("import ", "from ")) and liftable(s, module)]

@@ -194,8 +194,11 @@ def test_fix_prints_verified_patches_and_leaves_the_tree_alone(
     assert f"fix for {BRITTLE} (brittle): cleaner, 5 changed line(s)" in out
     assert "undone when it ends" in out
     lines = out.splitlines()
-    assert "+    request.addfinalizer(lambda: jobs._JOBS.pop(\"job_7\", None))" in lines
-    assert "+    # Set up the state this test needs (as test_load_prod does); it is put back when the" in lines
+    assert '+    request.addfinalizer(lambda: jobs._JOBS.pop("job_7", None))' in lines
+    assert (
+        "+    # Set up the state this test needs (as test_load_prod does); it is put back when the"
+        in lines
+    )
     assert '+    monkeypatch.setattr(config, "_CONFIG", copy.deepcopy(config._CONFIG))' in lines
     assert '+    config.load({"mode": "prod"})' in lines
     assert "patch set: 2 patch(es) for 2 OD test(s) hold together in 23 orders" in out

@@ -11,15 +11,8 @@ import pytest
 from state_helpers import Project
 
 from orderdep.analysis.state.fingerprint import identity
-from orderdep.analysis.state.roots import (
-    PLAIN,
-    SKIP,
-    StateTracker,
-    classify,
-    diff,
-    python_roots,
-    snapshot,
-)
+from orderdep.analysis.state.namespaces import PLAIN, SKIP, classify, python_roots
+from orderdep.analysis.state.roots import StateTracker, diff, snapshot
 
 
 def test_roots_are_named_after_modules_classes_and_caches(project: Project) -> None:
@@ -296,7 +289,7 @@ def test_a_failing_part_of_a_snapshot_keeps_its_last_fingerprints(project: Proje
     def broken(*args: object) -> None:
         raise RuntimeError("scan failed")
 
-    tracker._process = broken  # type: ignore[method-assign]
+    tracker._process.fingerprint = broken  # type: ignore[method-assign]
     state._ENTRIES.append(1)
     after = tracker.snapshot()
     assert diff(before, after) == [f"{n}.state._ENTRIES"]  # process roots kept as they were

@@ -61,7 +61,8 @@ from orderdep.analysis.repair.probe_values import (
     IGNORED_ROOTS,
 )
 from orderdep.analysis.state.fingerprint import INTERNAL_MODULE_PREFIXES as INTERNAL
-from orderdep.analysis.state.roots import ProjectModules, StateTracker
+from orderdep.analysis.state.namespaces import ProjectModules
+from orderdep.analysis.state.roots import StateTracker
 from orderdep.analysis.state.values import RootValue, get, restore
 from orderdep.analysis.state.windows import find_session
 

@@ -29,33 +29,36 @@ API: :func:`snapshot` ``-> {root: fingerprint}``, :func:`diff`, :func:`describe`
 
 from __future__ import annotations
 
-import functools
-import logging
 import operator
 import os
-import random
-import sys
 import tempfile
 import time
-import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable, Optional
 
 from orderdep.analysis.state.caches import CacheFingerprints
-from orderdep.analysis.state.files import FileWatcher, normalise
+from orderdep.analysis.state.files import FileWatcher
 from orderdep.analysis.state.fingerprint import (
     INTERNAL_MODULE_PREFIXES,
     Fingerprinter,
     identity,
-    is_code_like,
 )
 from orderdep.analysis.state.fixtures import FixtureRoots
+from orderdep.analysis.state.namespaces import (
+    CACHE,
+    CLASS,
+    CLASS_DEPTH,
+    PLAIN,
+    SKIP,
+    ProjectModules,
+    classify,
+)
+from orderdep.analysis.state.process_roots import ProcessRoots
 
 PROCESS_ROOTS = ("cwd", "sys.path", "sys.modules", "warnings", "random")
 DEFAULT_ENV_EXCLUDE = frozenset({"PYTEST_CURRENT_TEST", "PYTEST_XDIST_WORKER"})
-_CLASS_DEPTH = 3  # nested classes walked for class attributes
 
 
 @dataclass
@@ -78,175 +81,6 @@ class RootsConfig:
         kwargs.setdefault("temp_dirs", [tempfile.gettempdir()])
         kwargs.setdefault("home", os.environ.get("HOME") or os.path.expanduser("~"))
         return cls(rootdir=rootdir, **kwargs)
-
-
-# -- project modules ---------------------------------------------------------------------
-class ProjectModules:
-    """Which entries of ``sys.modules`` are the project's own (cached per module object)."""
-
-    def __init__(self, rootdir: str, exclude: tuple[str, ...]) -> None:
-        self.rootdir = normalise(rootdir)
-        self.exclude = exclude
-        self._known: dict[str, tuple[int, Optional[str]]] = {}  # name -> (id, file or None)
-        self._venv_dirs: dict[str, bool] = {}
-        self._last_key: tuple[int, Optional[str]] = (-1, None)
-        self._last: list[tuple[str, ModuleType, str]] = []
-
-    def _project_file(self, name: str, module: ModuleType) -> Optional[str]:
-        if name == "__main__" or name.startswith(self.exclude):
-            return None
-        try:
-            path = getattr(module, "__file__", None)
-        except Exception:  # a lazy module whose __getattr__ raises more than AttributeError
-            return None
-        if not isinstance(path, str):
-            return None
-        path = normalise(path)
-        return path if self.is_project_path(path) else None
-
-    def is_project_path(self, path: str) -> bool:
-        """Whether a source file (absolute path) is the project's own code."""
-        root = self.rootdir
-        if not (path.startswith(root) and path[len(root) : len(root) + 1] == os.sep):
-            return False
-        rel = path[len(root) + 1 :].split(os.sep)
-        if any(p in ("site-packages", "dist-packages") for p in rel):
-            return False
-        directory = root
-        for part in rel[:-1]:  # a virtual environment inside the project is not the project
-            directory = os.path.join(directory, part)
-            venv = self._venv_dirs.get(directory)
-            if venv is None:
-                venv = self._venv_dirs[directory] = os.path.isfile(
-                    os.path.join(directory, "pyvenv.cfg")
-                )
-            if venv:
-                return False
-        return True
-
-    def current(self) -> list[tuple[str, ModuleType, str]]:
-        """``(name, module, file)`` of every project module now imported, sorted by name."""
-        # imports and removals change the size or the newest entry; comparing every
-        # module's identity would cost more than the rest of a snapshot
-        modules = sys.modules
-        key = (len(modules), next(reversed(modules.keys()), None) if modules else None)
-        if key == self._last_key:
-            return self._last
-        out = []
-        known = self._known
-        for name, module in list(sys.modules.items()):
-            if not isinstance(module, ModuleType):
-                continue
-            hit = known.get(name)
-            if hit is None or hit[0] != identity(module):
-                hit = known[name] = (identity(module), self._project_file(name, module))
-            if hit[1] is not None:
-                out.append((name, module, hit[1]))
-        out.sort(key=lambda x: x[0])
-        self._last_key, self._last = key, out
-        return out
-
-
-def is_cache(value: object) -> bool:
-    """An ``functools.lru_cache``/``functools.cache`` wrapper (checked on the type only:
-    attribute access on a value may run arbitrary code, e.g. a context-local proxy)."""
-    return type(value) is _LRU_WRAPPER
-
-
-def _is_dunder(key: str) -> bool:
-    return key.startswith("__") and key.endswith("__")
-
-
-# Dunders Python, dataclasses, typing and abc put into class namespaces. Other dunder
-# names in a class are the class's own data (a ``__initialised__`` flag set by the first
-# construction), so they are roots like any class attribute.
-_CLASS_SPECIALS = frozenset({
-    "__module__", "__doc__", "__qualname__", "__dict__", "__weakref__", "__slots__",
-    "__annotations__", "__annotate__", "__firstlineno__", "__static_attributes__",
-    "__orig_bases__", "__parameters__", "__type_params__", "__abstractmethods__",
-    "__match_args__", "__dataclass_fields__", "__dataclass_params__", "__hash__",
-    "__classcell__", "__protocol_attrs__", "__non_callable_proto_members__",
-    "__callable_proto_members_only__", "__final__", "__required_keys__",
-    "__optional_keys__", "__total__", "__test__",
-})  # fmt: skip
-
-
-_FLAG_TYPES = (bool, int, float, str, type(None))
-
-
-def _skipped_name(key: str, value: object, owner: Optional[type]) -> bool:
-    """Dunders are skipped, but a class's own flag or counter (a scalar) is a root; the
-    metadata frameworks keep in class dunders (schemas, validators) is not walked."""
-    if not _is_dunder(key):
-        return False
-    return owner is None or key in _CLASS_SPECIALS or not isinstance(value, _FLAG_TYPES)
-
-
-_LRU_WRAPPER: Any = getattr(functools, "_lru_cache_wrapper", None)
-
-# How a namespace entry counts (see :func:`classify`).
-SKIP, PLAIN, CACHE, CLASS = 0, 1, 2, 3
-
-
-def classify(key: object, value: object, module: str, owner: Optional[type] = None) -> int:
-    """How entry ``key`` of module ``module`` (or of its class ``owner``) counts.
-
-    Module globals are roots (``PLAIN``); lru caches also give a ``cache:`` root
-    (``CACHE``); classes defined in the module have their attributes walked too
-    (``CLASS``). In classes, methods, properties and other descriptors are code (``SKIP``).
-    """
-    if not isinstance(key, str) or _skipped_name(key, value, owner) or not key.isidentifier():
-        return SKIP  # also pytest's assertion-rewriting helpers (``@py_builtins``)
-    if is_cache(value):
-        return CACHE
-    if isinstance(value, type):
-        qualname = key if owner is None else f"{owner.__qualname__}.{key}"
-        if value.__qualname__ == qualname and getattr(value, "__module__", None) == module:
-            return CLASS  # defined here under its own name, not an alias
-        return PLAIN if owner is None else SKIP
-    if owner is not None and (is_code_like(value) or hasattr(type(value), "__get__")):
-        return SKIP
-    return PLAIN
-
-
-def python_roots(module_name: str, module: ModuleType) -> Iterator[tuple[str, Any]]:
-    """``(root name, value)`` for the globals and class attributes of one module."""
-    yield from _namespace_roots(module_name, module_name, vars(module), None, 0)
-
-
-def _namespace_roots(
-    prefix: str, module: str, namespace: Mapping[str, Any], owner: Optional[type], depth: int
-) -> Iterator[tuple[str, Any]]:
-    for key, value in list(namespace.items()):
-        kind = classify(key, value, module, owner)
-        if kind == SKIP:
-            continue
-        name = f"{prefix}.{key}"
-        if kind == CACHE:
-            yield "cache:" + name, value
-        elif kind == CLASS and depth < _CLASS_DEPTH:
-            yield from _namespace_roots(name, module, vars(value), value, depth + 1)
-        if owner is None or kind == PLAIN:
-            yield name, value
-
-
-# -- process-wide roots ------------------------------------------------------------------
-def _logging_roots() -> Iterator[tuple[str, Any]]:
-    yield "logging:root", logging.root
-    manager = logging.Logger.manager
-    for name, logger in list(manager.loggerDict.items()):
-        if isinstance(logger, logging.Logger):
-            yield "logging:" + name, logger
-
-
-def _logger_fp(logger: logging.Logger) -> int:
-    try:
-        handlers = tuple((type(h), identity(h), h.level) for h in list(logger.handlers))
-        filters = tuple(identity(f) for f in list(logger.filters))
-        extra = logging.Logger.manager.disable if logger is logging.root else 0
-        return hash((logger.level, logger.disabled, logger.propagate, handlers, filters, extra))
-    except Exception:  # a logger subclass with properties that raise: by identity
-        return hash(("logger", identity(logger)))
 
 
 # A namespace entry: [value, root name, kind, fingerprint if immutable else None].
@@ -301,9 +135,7 @@ class StateTracker:
         self._ns: dict[str, _Namespace] = {}
         self._last: dict[str, int] = {}
         self._touched: Optional[set[str]] = None
-        self._modules_key: tuple[int, Optional[str]] = (-1, None)
-        self._modules_fp = 0
-        self._env_names: dict[Any, str] = {}
+        self._process = ProcessRoots(config.env_exclude)
         self._walker = Fingerprinter()
         self._caches = CacheFingerprints()
 
@@ -320,7 +152,7 @@ class StateTracker:
         files = self.files
         parts: list[tuple[str, Callable[[], Any]]] = [
             ("python", lambda: self._python(out, touched)),
-            ("process", lambda: self._process(out)),
+            ("process", lambda: self._process.fingerprint(out)),
         ]
         if files is not None:
             full = full_files or touched is None
@@ -410,7 +242,7 @@ class StateTracker:
                 if owner is not None:
                     continue
             elif kind == CLASS:
-                if depth < _CLASS_DEPTH:
+                if depth < CLASS_DEPTH:
                     inner = vars(value)
                     known = self._ns.get(name)
                     # a class of methods only (most test classes) that kept its size
@@ -475,37 +307,6 @@ class StateTracker:
                 fixed[entry[1]] = entry[3]
         return fixed, dynamic
 
-    def _process(self, out: dict[str, int]) -> None:
-        exclude = self.config.env_exclude
-        data = getattr(os.environ, "_data", None)
-        if isinstance(data, dict):  # the encoded store: no decoding of every value
-            names = self._env_names
-            for raw, value in list(data.items()):
-                name = names.get(raw)
-                if name is None:
-                    key = os.environ.decodekey(raw)
-                    name = names[raw] = "" if key in exclude else "env:" + key
-                if name:
-                    out[name] = hash(value)
-        else:
-            for key, value in list(os.environ.items()):
-                if key not in exclude:
-                    out["env:" + key] = hash(value)
-        try:
-            out["cwd"] = hash(os.getcwd())
-        except OSError:
-            out["cwd"] = hash(None)
-        out["sys.path"] = hash(tuple(str(p) for p in sys.path))
-        modules = sys.modules
-        size = (len(modules), next(reversed(modules.keys()), None) if modules else None)
-        if size != self._modules_key:  # see ProjectModules.current
-            self._modules_key, self._modules_fp = size, hash(frozenset(modules))
-        out["sys.modules"] = self._modules_fp
-        out["warnings"] = hash(tuple(map(_filter_key, list(warnings.filters))))
-        out["random"] = hash(random.getstate())
-        for name, logger in _logging_roots():
-            out[name] = _logger_fp(logger)
-
 
 def _nothing(namespace: Any) -> tuple[()]:
     return ()
@@ -528,17 +329,6 @@ def _ids(getter: Callable[[Any], Any], namespace: Mapping[str, Any]) -> tuple[in
         return tuple(map(identity, getter(namespace)))
     except KeyError:  # an entry that counted is gone
         return ()
-
-
-def _filter_key(f: Any) -> Any:
-    try:
-        hash(f)
-        return f
-    except Exception:
-        try:
-            return repr(f)
-        except Exception:
-            return identity(f)
 
 
 # -- the functional API -------------------------------------------------------------------

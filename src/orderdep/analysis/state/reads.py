@@ -46,13 +46,12 @@ from typing import Any, Callable, Optional
 
 from orderdep.analysis.state import audit
 from orderdep.analysis.state.fingerprint import ATOM_TYPES, identity
+from orderdep.analysis.state.os_wrappers import OsWrappers, real_getcwd
 from orderdep.analysis.state.roots import StateTracker
 from orderdep.errors import UsageError
 
 TraceFn = Callable[[FrameType, str, Any], Any]
 
-_real_getcwd = os.getcwd
-_ENVIRON_TYPE = type(os.environ)
 
 LOGGING_NAMES = frozenset(
     {
@@ -107,7 +106,7 @@ class ReadTracer:
         self.flags: set[str] = set()
         self.noted: set[str] = set()  # roots read by declaration (fixtures a test uses)
         self.busy = False
-        self._saved: list[tuple[Any, str, Any, Any]] = []
+        self._wrappers = OsWrappers(self)
         self._prev_trace: Any = None
         self._prev_thread_trace: Any = None
         self._tracer: Any = None
@@ -130,7 +129,7 @@ class ReadTracer:
         self.env, self.files, self.flags = set(), set(), set()
         self.noted = set()
         audit.install()
-        self._patch()
+        self._wrappers.on()
         self._modules_at_start = len(sys.modules)
         self._depth = 0
         audit.ACTIVE[0] = self
@@ -147,7 +146,7 @@ class ReadTracer:
             self.trace_off()
         audit.ACTIVE[0] = None
         self.active = False
-        self._unpatch()
+        self._wrappers.off()
         if self._lsprof is not None:
             for entry in self._lsprof.getstats():
                 code = entry.code
@@ -280,71 +279,6 @@ class ReadTracer:
             hit = self._project_code[filename] = self.tracker.project.is_project_path(filename)
         return hit
 
-    # -- patches of os ----------------------------------------------------------------------
-    def _patch(self) -> None:
-        rec = self
-        env_get = _ENVIRON_TYPE.__getitem__
-        env_iter = _ENVIRON_TYPE.__iter__
-        env_len = _ENVIRON_TYPE.__len__
-        env_repr = _ENVIRON_TYPE.__repr__
-
-        def getitem(self: Any, key: Any) -> Any:
-            rec.env.add(key.decode("utf-8", "surrogateescape") if isinstance(key, bytes) else key)
-            return env_get(self, key)
-
-        def iterate(self: Any) -> Any:
-            rec.env.add("*")
-            return env_iter(self)
-
-        def length(self: Any) -> int:
-            rec.env.add("*")
-            return env_len(self)
-
-        def represent(self: Any) -> str:
-            rec.env.add("*")
-            return env_repr(self)
-
-        real_stat, real_lstat, real_access = os.stat, os.lstat, os.access
-
-        def stat(path: Any, *args: Any, **kwargs: Any) -> Any:
-            if not rec.busy:
-                rec.path_read(path, wildcard=True)
-            return real_stat(path, *args, **kwargs)
-
-        def lstat(path: Any, *args: Any, **kwargs: Any) -> Any:
-            if not rec.busy:
-                rec.path_read(path, wildcard=True)
-            return real_lstat(path, *args, **kwargs)
-
-        def access(path: Any, *args: Any, **kwargs: Any) -> Any:
-            if not rec.busy:
-                rec.path_read(path, wildcard=True)
-            return real_access(path, *args, **kwargs)
-
-        def getcwd() -> str:
-            rec.flags.add("cwd")
-            return _real_getcwd()
-
-        self._saved = []
-        for owner, attr, new in (
-            (_ENVIRON_TYPE, "__getitem__", getitem),
-            (_ENVIRON_TYPE, "__iter__", iterate),
-            (_ENVIRON_TYPE, "__len__", length),
-            (_ENVIRON_TYPE, "__repr__", represent),
-            (os, "stat", stat),
-            (os, "lstat", lstat),
-            (os, "access", access),
-            (os, "getcwd", getcwd),
-        ):
-            self._saved.append((owner, attr, getattr(owner, attr), new))
-            setattr(owner, attr, new)
-
-    def _unpatch(self) -> None:
-        for owner, attr, old, new in reversed(self._saved):
-            if getattr(owner, attr) is new:  # a test that replaced it keeps its own
-                setattr(owner, attr, old)
-        self._saved = []
-
     # -- file reads and writes (audit events and wrappers) ------------------------------------
     def _abspath(self, path: Any) -> Optional[str]:
         if path is None:
@@ -357,7 +291,7 @@ class ReadTracer:
             return None
         if not os.path.isabs(text):
             self.flags.add("cwd")
-            text = os.path.join(_real_getcwd(), text)
+            text = os.path.join(real_getcwd(), text)
         return os.path.normpath(text)
 
     def path_read(self, path: Any, *, wildcard: bool = False, listing: bool = False) -> None:

@@ -37,6 +37,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
+from orderdep.core.json_values import (
+    expect_float,
+    expect_groups,
+    expect_ids,
+    expect_int,
+    expect_object,
+    expect_str,
+)
 from orderdep.core.jsonfile import load_json_file, write_text_file
 from orderdep.core.odmodel import Kind, ODSpec
 from orderdep.errors import ReportError
@@ -160,11 +168,11 @@ class ODFinding:
     @classmethod
     def from_json(cls, data: Any, where: str = "od_tests[?]") -> ODFinding:
         """Parse and validate one ``od_tests`` entry; ``where`` locates it in messages."""
-        obj = _expect_object(data, where)
+        obj = expect_object(data, where)
         kind = obj.get("kind")
         if kind is not None and kind not in KINDS:
             raise ReportError(f"{where}.kind must be 'victim', 'brittle' or null, got {kind!r}.")
-        rates = _expect_object(obj.get("flake_rate", {}), f"{where}.flake_rate")
+        rates = expect_object(obj.get("flake_rate", {}), f"{where}.flake_rate")
         flake_rate: dict[str, Optional[float]] = _no_flake_rates()
         for key, value in rates.items():
             if value is not None and (
@@ -179,20 +187,20 @@ class ODFinding:
             "cleaners", "state_setters", "state_setter_groups", "flake_rate",
         }  # fmt: skip
         return cls(
-            test=_expect_str(obj.get("test"), f"{where}.test"),
+            test=expect_str(obj.get("test"), f"{where}.test"),
             kind=kind,
-            failing_order=_expect_ids(obj.get("failing_order", []), f"{where}.failing_order"),
-            passing_order=_expect_ids(obj.get("passing_order", []), f"{where}.passing_order"),
-            polluters=_expect_ids(obj.get("polluters", []), f"{where}.polluters"),
-            polluter_groups=_expect_groups(
+            failing_order=expect_ids(obj.get("failing_order", []), f"{where}.failing_order"),
+            passing_order=expect_ids(obj.get("passing_order", []), f"{where}.passing_order"),
+            polluters=expect_ids(obj.get("polluters", []), f"{where}.polluters"),
+            polluter_groups=expect_groups(
                 obj.get("polluter_groups", []), f"{where}.polluter_groups"
             ),
             cleaners={
-                str(k): _expect_ids(v, f"{where}.cleaners[{k!r}]")
-                for k, v in _expect_object(obj.get("cleaners", {}), f"{where}.cleaners").items()
+                str(k): expect_ids(v, f"{where}.cleaners[{k!r}]")
+                for k, v in expect_object(obj.get("cleaners", {}), f"{where}.cleaners").items()
             },
-            state_setters=_expect_ids(obj.get("state_setters", []), f"{where}.state_setters"),
-            state_setter_groups=_expect_groups(
+            state_setters=expect_ids(obj.get("state_setters", []), f"{where}.state_setters"),
+            state_setter_groups=expect_groups(
                 obj.get("state_setter_groups", []), f"{where}.state_setter_groups"
             ),
             flake_rate=flake_rate,
@@ -235,14 +243,14 @@ class RunStats:
 
     @classmethod
     def from_json(cls, data: Any, where: str = "stats") -> RunStats:
-        obj = _expect_object(data, where)
+        obj = expect_object(data, where)
         known = {"orders_run", "test_executions", "wall_seconds", "seed", "strategies"}
         return cls(
-            orders_run=_expect_int(obj.get("orders_run", 0), f"{where}.orders_run"),
-            test_executions=_expect_int(obj.get("test_executions", 0), f"{where}.test_executions"),
-            wall_seconds=_expect_float(obj.get("wall_seconds", 0.0), f"{where}.wall_seconds"),
-            seed=_expect_int(obj.get("seed", 0), f"{where}.seed"),
-            strategies=_expect_ids(obj.get("strategies", []), f"{where}.strategies"),
+            orders_run=expect_int(obj.get("orders_run", 0), f"{where}.orders_run"),
+            test_executions=expect_int(obj.get("test_executions", 0), f"{where}.test_executions"),
+            wall_seconds=expect_float(obj.get("wall_seconds", 0.0), f"{where}.wall_seconds"),
+            seed=expect_int(obj.get("seed", 0), f"{where}.seed"),
+            strategies=expect_ids(obj.get("strategies", []), f"{where}.strategies"),
             extras={k: v for k, v in obj.items() if k not in known},
         )
 
@@ -294,7 +302,7 @@ class Report:
     @classmethod
     def from_json(cls, data: Any, source: str = "report") -> Report:
         """Parse and validate a report object; ``source`` (e.g. the path) starts messages."""
-        obj = _expect_object(data, source)
+        obj = expect_object(data, source)
         schema = obj.get("schema")
         if schema != SCHEMA:
             raise ReportError(
@@ -307,7 +315,7 @@ class Report:
                     f"{source} has no {key!r} key, so it is not a complete {SCHEMA} report; "
                     f"re-create it with `{DETECT_COMMAND}`."
                 )
-        tests = _expect_ids(obj["tests"], f"{source}: tests")
+        tests = expect_ids(obj["tests"], f"{source}: tests")
         raw_findings = obj["od_tests"]
         if not isinstance(raw_findings, list):
             raise ReportError(f"{source}: od_tests must be a list, got {raw_findings!r}.")
@@ -319,12 +327,12 @@ class Report:
             "always_failing", "stats",
         }  # fmt: skip
         report = cls(
-            project=_expect_str(obj["project"], f"{source}: project"),
+            project=expect_str(obj["project"], f"{source}: project"),
             tests=tests,
             od_tests=findings,
-            nd_tests=_expect_ids(obj.get("nd_tests", []), f"{source}: nd_tests"),
-            nio_tests=_expect_ids(obj.get("nio_tests", []), f"{source}: nio_tests"),
-            always_failing=_expect_ids(obj.get("always_failing", []), f"{source}: always_failing"),
+            nd_tests=expect_ids(obj.get("nd_tests", []), f"{source}: nd_tests"),
+            nio_tests=expect_ids(obj.get("nio_tests", []), f"{source}: nio_tests"),
+            always_failing=expect_ids(obj.get("always_failing", []), f"{source}: always_failing"),
             stats=RunStats.from_json(obj.get("stats", {}), f"{source}: stats"),
             extras={k: v for k, v in obj.items() if k not in known},
         )
@@ -381,45 +389,3 @@ def load_report(path: PathLike, project: Optional[str] = None) -> Report:
 def save_report(path: PathLike, report: Report) -> None:
     """Write ``report`` as stable, indented JSON (atomically: a crash leaves the old file)."""
     write_text_file(path, report.dumps(), "report", "--report PATH")
-
-
-# --- validation helpers: each names where the bad value is and shows it ------------------
-
-
-def _expect_object(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ReportError(f"{where} must be a JSON object, got {value!r}.")
-    return value
-
-
-def _expect_str(value: Any, where: str) -> str:
-    if not isinstance(value, str):
-        raise ReportError(f"{where} must be a string, got {value!r}.")
-    return value
-
-
-def _expect_int(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ReportError(f"{where} must be an integer, got {value!r}.")
-    return value
-
-
-def _expect_float(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ReportError(f"{where} must be a number, got {value!r}.")
-    return float(value)
-
-
-def _expect_ids(value: Any, where: str) -> list[str]:
-    if not isinstance(value, list):
-        raise ReportError(f"{where} must be a list of test ids, got {value!r}.")
-    for i, item in enumerate(value):
-        if not isinstance(item, str):
-            raise ReportError(f"{where}[{i}] must be a test id string, got {item!r}.")
-    return list(value)
-
-
-def _expect_groups(value: Any, where: str) -> list[list[str]]:
-    if not isinstance(value, list):
-        raise ReportError(f"{where} must be a list of groups (lists of test ids), got {value!r}.")
-    return [_expect_ids(g, f"{where}[{i}]") for i, g in enumerate(value)]

@@ -1,5 +1,4 @@
-"""Victim channels of generated suites (one builder per place polluted state can live),
-and the types every planted scenario is made of.
+"""Victim channels of generated suites: one builder per place polluted state can live.
 
 Each builder here and in :mod:`orderdep.synth.scenarios` returns a :class:`Planting`: the test functions it needs (by role),
 the app code they exercise, the order constraints that keep the original order passing,
@@ -8,20 +7,21 @@ state (a dict key, an env var, a file, a cached function, ...) and no other test
 it, so the specs are exact: in a real run a test fails exactly when
 :func:`orderdep.core.odmodel.fails` says so.
 
-Code is written with :class:`string.Template` placeholders so the generated Python keeps
-its own braces: ``$n`` is the planting's noun (``invoice``), ``$N`` its upper case form and
-``$C`` its class-name form.
+The types (:class:`~orderdep.synth.planting.Planting` ...) are in
+:mod:`orderdep.synth.planting`.
 """
 
 from __future__ import annotations
 
 import random
-import textwrap
-from dataclasses import dataclass, field
-from string import Template
 from typing import Callable
 
-from orderdep.core.odmodel import Kind
+from orderdep.synth.planting import (
+    Planting,
+    fill,
+    make_case,
+    simple_planting,
+)
 
 # Victim channels: where the polluted state lives.
 CHANNELS: tuple[str, ...] = (
@@ -52,125 +52,12 @@ NOUNS: tuple[str, ...] = (
 )  # fmt: skip
 
 
-@dataclass
-class TestCase:
-    """One generated test function; ``body`` is unindented source."""
-
-    __test__ = False
-
-    name: str
-    body: str
-    imports: frozenset[str] = frozenset()
-    fixtures: tuple[str, ...] = ()
-    # (key, code) module-level code this test needs in its own module (globals, fixtures)
-    preludes: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass
-class SpecTemplate:
-    """An :class:`~orderdep.core.odmodel.ODSpec` over roles instead of node ids."""
-
-    test: str
-    kind: Kind
-    polluters: list[str] = field(default_factory=list)
-    polluter_groups: list[list[str]] = field(default_factory=list)
-    cleaners: dict[str, list[str]] = field(default_factory=dict)  # role or group_key(roles)
-    state_setters: list[str] = field(default_factory=list)
-    state_setter_groups: list[list[str]] = field(default_factory=list)
-    # A module-scoped fixture is rebuilt after any test of another module ran in between.
-    cleaned_by_other_modules: bool = False
-
-
-@dataclass
-class Planting:
-    """One planted scenario: its tests by role, app code, order constraints, ground truth."""
-
-    scenario: str
-    channel: str
-    location: str  # where the state lives, for people and repair benchmarks
-    tests: dict[str, TestCase]
-    specs: list[SpecTemplate] = field(default_factory=list)
-    chains: list[list[str]] = field(default_factory=list)  # roles in required original order
-    same_module: list[str] = field(default_factory=list)  # roles that share one test module
-    app: list[tuple[str, str]] = field(default_factory=list)  # (app module, code snippet)
-    conftest: list[str] = field(default_factory=list)
-    files: dict[str, str] = field(default_factory=dict)  # extra project files
-    nd: list[str] = field(default_factory=list)
-    nio: list[str] = field(default_factory=list)
-    always_failing: list[str] = field(default_factory=list)
-
-
-def fill(text: str, noun: str) -> str:
-    """``text`` dedented, with ``$n``/``$N``/``$C`` replaced by forms of ``noun``."""
-    return Template(textwrap.dedent(text).strip("\n")).substitute(
-        n=noun, N=noun.upper(), C=noun[:1].upper() + noun[1:]
-    )
-
-
-def make_case(
-    noun: str,
-    name: str,
-    body: str,
-    imports: tuple[str, ...] = (),
-    fixtures: tuple[str, ...] = (),
-    preludes: tuple[tuple[str, str], ...] = (),
-) -> TestCase:
-    return TestCase(
-        name=fill(name, noun),
-        body=fill(body, noun),
-        imports=frozenset(fill(i, noun) for i in imports),
-        fixtures=tuple(fill(f, noun) for f in fixtures),
-        preludes=tuple((fill(k, noun), fill(code, noun)) for k, code in preludes),
-    )
-
-
-def _simple(
-    channel: str,
-    location: str,
-    noun: str,
-    victim: TestCase,
-    polluter: TestCase,
-    cleaner: TestCase | None,
-    polluter_first: bool,
-    same_module: bool = False,
-    cleaned_by_other_modules: bool = False,
-) -> Planting:
-    """A victim, its polluter and optionally one cleaner.
-
-    The victim comes before the polluter in the original order, unless ``polluter_first``
-    (then the original order fails: polluter, victim, and the cleaner only after them).
-    """
-    tests = {"victim": victim, "polluter": polluter}
-    if cleaner is not None:
-        tests["cleaner"] = cleaner
-    spec = SpecTemplate(
-        "victim",
-        "victim",
-        polluters=["polluter"],
-        cleaners={"polluter": ["cleaner"]} if cleaner is not None else {},
-        cleaned_by_other_modules=cleaned_by_other_modules,
-    )
-    if polluter_first:
-        chain = ["polluter", "victim"] + (["cleaner"] if cleaner is not None else [])
-    else:
-        chain = ["victim", "polluter"]
-    return Planting(
-        scenario="channel",
-        channel=channel,
-        location=fill(location, noun),
-        tests=tests,
-        specs=[spec],
-        chains=[chain],
-        same_module=list(tests) if same_module else [],
-    )
-
-
 # --- victim channels ------------------------------------------------------------------
 
 
 def module_dict(noun: str, rng: random.Random, cleaner: bool, polluter_first: bool) -> Planting:
     imp = ("from app import registry",)
-    return _simple(
+    return simple_planting(
         "module_dict",
         "app.registry._ENTRIES['$n.export']",
         noun,
@@ -192,7 +79,7 @@ def module_dict(noun: str, rng: random.Random, cleaner: bool, polluter_first: bo
 
 def class_attr(noun: str, rng: random.Random, cleaner: bool, polluter_first: bool) -> Planting:
     imp = ("from app import models",)
-    planting = _simple(
+    planting = simple_planting(
         "class_attr",
         "app.models.$C.currency",
         noun,
@@ -237,7 +124,7 @@ def env_var(noun: str, rng: random.Random, cleaner: bool, polluter_first: bool) 
     override = rng.choice((5, 10, 15))
     imp = ("from app import config",)
     imp_os = ("import os", "from app import config")
-    planting = _simple(
+    planting = simple_planting(
         "env_var",
         "os.environ['APP_${N}_LIMIT']",
         noun,
@@ -272,7 +159,7 @@ def env_var(noun: str, rng: random.Random, cleaner: bool, polluter_first: bool) 
 
 def project_file(noun: str, rng: random.Random, cleaner: bool, polluter_first: bool) -> Planting:
     imp = ("from app import storage",)
-    return _simple(
+    return simple_planting(
         "project_file",
         "file $$APP_DATA_DIR/${n}_draft.json (under the project's .testdata/)",
         noun,
@@ -293,7 +180,7 @@ def project_file(noun: str, rng: random.Random, cleaner: bool, polluter_first: b
 
 def lru_cache(noun: str, rng: random.Random, cleaner: bool, polluter_first: bool) -> Planting:
     imp = ("from app import pricing",)
-    planting = _simple(
+    planting = simple_planting(
         "lru_cache",
         "functools.lru_cache of app.pricing.${n}_rate",
         noun,
@@ -336,7 +223,7 @@ def test_module_global(
 ) -> Planting:
     imp = ("from app import listutil",)
     prelude = (("_${n}_listing", '_${n}_listing = {"page_size": 20}'),)
-    return _simple(
+    return simple_planting(
         "test_module_global",
         "test-module global _${n}_listing",
         noun,
@@ -361,7 +248,7 @@ def test_module_global(
 
 def home_file(noun: str, rng: random.Random, cleaner: bool, polluter_first: bool) -> Planting:
     imp = ("from app import userprefs",)
-    return _simple(
+    return simple_planting(
         "home_file",
         "key ${n}_view of ~/.app/prefs.json",
         noun,
@@ -382,7 +269,7 @@ def home_file(noun: str, rng: random.Random, cleaner: bool, polluter_first: bool
 
 def cwd(noun: str, rng: random.Random, cleaner: bool, polluter_first: bool) -> Planting:
     # No cleaner: nothing in the suite changes the working directory back.
-    planting = _simple(
+    planting = simple_planting(
         "cwd",
         "the process's working directory (templates/ is read relative to it)",
         noun,
@@ -403,7 +290,7 @@ def cwd(noun: str, rng: random.Random, cleaner: bool, polluter_first: bool) -> P
 
 def sys_path(noun: str, rng: random.Random, cleaner: bool, polluter_first: bool) -> Planting:
     imp = ("from app import plugins",)
-    return _simple(
+    return simple_planting(
         "sys_path",
         "sys.path (a directory providing appext_${n})",
         noun,
@@ -422,7 +309,7 @@ def sys_path(noun: str, rng: random.Random, cleaner: bool, polluter_first: bool)
 
 def sys_modules(noun: str, rng: random.Random, cleaner: bool, polluter_first: bool) -> Planting:
     imp = ("import sys", "from app import serializers")
-    return _simple(
+    return simple_planting(
         "sys_modules",
         "sys.modules['${n}_speedups']",
         noun,
@@ -443,7 +330,7 @@ def sys_modules(noun: str, rng: random.Random, cleaner: bool, polluter_first: bo
 
 def session_fixture(noun: str, rng: random.Random, cleaner: bool, polluter_first: bool) -> Planting:
     fx = ("${n}_catalog",)
-    planting = _simple(
+    planting = simple_planting(
         "session_fixture",
         "session-scoped fixture ${n}_catalog (tests/conftest.py)",
         noun,
@@ -486,7 +373,7 @@ def module_fixture(noun: str, rng: random.Random, cleaner: bool, polluter_first:
         ),
     )
     imp = ("import pytest", "from app import cart")
-    return _simple(
+    return simple_planting(
         "module_fixture",
         "module-scoped fixture ${n}_cart",
         noun,

@@ -12,7 +12,7 @@ import random
 from typing import Any, Callable
 
 from orderdep.synth.appcode import LISTUTIL, MONEY, TEXT
-from orderdep.synth.channels import TestCase
+from orderdep.synth.planting import TestCase
 
 _WORDS = (
     "alpha", "bravo", "delta", "echo", "golf", "hotel", "india", "kilo", "lima", "mike",

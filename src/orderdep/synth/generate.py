@@ -20,7 +20,8 @@ from typing import Any
 from orderdep.core.odmodel import GROUP_SEPARATOR, ODSpec, group_key
 from orderdep.errors import UsageError
 from orderdep.synth import channels, fillers, scenarios
-from orderdep.synth.channels import CHANNELS, Planting
+from orderdep.synth.channels import CHANNELS
+from orderdep.synth.planting import Planting
 from orderdep.synth.render import Placed, render_project
 from orderdep.synth.truth import GroundTruth
 

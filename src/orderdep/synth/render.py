@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-from orderdep.synth import appcode
-from orderdep.synth.channels import Planting, TestCase
+from orderdep.synth import app_modules, appcode
+from orderdep.synth.planting import Planting, TestCase
 
 if TYPE_CHECKING:
     from orderdep.synth.generate import SuitePlan
@@ -228,7 +228,7 @@ def render_project(
         header = (
             appcode.balancer_source(plan.nd_rate)
             if module == "balancer"
-            else appcode.HEADERS[module]
+            else app_modules.HEADERS[module]
         )
         parts = [header, *(textwrap.dedent(s) for s in snippets)]
         (app / f"{module}.py").write_text(join_sections(parts), encoding="utf-8")

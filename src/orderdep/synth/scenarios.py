@@ -8,7 +8,8 @@ from __future__ import annotations
 import random
 
 from orderdep.core.odmodel import group_key
-from orderdep.synth.channels import RANDOM_CHANNEL, Planting, SpecTemplate, fill, make_case
+from orderdep.synth.channels import RANDOM_CHANNEL
+from orderdep.synth.planting import Planting, SpecTemplate, fill, make_case
 
 _CLEANER_PHRASES = (
     "handler_receives_payload",

@@ -4,13 +4,13 @@ import math
 import random
 import textwrap
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Optional
 
 import pytest
 
-from orderdep.analysis.confirm import OrderRunner, RunLog, Shortening, confirm
+from orderdep.analysis.confirm import OrderRunner, RunLog, confirm
 from orderdep.analysis.detect import (
     AUTO_TUSCAN_SECONDS,
     DEFAULT_ROUNDS,
@@ -340,43 +340,6 @@ def test_nd_seen_in_store_evidence_overrides_od() -> None:
     ex = ModelExecutor(Suite.from_ids(IDS), specs)
     report = detect(ex, strategies=["original"], seed=1, store=store)
     assert report.od_ids == [] and report.nd_tests == [B2]
-
-
-def walk(shortening: Shortening, shows: Callable[[list[str]], bool]) -> list[list[str]]:
-    """Drive a shortening by hand: ``shows`` says whether an order shows the outcome."""
-    asked = []
-    while (order := shortening.next_order()) is not None:
-        asked.append(order)
-        shortening.saw(shows(order))
-    return asked
-
-
-def test_shortening_tries_alone_then_bisects_the_prefix() -> None:
-    order = [f"t{i}" for i in range(20)] + ["v", "z"]
-    s = Shortening("v", True, order)
-    asked = walk(s, lambda o: "t13" in o)
-    assert s.found == ["t13", "v"]
-    assert asked[0] == ["v"] and asked[1] == [*order[10:20], "v"]  # alone, the later half
-    assert len(asked) <= 2 + 2 * math.ceil(math.log2(20))
-    assert sum(len(o) for o in asked) < 2 * len(order)  # n/2 + n/4 + ... (twice at most)
-    s = Shortening("v", True, order)
-    assert walk(s, lambda o: o == ["v"]) == [["v"]] and s.found == ["v"]
-    s = Shortening("v", False, ["v", "z"])
-    assert walk(s, lambda o: False) == [["v"], ["v"]] and s.found == ["v", "z"]
-
-
-def test_shortening_keeps_a_group_in_its_order() -> None:
-    order = [f"t{i}" for i in range(30)] + ["v"]
-    s = Shortening("v", True, order)
-    walk(s, lambda o: "t3" in o and "t21" in o and o.index("t3") < o.index("t21"))
-    assert s.found == ["t3", "t21", "v"]
-
-
-def test_shortening_keeps_the_recorded_order_when_answers_contradict() -> None:
-    order = [f"t{i}" for i in range(8)] + ["v"]
-    s = Shortening("v", True, order)
-    walk(s, lambda o: False)  # the recorded order showed it once, nothing else ever does
-    assert s.found == order
 
 
 def test_confirm_alone_on_search_results() -> None:

@@ -8,7 +8,8 @@ runs; if its outcome changes within one and the same order it is non-determinist
 1. Tests that failed in every order they ran in are run alone. Passing alone makes them
    suspects; failing alone every time makes them *always failing*.
 2. Each suspect's failing and passing orders are shortened cheaply (:class:`Shortening`):
-   the test alone, else group testing over the tests before it in the recorded order
+   the test alone, then the tests before it that the other orders leave as candidates
+   (:func:`narrowed`), else group testing over the tests before it in the recorded order
    (later tests cannot change a test's outcome, so the order is always cut right after
    it), down to the few tests the outcome needs.
 3. Each kept order is observed ``confirm_runs + 1`` times in all (the run that showed it,
@@ -27,8 +28,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Protocol
 
+from orderdep.analysis.shortening import Shortening, narrowed
 from orderdep.core.outcomes import OrderResult, TestResult
-from orderdep.core.prefix_search import Steps, prefix_subset_steps
 from orderdep.core.report import ODFinding
 from orderdep.engine.executor import Executor
 
@@ -132,60 +133,6 @@ class Verdicts:
     always_failing: list[str] = field(default_factory=list)
 
 
-@dataclass
-class Shortening:
-    """The search for a short order in which ``test`` fails (or passes), cut from a
-    recorded one that was seen to show it.
-
-    First ``test`` alone; when that does not show the wanted outcome, group testing over
-    the recorded prefix (:func:`~orderdep.core.prefix_search.prefix_subset_steps`): halves
-    of it, later half first, then a binary search for each test the outcome needs. A
-    single polluter or state-setter among ``n`` tests costs about ``1.5 log2 n`` orders of
-    ``n/2, n/4, ...`` tests, and the order kept is then two tests long, cheap to observe
-    again. The result is always an order that was seen to show the outcome; when the
-    answers contradict each other (an ND test), the recorded order itself is kept.
-    """
-
-    test: str
-    want_fail: bool
-    recorded: list[str]
-    found: Optional[list[str]] = None
-    _steps: Optional[Steps] = field(default=None, repr=False)
-    _asked: Optional[list[int]] = field(default=None, repr=False)
-
-    @property
-    def prefix(self) -> list[str]:
-        return self.recorded[: self.recorded.index(self.test)]
-
-    def next_order(self) -> Optional[list[str]]:
-        """The next order to look at (None: done, ``found`` is set)."""
-        if self.found is not None:
-            return None
-        if self._asked is None:
-            self._asked = []  # the first question: the test alone
-            return [self.test]
-        return [*(self.prefix[i] for i in self._asked), self.test]
-
-    def saw(self, wanted: bool) -> None:
-        """Whether the order :meth:`next_order` gave showed the wanted outcome."""
-        try:
-            if self._steps is None:
-                if wanted:  # alone already shows it
-                    self.found = [self.test]
-                    return
-                self._steps = prefix_subset_steps(len(self.prefix))
-                self._asked = next(self._steps)
-            else:
-                self._asked = self._steps.send(wanted)
-        except StopIteration as done:
-            keep: Optional[list[int]] = done.value
-            prefix = self.prefix
-            self.found = (
-                [*(prefix[i] for i in keep), self.test] if keep is not None else self.recorded
-            )
-            return
-
-
 def _verdict(log: RunLog, order: Sequence[str], test: str, want_fail: bool) -> Optional[bool]:
     """Whether every run of ``order`` so far shows the wanted outcome (None: never run)."""
     seen = log.outcomes(order, list(order).index(test))
@@ -284,8 +231,10 @@ def confirm(
     # 2. Shorten the failing and the passing order of each suspect.
     shortenings = []
     for t in suspects:
-        for want_fail, seen in ((True, fails[t]), (False, passes[t])):
-            shortenings.append(Shortening(t, want_fail, _shortest(seen)))
+        for want_fail, seen, other in ((True, fails[t], passes[t]), (False, passes[t], fails[t])):
+            recorded = _shortest(seen)
+            hints = narrowed(t, recorded, seen, other)
+            shortenings.append(Shortening(t, want_fail, recorded, hints))
     shorten(runner, shortenings)
 
     # 3. Observe every order a finding will name confirm_runs + 1 times.

@@ -1,0 +1,123 @@
+"""Shortening a suspect's order to the few tests its outcome needs (see
+:mod:`orderdep.analysis.confirm`, step 2).
+
+:class:`Shortening` asks one order at a time (the test alone, then hints, then group
+testing over the recorded prefix) and is told whether each showed the wanted outcome;
+:func:`narrowed` makes the hints from the other orders the suspect ran in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Optional
+
+from orderdep.core.prefix_search import Steps, prefix_subset_steps
+
+
+@dataclass
+class Shortening:
+    """The search for a short order in which ``test`` fails (or passes), cut from a
+    recorded one that was seen to show it.
+
+    First ``test`` alone; then, when other orders already narrowed down which tests
+    before it can matter (``hints``, smallest first, see :func:`narrowed`), just those
+    before it; when none shows the wanted outcome either, group testing over the
+    recorded prefix (:func:`~orderdep.core.prefix_search.prefix_subset_steps`): halves
+    of it, later half first, then a binary search for each test the outcome needs. When
+    a hint shows the outcome, the group testing runs over that hint only. A single
+    polluter or state-setter among ``n`` tests costs about ``1.5 log2 n`` orders of
+    ``n/2, n/4, ...`` tests, and the order kept is then two tests long, cheap to observe
+    again. The result is always an order that was seen to show the outcome; when the
+    answers contradict each other (an ND test), the recorded order itself is kept.
+    """
+
+    test: str
+    want_fail: bool
+    recorded: list[str]
+    hints: list[list[str]] = field(default_factory=list)
+    found: Optional[list[str]] = None
+    _steps: Optional[Steps] = field(default=None, repr=False)
+    _asked: Optional[list[int]] = field(default=None, repr=False)
+    _phase: str = field(default="alone", repr=False)  # alone, hint, steps
+
+    @property
+    def prefix(self) -> list[str]:
+        return self.recorded[: self.recorded.index(self.test)]
+
+    def next_order(self) -> Optional[list[str]]:
+        """The next order to look at (None: done, ``found`` is set)."""
+        if self.found is not None:
+            return None
+        if self._phase == "alone":
+            return [self.test]
+        if self._phase == "hint":
+            return [*self.hints[0], self.test]
+        assert self._asked is not None
+        return [*(self.prefix[i] for i in self._asked), self.test]
+
+    def _start_steps(self) -> None:
+        self._phase = "steps"
+        self._steps = prefix_subset_steps(len(self.prefix))
+        self._asked = next(self._steps)
+
+    def saw(self, wanted: bool) -> None:
+        """Whether the order :meth:`next_order` gave showed the wanted outcome."""
+        try:
+            if self._phase == "alone":
+                if wanted:  # alone already shows it
+                    self.found = [self.test]
+                    return
+                self.hints = [h for h in self.hints if 0 < len(h) < len(self.prefix)]
+                if self.hints:
+                    self._phase = "hint"
+                    return
+                self._start_steps()
+            elif self._phase == "hint":
+                if wanted:  # group testing over this hint only
+                    self.recorded = [*self.hints[0], self.test]
+                    self.hints = []
+                else:
+                    self.hints.pop(0)
+                if not self.hints:
+                    self._start_steps()
+            else:
+                assert self._steps is not None
+                self._asked = self._steps.send(wanted)
+        except StopIteration as done:
+            keep: Optional[list[int]] = done.value
+            prefix = self.prefix
+            self.found = (
+                [*(prefix[i] for i in keep), self.test] if keep is not None else self.recorded
+            )
+            return
+
+
+def narrowed(
+    test: str,
+    recorded: Sequence[str],
+    showing: Sequence[Sequence[str]],
+    other: Sequence[Sequence[str]],
+) -> list[list[str]]:
+    """Subsequences of the tests before ``test`` in ``recorded`` worth trying first,
+    smallest first: those every order ``showing`` the wanted outcome also ran before it
+    and no ``other`` order (the opposite outcome) did; then those of the first kind only.
+
+    With one polluter (or state-setter) and no cleaner, it is in the first; a cleaner
+    that ran after it in an ``other`` order takes it out of the first but not the second.
+    When groups make both wrong, neither shows the outcome and :class:`Shortening`
+    searches the whole prefix as it would have.
+    """
+    prefix = list(recorded[: list(recorded).index(test)])
+    common = set(prefix)
+    for order in showing:
+        common.intersection_update(order[: list(order).index(test)])
+    strict = set(common)
+    for order in other:
+        strict.difference_update(order[: list(order).index(test)])
+    out: list[list[str]] = []
+    for keep in (strict, common):
+        hint = [t for t in prefix if t in keep]
+        if len(hint) < len(prefix) and hint not in out:
+            out.append(hint)
+    return out

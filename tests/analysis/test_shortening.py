@@ -1,0 +1,114 @@
+"""Shortening a suspect's order: alone, hints from other orders, group testing."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+
+import pytest
+
+from orderdep.analysis import confirm as confirm_module
+from orderdep.analysis.confirm import OrderRunner, RunLog, confirm
+from orderdep.analysis.shortening import Shortening, narrowed
+from orderdep.core.odmodel import ODSpec
+from orderdep.core.suite import Suite
+from orderdep.synth.model import ModelExecutor
+
+
+def walk(shortening: Shortening, shows: Callable[[list[str]], bool]) -> list[list[str]]:
+    """Drive a shortening by hand: ``shows`` says whether an order shows the outcome."""
+    asked = []
+    while (order := shortening.next_order()) is not None:
+        asked.append(order)
+        shortening.saw(shows(order))
+    return asked
+
+
+def test_shortening_tries_alone_then_bisects_the_prefix() -> None:
+    order = [f"t{i}" for i in range(20)] + ["v", "z"]
+    s = Shortening("v", True, order)
+    asked = walk(s, lambda o: "t13" in o)
+    assert s.found == ["t13", "v"]
+    assert asked[0] == ["v"] and asked[1] == [*order[10:20], "v"]  # alone, the later half
+    assert len(asked) <= 2 + 2 * math.ceil(math.log2(20))
+    assert sum(len(o) for o in asked) < 2 * len(order)  # n/2 + n/4 + ... (twice at most)
+    s = Shortening("v", True, order)
+    assert walk(s, lambda o: o == ["v"]) == [["v"]] and s.found == ["v"]
+    s = Shortening("v", False, ["v", "z"])
+    assert walk(s, lambda o: False) == [["v"], ["v"]] and s.found == ["v", "z"]
+
+
+def test_shortening_keeps_a_group_in_its_order() -> None:
+    order = [f"t{i}" for i in range(30)] + ["v"]
+    s = Shortening("v", True, order)
+    walk(s, lambda o: "t3" in o and "t21" in o and o.index("t3") < o.index("t21"))
+    assert s.found == ["t3", "t21", "v"]
+
+
+def test_shortening_keeps_the_recorded_order_when_answers_contradict() -> None:
+    order = [f"t{i}" for i in range(8)] + ["v"]
+    s = Shortening("v", True, order)
+    walk(s, lambda o: False)  # the recorded order showed it once, nothing else ever does
+    assert s.found == order
+
+
+def test_a_hint_that_shows_the_outcome_is_searched_instead_of_the_prefix() -> None:
+    order = [f"t{i}" for i in range(40)] + ["v"]
+    hint = ["t3", "t13", "t27", "t31"]
+    s = Shortening("v", True, order, [hint])
+    asked = walk(s, lambda o: "t13" in o)
+    assert asked[:2] == [["v"], [*hint, "v"]]
+    assert s.found == ["t13", "v"]
+    assert all(set(o) <= {*hint, "v"} for o in asked)  # never the 40-test prefix
+
+
+def test_hints_that_do_not_show_it_fall_back_to_the_whole_prefix() -> None:
+    order = [f"t{i}" for i in range(20)] + ["v"]
+    s = Shortening("v", True, order, [["t1"], ["t1", "t2"]])
+    asked = walk(s, lambda o: "t13" in o)
+    assert asked[:3] == [["v"], ["t1", "v"], ["t1", "t2", "v"]]
+    assert asked[3] == [*order[10:20], "v"]
+    assert s.found == ["t13", "v"]
+
+
+def test_narrowed_keeps_what_every_failing_order_ran_before_and_no_passing_one_did() -> None:
+    fail_1 = ["a", "p", "b", "c", "v", "d"]
+    fail_2 = ["c", "p", "a", "v", "b"]
+    pass_1 = ["a", "v", "p"]
+    pass_2 = ["p", "c", "v"]  # a cleaner c after p: p passes here
+    assert narrowed("v", fail_1, [fail_1, fail_2], [pass_1]) == [["p", "c"], ["a", "p", "c"]]
+    # the passing order with the cleaner takes p out of the strict hint, not the loose one
+    assert narrowed("v", fail_1, [fail_1, fail_2], [pass_1, pass_2]) == [[], ["a", "p", "c"]]
+    assert narrowed("v", ["p", "v"], [["p", "v"]], []) == []  # nothing to narrow
+
+
+def test_hints_cut_the_cost_of_confirming_victims_of_a_large_suite(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Victims found by random orders of 400 tests: the other orders narrow each one's
+    candidates, so confirmation runs far fewer tests for the same findings."""
+    rng = random.Random(3)
+    ids = [f"tests/test_m{i // 10}.py::test_{i}" for i in range(400)]
+    picks = rng.sample(ids, 16)
+    specs = [ODSpec(picks[2 * j], "victim", polluters=[picks[2 * j + 1]]) for j in range(8)]
+
+    def executions() -> tuple[int, list[str]]:
+        ex = ModelExecutor(Suite.from_ids(ids), specs, seed=0)
+        runner = OrderRunner(ex, RunLog())
+        search = runner.run([rng_order(ids, seed) for seed in range(6)])
+        before = runner.executions
+        verdicts = confirm(runner, search, confirm_runs=1)
+        return runner.executions - before, sorted(f.test for f in verdicts.od)
+
+    with_hints, found = executions()
+    monkeypatch.setattr(confirm_module, "narrowed", lambda *args: [])
+    without, found_without = executions()
+    assert found == found_without and found  # the same answers
+    assert with_hints * 2 < without
+
+
+def rng_order(ids: list[str], seed: int) -> list[str]:
+    order = list(ids)
+    random.Random(seed).shuffle(order)
+    return order

@@ -238,3 +238,51 @@ def test_guard_statements_by_kind() -> None:
     assert guard_statements(syspath, NAMES, None)[0][0][-1] == (
         "monkeypatch.setattr(sys, 'path', list(sys.path))"
     )
+
+
+def test_a_submodule_its_package_hides_is_named_through_importlib() -> None:
+    # ``from .problem import *`` in httpkit/__init__.py binds the function ``problem``
+    # over the submodule: the test's ``problem`` and ``httpkit.problem`` are the function
+    names = ModuleNames.parse("from httpkit import problem, set_mode\n", "tests.test_p")
+    hidden = ("httpkit.problem",)
+    assert attribute_reference("httpkit.problem", ["MODE"], names) == ("problem.MODE", [])
+    assert attribute_reference("httpkit.problem", ["MODE"], names, hidden) == (
+        "problem_module.MODE",
+        ["import importlib", "problem_module = importlib.import_module('httpkit.problem')"],
+    )
+    plain = ModuleNames.parse("import importlib\n")
+    assert module_reference("httpkit.problem", plain, hidden) == (
+        "problem_module",
+        ["problem_module = importlib.import_module('httpkit.problem')"],
+    )
+    # a module below a hidden one is reached the same way; a star import still works
+    star = ModuleNames.parse("from httpkit.problem import *\n")
+    assert attribute_reference("httpkit.problem", ["MODE"], star, hidden) == ("MODE", [])
+    assert module_reference("httpkit.problem.sub", NAMES, hidden)[1][-1] == (
+        "sub_module = importlib.import_module('httpkit.problem.sub')"
+    )
+
+
+def test_a_function_or_class_is_restored_by_its_importable_name() -> None:
+    names = ModuleNames.parse("from httpkit import problem\n", "tests.test_p")
+    serializer = root(
+        "httpkit.problem.SERIALIZE", "global",
+        ValueView(True, ["ref", "function", "json.dumps"], None, "function", "json:dumps"),
+        ValueView(True, ["ref", "function", "tests.test_p.<lambda>"], None, "function"),
+        module="httpkit.problem", attrs=("SERIALIZE",), shadowed=("httpkit.problem",),
+    )  # fmt: skip
+    assert restore_statements(serializer, names, "tests.test_p") == [
+        (
+            [
+                "import importlib",
+                "problem_module = importlib.import_module('httpkit.problem')",
+                "import json",
+                "monkeypatch.setattr(problem_module, 'SERIALIZE', json.dumps)",
+            ],
+            ["monkeypatch"],
+        )
+    ]
+    # the polluter's guard saves whatever the global holds when it starts
+    assert guard_statements(serializer, names, "tests.test_p")[0][0][-1] == (
+        "monkeypatch.setattr(problem_module, 'SERIALIZE', problem_module.SERIALIZE)"
+    )

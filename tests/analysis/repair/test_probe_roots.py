@@ -27,13 +27,9 @@ from orderdep.analysis.repair.probe_roots import (
 )
 from orderdep.analysis.repair.reset_calls import excess_literals
 from orderdep.analysis.repair.resets import find_value_methods
-from orderdep.analysis.repair.root_statements import (
-    attribute_restores,
-    desc_literal,
-    guard_statements,
-    restore_statements,
-)
+from orderdep.analysis.repair.root_statements import guard_statements, restore_statements
 from orderdep.analysis.repair.sources import rank_cleaners, read_function
+from orderdep.analysis.repair.value_literals import attribute_restores, desc_literal
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine

@@ -311,6 +311,12 @@ class Repairer:
                 lambda r: restore_statements(r, names, victim.module),
                 "restores",
             )
+            if kind == "brittle" and single and len(roots) > 1:
+                # each root a brittle needs is necessary, none alone may be enough
+                restores += combine(
+                    "restore", finding.test, roots, False,
+                    lambda r: restore_statements(r, names, victim.module), "restores",
+                )  # fmt: skip
             out += restores
             # a TestCase reads state in setUp before the body runs: restore it there too
             _, classes, _ = function_path(finding.test)

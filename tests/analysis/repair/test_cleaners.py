@@ -27,7 +27,7 @@ def test_the_needed_fixture_value_is_saved_first_and_put_back_after() -> None:
     assert guarded.statements == (
         "import copy",
         "saved = copy.deepcopy(vars(router))",
-        "request.addfinalizer(lambda: (vars(router).clear(), vars(router).update(saved)))",
+        "request.addfinalizer(lambda saved=saved: (vars(router).clear(), vars(router).update(saved)))",
         "router.add('/', index)",
     )
     assert guarded.fixtures == ("request", "router")

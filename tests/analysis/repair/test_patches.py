@@ -217,7 +217,7 @@ def test_guard_statements_by_kind() -> None:
         ["monkeypatch"],
     )
     assert guards[1][0][-1] == (
-        "request.addfinalizer(lambda: (registry._E.clear(), registry._E.update(saved)))"
+        "request.addfinalizer(lambda saved=saved: (registry._E.clear(), registry._E.update(saved)))"
     )
     env = root("env:A", "env", ValueView(False), var="A")
     assert guard_statements(env, NAMES, None) == [
@@ -286,3 +286,28 @@ def test_a_function_or_class_is_restored_by_its_importable_name() -> None:
     assert guard_statements(serializer, names, "tests.test_p")[0][0][-1] == (
         "monkeypatch.setattr(problem_module, 'SERIALIZE', problem_module.SERIALIZE)"
     )
+
+
+def test_two_guards_in_one_test_each_put_back_what_they_saved() -> None:
+    # a polluter's guard and a brittle's set-up both save the fixture's value under
+    # ``saved``; each finaliser must restore its own copy, so the first one saved wins
+    router = root(
+        "fixture:module:t.py::router", "fixture", ValueView(True, None, None, "Router"),
+        fixture="router",
+    )  # fmt: skip
+    (stmts, fixtures), *_ = guard_statements(router, NAMES, None)
+    assert fixtures == ["request", "router"]
+
+    class Router:
+        def __init__(self) -> None:
+            self.routes = ["index"]
+
+    finalizers: list[Any] = []
+    request = type("Request", (), {"addfinalizer": staticmethod(finalizers.append)})
+    scope: dict[str, Any] = {"router": Router(), "request": request}
+    exec("\n".join(stmts), scope)  # saves ["index"]
+    scope["router"].routes = ["index", "fn"]  # the brittle's set-up
+    exec("\n".join(stmts), scope)  # saves ["index", "fn"]
+    for finish in reversed(finalizers):
+        finish()
+    assert scope["router"].routes == ["index"]

@@ -259,7 +259,7 @@ def test_a_brittle_needs_the_fixture_value_its_setter_left(engine: Engine) -> No
         (PL + "test_add_enterprise", PL + "test_standard_plans", "polluter",
          PL + "test_add_enterprise",
          ("import copy", "saved = copy.deepcopy(vars(plans))",
-          "request.addfinalizer(lambda: (vars(plans).clear(), vars(plans).update(saved)))")),
+          "request.addfinalizer(lambda saved=saved: (vars(plans).clear(), vars(plans).update(saved)))")),
         (CO + "test_uses_speedups", CO + "test_pure_backend", "restore",
          CO + "test_pure_backend",
          ("monkeypatch.delitem(sys.modules, 'fast_speedups', raising=False)",)),

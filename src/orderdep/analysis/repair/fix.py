@@ -86,6 +86,7 @@ from orderdep.analysis.repair.patches import (
     function_path,
     unified_diff,
 )
+from orderdep.analysis.repair.patchset import distinct
 from orderdep.analysis.repair.root_statements import restore_statements
 from orderdep.analysis.repair.sources import (
     FunctionSource,
@@ -257,7 +258,7 @@ class Repairer:
 
     def merge(self, first: Fix, second: Fix) -> Fix:
         """One fix with the insertions of both (an insertion both have is made once)."""
-        insertions = list(dict.fromkeys([*first.insertions, *second.insertions]))
+        insertions = distinct([*first.insertions, *second.insertions])
         changes = apply_insertions(self.project, insertions)
         return dataclasses.replace(second, insertions=insertions, changes=changes)
 

@@ -218,7 +218,7 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
                         *obj_imports,
                         "import copy",
                         f"saved = copy.deepcopy({obj})",
-                        f"request.addfinalizer(lambda: ({obj}.clear(), {obj}.{refill}(saved)))",
+                        f"request.addfinalizer(lambda saved=saved: ({obj}.clear(), {obj}.{refill}(saved)))",
                     ],
                     ["request"],
                 )
@@ -246,9 +246,9 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
         else:
             finish = f"(vars({ref}).clear(), vars({ref}).update(saved))"
             saved = f"saved = copy.deepcopy(vars({ref}))"
-        out.append(
-            (["import copy", saved, f"request.addfinalizer(lambda: {finish})"], ["request", ref])
-        )
+        # the value saved now, even when another guard in the test saves under the same name
+        finalizer = f"request.addfinalizer(lambda saved=saved: {finish})"
+        out.append((["import copy", saved, finalizer], ["request", ref]))
     elif root.kind == "sysmodule" and package_of(root.name):
         out += package_guard(str(package_of(root.name)), names)
     elif root.kind == "sysmodule" and not p.present:
@@ -303,7 +303,7 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
                     [
                         *imports,
                         f"saved_bytes = {expr}.read_bytes()",
-                        f"request.addfinalizer(lambda: {expr}.write_bytes(saved_bytes))",
+                        f"request.addfinalizer(lambda saved_bytes=saved_bytes: {expr}.write_bytes(saved_bytes))",
                     ],
                     fixtures,
                 )

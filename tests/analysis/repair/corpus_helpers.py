@@ -162,6 +162,12 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_config.py::test_default_port": (
             "victim", "tests/test_config.py::test_from_environment"),
     },
+    "fixture_module_router_count": {
+        "tests/test_routing.py::test_register_class": (
+            "brittle", "tests/test_routing.py::test_register_function"),
+        "tests/test_routing.py::test_register_function": (
+            "victim", "tests/test_routing.py::test_register_class"),
+    },
     "registry_plugins": {
         "tests/test_hooks.py::test_builtins_only": (
             "victim", "tests/test_hooks.py::test_custom_plugin"),

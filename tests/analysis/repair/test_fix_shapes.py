@@ -97,3 +97,30 @@ def test_a_polluter_undoes_every_variable_it_sets(engine_for: EngineFor) -> None
         f"monkeypatch.delenv('{v}')" for v in ("APP_HOST", "APP_MODE", "APP_PORT")
     ]
     assert "$APP_HOST, $APP_MODE, $APP_PORT" in result.fix.diff.replace("\n+    # ", " ")
+
+
+def test_a_brittle_adding_to_a_shared_object_sets_up_on_fresh_state(
+    engine_for: EngineFor,
+) -> None:
+    engine = engine_for("fixture_module_router_count")
+    t = "tests/test_routing.py::"
+    finding = ODFinding(
+        t + "test_register_class", "brittle", state_setters=[t + "test_register_function"]
+    )
+    result = Repairer(engine.config, engine).repair(finding)
+    # the setter's statements alone register a function twice after the real setter
+    assert [n for n in result.notes if "undone when it ends): " in n and "passing order" in n]
+    assert result.fix is not None, result.notes
+    assert result.fix.description.endswith("on fresh state, undone when it ends")
+    statements = result.fix.insertions[0].statements
+    assert statements[:3] == (
+        "import copy",
+        "saved = copy.deepcopy(vars(router))",
+        "request.addfinalizer(lambda saved=saved: "
+        "(vars(router).clear(), vars(router).update(saved)))",
+    )
+    assert statements[3:] == (
+        "router._routes.clear()",
+        'def index():\n    return "index"',
+        'router.register(index, "/")',
+    )

@@ -156,7 +156,9 @@ def _guarded(
     stmts: list[str] = []
     fixtures: list[str] = []
     for root in roots:
-        alts = guard_statements(root, names, victim.module)
+        # saved as it is when the brittle starts (unset when it runs alone, say)
+        alone = dataclasses.replace(root, passing=root.failing, failing=root.passing)
+        alts = guard_statements(alone, names, victim.module)
         if not alts:
             return None
         stmts += alts[0][0]

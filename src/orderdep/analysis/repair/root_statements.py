@@ -22,6 +22,7 @@ from orderdep.analysis.repair.module_names import ModuleNames, attribute_referen
 from orderdep.analysis.repair.module_roots import package_guard, package_of
 from orderdep.analysis.repair.probe_roots import sysmodule_name
 from orderdep.analysis.repair.value_literals import (
+    attribute_literals,
     attribute_restores,
     changed_attributes,
     desc_literal,
@@ -75,11 +76,14 @@ def _fixture_restores(root: RootInfo) -> list[Stmts]:
 
 
 def restore_statements(
-    root: RootInfo, names: ModuleNames, test_module: Optional[str]
+    root: RootInfo, names: ModuleNames, test_module: Optional[str], *, whole: bool = False
 ) -> list[Stmts]:
     """Ways to put ``root`` back to its passing value at the start of the OD test.
 
-    Alternatives, smallest first; each is verified before it is offered.
+    Alternatives, smallest first; each is verified before it is offered. ``whole``: an
+    object changed in place gets each differing attribute's whole value first, not only
+    the keys that differ (a brittle needs exactly the state its setter leaves, whatever
+    other tests added).
     """
     out: list[Stmts] = []
     p = root.passing
@@ -134,6 +138,10 @@ def restore_statements(
         keys = restore_key_statements(root, ref, desc_literal) if root.failing.present else None
         if p.present and keys and ([*ref_imports, *keys], ["monkeypatch"]) not in out:
             out.append(([*ref_imports, *keys], ["monkeypatch"]))
+        values = attribute_literals(root) if root.failing.present else {}
+        sets = [f"monkeypatch.setattr({ref}, {a!r}, {v})" for a, v in values.items()]
+        if whole and sets and ([*ref_imports, *sets], ["monkeypatch"]) not in out:
+            out.insert(0, ([*ref_imports, *sets], ["monkeypatch"]))
     elif root.kind == "cache" and root.module:
         ref, imports = _ref(root, names, test_module)
         out.append(([*imports, f"{ref}.cache_clear()"], []))

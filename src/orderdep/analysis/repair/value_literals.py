@@ -121,3 +121,21 @@ def attribute_restores(root: RootInfo, ref: str) -> Optional[list[str]]:
         )
         out += refill or [f"{ref}.{key} = {literal}"]
     return out or None
+
+
+def attribute_literals(root: RootInfo) -> dict[str, str]:
+    """Attribute -> passing literal of every attribute that differs on an object changed
+    in place, containers included ({} when one of them is missing or has no literal)."""
+    f, p = root.failing.desc, root.passing.desc
+    if not (isinstance(f, list) and isinstance(p, list) and f[:2] == p[:2] and f[0] == "obj"):
+        return {}
+    fa, pa = dict((k, v) for k, v in f[2]), dict((k, v) for k, v in p[2])
+    out: dict[str, str] = {}
+    for key in sorted(set(fa) | set(pa)):
+        if fa.get(key) == pa.get(key):
+            continue
+        value = desc_literal(pa[key]) if key in pa else None
+        if value is None or not str(key).isidentifier():
+            return {}
+        out[str(key)] = value
+    return out

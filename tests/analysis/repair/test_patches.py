@@ -311,3 +311,25 @@ def test_two_guards_in_one_test_each_put_back_what_they_saved() -> None:
     for finish in reversed(finalizers):
         finish()
     assert scope["router"].routes == ["index"]
+
+
+def test_a_brittle_gets_an_objects_differing_attributes_whole() -> None:
+    # other tests may have added other keys: a brittle needs exactly its setter's state
+    before = ValueView(True, ["obj", "Parser", [["_defaults", ["dict", "dict", []]]]], None, "P")
+    after = ValueView(
+        True,
+        [
+            "obj",
+            "Parser",
+            [["_defaults", ["dict", "dict", [["'timeout'", ["atom", "str", "'30'"]]]]]],
+        ],
+        None,
+        "P",
+    )
+    parser = root(
+        "app.registry.Settings.parser", "classattr", after, before,
+        module="app.registry", attrs=("Settings", "parser"),
+    )  # fmt: skip
+    whole = "monkeypatch.setattr(registry.Settings.parser, '_defaults', {'timeout': '30'})"
+    assert restore_statements(parser, NAMES, None, whole=True)[0] == ([whole], ["monkeypatch"])
+    assert ([whole], ["monkeypatch"]) not in restore_statements(parser, NAMES, None)

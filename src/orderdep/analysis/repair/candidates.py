@@ -229,7 +229,7 @@ def comment_for(
             f"Undo this test's change to {what} when it ends ({short_name(finding.test)} needs it)."
         )
     if kind == "brittle":
-        undone = cand.description.endswith(("undone when it ends", "through monkeypatch"))
+        undone = not cand.leaks  # its changes are put back when the test ends
         return (
             "Set up the state this test needs"
             + (f" (as {first} does)" if first else "")

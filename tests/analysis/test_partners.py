@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -9,6 +11,7 @@ from orderdep.analysis.classify import classify
 from orderdep.analysis.classify_steps import Counts, Runner
 from orderdep.analysis.partners import find_cleaners, find_polluters, find_state_setters
 from orderdep.core.odmodel import ODSpec, fails_at, group_key
+from orderdep.core.outcomes import Outcome
 from orderdep.core.report import ODFinding, Report
 from orderdep.core.suite import Suite
 from orderdep.synth.model import ModelExecutor
@@ -129,3 +132,34 @@ def test_classify_finds_polluters_hidden_by_cleaners_on_both_sides(
     pool = [t for t in others if t not in spec.polluters]
     for p in finding.polluters:
         assert finding.cleaners[p] == [c for c in pool if not fails_at(spec, [p, c])]
+
+
+class UndoneSetterModel(ModelExecutor):
+    """A brittle passes when ``setter`` is the last of ``setter`` and ``undoers`` run
+    before it (each test rewrites one configuration the brittle reads)."""
+
+    def __init__(self, suite: Suite, brittle: str, setter: str, undoers: list[str]) -> None:
+        super().__init__(suite)
+        self.brittle, self.setter, self.undoers = brittle, setter, set(undoers)
+
+    def _outcome(self, test: str, prefix: Sequence[str]) -> Outcome:
+        if test != self.brittle:
+            return Outcome.PASSED
+        last = [t for t in prefix if t == self.setter or t in self.undoers][-1:]
+        return Outcome.PASSED if last == [self.setter] else Outcome.FAILED
+
+
+def test_classify_names_a_state_setter_that_others_undo_in_every_group() -> None:
+    # every other test undoes what the setter set up: no group containing it passes,
+    # so group testing misses it; the passing order's prefix names it
+    others = ids(12)
+    setter = others[5]
+    model = UndoneSetterModel(
+        Suite.from_ids([*others, OD]), OD, setter, [t for t in others if t != setter]
+    )
+    report = Report(project="/p", tests=[*others, OD],
+                    od_tests=[ODFinding(OD, failing_order=[OD], passing_order=[setter, OD])])  # fmt: skip
+    finding = classify(model, report, flake_samples=10).od_tests[0]
+    assert finding.kind == "brittle"
+    assert finding.state_setters == [setter]
+    assert finding.state_setter_groups == []

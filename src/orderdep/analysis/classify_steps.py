@@ -207,10 +207,12 @@ def _setter_group(item: Item, say: Say) -> None:
     say("state-setter-group", f"delta debugging over a prefix of {len(prefix)} tests",
         2 * _log2(len(prefix)) * 2)  # fmt: skip
     group = ddmin(prefix, runner.passed)
-    if len(group) < 2 or not runner.confirmations([group])[0].is_pass:
+    if not runner.confirmations([group])[0].is_pass:
         _note(finding, f"the minimal passing sequence {group!r} did not reproduce")
-        return
-    finding.state_setter_groups = [group]
+    elif len(group) == 1:  # a single state-setter group testing did not see (others undo it)
+        finding.state_setters = [t for t in item.others if t in {*finding.state_setters, *group}]
+    elif group not in finding.state_setter_groups:
+        finding.state_setter_groups = [group]
 
 
 def cleaners_step(item: Item, say: Say, all_cleaners: bool) -> None:

@@ -156,6 +156,24 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_db.py::TestFileDatabase::test_url": (
             "victim", "tests/test_db.py::TestDefaultDatabase::test_in_memory_by_default"),
     },
+    "hidden_submodule_serializer": {
+        "tests/test_response.py::test_body_is_json": (
+            "victim", "tests/test_response.py::test_custom_serializer"),
+    },
+    "brittle_env_and_parser": {
+        "tests/test_settings.py::DefaultsTest::test_defaults_without_a_file": (
+            "brittle", "tests/test_settings.py::FileTest::test_reads_the_file"),
+    },
+    "env_vars_set_together": {
+        "tests/test_config.py::test_default_port": (
+            "victim", "tests/test_config.py::test_from_environment"),
+    },
+    "fixture_module_router_count": {
+        "tests/test_routing.py::test_register_class": (
+            "brittle", "tests/test_routing.py::test_register_function"),
+        "tests/test_routing.py::test_register_function": (
+            "victim", "tests/test_routing.py::test_register_class"),
+    },
     "registry_plugins": {
         "tests/test_hooks.py::test_builtins_only": (
             "victim", "tests/test_hooks.py::test_custom_plugin"),

@@ -27,7 +27,7 @@ def test_the_needed_fixture_value_is_saved_first_and_put_back_after() -> None:
     assert guarded.statements == (
         "import copy",
         "saved = copy.deepcopy(vars(router))",
-        "request.addfinalizer(lambda: (vars(router).clear(), vars(router).update(saved)))",
+        "request.addfinalizer(lambda saved=saved: (vars(router).clear(), vars(router).update(saved)))",
         "router.add('/', index)",
     )
     assert guarded.fixtures == ("request", "router")
@@ -70,3 +70,29 @@ def test_a_polluter_guard_for_an_attribute_absent_before_it_leaves_it_absent() -
         "monkeypatch.delattr(AST, 'tag')",
     ]
     assert fixtures == ["monkeypatch"]
+
+
+def test_environment_variables_that_differ_are_grouped() -> None:
+    from orderdep.analysis.repair.candidates import sibling_groups
+
+    port, host = root("env", var="APP_PORT"), root("env", var="APP_HOST")
+    differing = [port, host, root("classattr", module="pkg.sexpr", attrs=("AST", "tag"))]
+    assert sibling_groups([port], differing) == [[port, host]]
+    assert sibling_groups([port], [port]) == []  # alone
+
+
+def test_a_brittles_guard_saves_the_variable_as_it_is_alone() -> None:
+    # unset when the brittle runs alone, set by its state-setter: the guard deletes it
+    # again at the end (reading os.environ[...] would raise when the brittle runs alone)
+    setting = RootInfo(
+        "env:APP_FILE", "env", ValueView(False), ValueView(True, None, "'app.ini'", "str"),
+        var="APP_FILE",
+    )  # fmt: skip
+    setter = insertion(BRITTLE.test, ["os.environ['APP_FILE'] = 'app.ini'"], [])
+    guarded = _guarded(setter, [setting], BRITTLE)
+    assert guarded is not None
+    assert guarded.statements == (
+        "monkeypatch.setenv('APP_FILE', '')",
+        "monkeypatch.delenv('APP_FILE')",
+        "os.environ['APP_FILE'] = 'app.ini'",
+    )

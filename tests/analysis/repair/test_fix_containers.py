@@ -18,7 +18,7 @@ from orderdep.analysis.repair.container_edits import (
 )
 from orderdep.analysis.repair.debugger import RootInfo, ValueView
 from orderdep.analysis.repair.fix import Repairer
-from orderdep.analysis.repair.root_statements import desc_literal
+from orderdep.analysis.repair.value_literals import desc_literal
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine

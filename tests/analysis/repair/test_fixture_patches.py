@@ -56,7 +56,7 @@ def test_narrowing_an_unknown_fixture_is_an_error() -> None:
 AUTOUSE = Insertion(
     "tests/conftest.py::_restore_kv_state",
     ("import copy", "saved = copy.deepcopy(kv.STATE)",
-     "request.addfinalizer(lambda: (kv.STATE.clear(), kv.STATE.update(saved)))"),
+     "request.addfinalizer(lambda saved=saved: (kv.STATE.clear(), kv.STATE.update(saved)))"),
     ("request",),
     comment="Put kv.STATE back after every test.",
     edit="autouse",
@@ -73,7 +73,7 @@ def test_autouse_fixture_appended_with_its_imports_at_the_top() -> None:
         def _restore_kv_state(request):
             # Put kv.STATE back after every test.
             saved = copy.deepcopy(kv.STATE)
-            request.addfinalizer(lambda: (kv.STATE.clear(), kv.STATE.update(saved)))
+            request.addfinalizer(lambda saved=saved: (kv.STATE.clear(), kv.STATE.update(saved)))
         """
     )
     assert apply_insertion(new, AUTOUSE) == new  # there already: not added twice

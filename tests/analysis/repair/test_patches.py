@@ -217,7 +217,7 @@ def test_guard_statements_by_kind() -> None:
         ["monkeypatch"],
     )
     assert guards[1][0][-1] == (
-        "request.addfinalizer(lambda: (registry._E.clear(), registry._E.update(saved)))"
+        "request.addfinalizer(lambda saved=saved: (registry._E.clear(), registry._E.update(saved)))"
     )
     env = root("env:A", "env", ValueView(False), var="A")
     assert guard_statements(env, NAMES, None) == [
@@ -238,3 +238,98 @@ def test_guard_statements_by_kind() -> None:
     assert guard_statements(syspath, NAMES, None)[0][0][-1] == (
         "monkeypatch.setattr(sys, 'path', list(sys.path))"
     )
+
+
+def test_a_submodule_its_package_hides_is_named_through_importlib() -> None:
+    # ``from .problem import *`` in httpkit/__init__.py binds the function ``problem``
+    # over the submodule: the test's ``problem`` and ``httpkit.problem`` are the function
+    names = ModuleNames.parse("from httpkit import problem, set_mode\n", "tests.test_p")
+    hidden = ("httpkit.problem",)
+    assert attribute_reference("httpkit.problem", ["MODE"], names) == ("problem.MODE", [])
+    assert attribute_reference("httpkit.problem", ["MODE"], names, hidden) == (
+        "problem_module.MODE",
+        ["import importlib", "problem_module = importlib.import_module('httpkit.problem')"],
+    )
+    plain = ModuleNames.parse("import importlib\n")
+    assert module_reference("httpkit.problem", plain, hidden) == (
+        "problem_module",
+        ["problem_module = importlib.import_module('httpkit.problem')"],
+    )
+    # a module below a hidden one is reached the same way; a star import still works
+    star = ModuleNames.parse("from httpkit.problem import *\n")
+    assert attribute_reference("httpkit.problem", ["MODE"], star, hidden) == ("MODE", [])
+    assert module_reference("httpkit.problem.sub", NAMES, hidden)[1][-1] == (
+        "sub_module = importlib.import_module('httpkit.problem.sub')"
+    )
+
+
+def test_a_function_or_class_is_restored_by_its_importable_name() -> None:
+    names = ModuleNames.parse("from httpkit import problem\n", "tests.test_p")
+    serializer = root(
+        "httpkit.problem.SERIALIZE", "global",
+        ValueView(True, ["ref", "function", "json.dumps"], None, "function", "json:dumps"),
+        ValueView(True, ["ref", "function", "tests.test_p.<lambda>"], None, "function"),
+        module="httpkit.problem", attrs=("SERIALIZE",), shadowed=("httpkit.problem",),
+    )  # fmt: skip
+    assert restore_statements(serializer, names, "tests.test_p") == [
+        (
+            [
+                "import importlib",
+                "problem_module = importlib.import_module('httpkit.problem')",
+                "import json",
+                "monkeypatch.setattr(problem_module, 'SERIALIZE', json.dumps)",
+            ],
+            ["monkeypatch"],
+        )
+    ]
+    # the polluter's guard saves whatever the global holds when it starts
+    assert guard_statements(serializer, names, "tests.test_p")[0][0][-1] == (
+        "monkeypatch.setattr(problem_module, 'SERIALIZE', problem_module.SERIALIZE)"
+    )
+
+
+def test_two_guards_in_one_test_each_put_back_what_they_saved() -> None:
+    # a polluter's guard and a brittle's set-up both save the fixture's value under
+    # ``saved``; each finaliser must restore its own copy, so the first one saved wins
+    router = root(
+        "fixture:module:t.py::router", "fixture", ValueView(True, None, None, "Router"),
+        fixture="router",
+    )  # fmt: skip
+    (stmts, fixtures), *_ = guard_statements(router, NAMES, None)
+    assert fixtures == ["request", "router"]
+
+    class Router:
+        def __init__(self) -> None:
+            self.routes = ["index"]
+
+    finalizers: list[Any] = []
+    request = type("Request", (), {"addfinalizer": staticmethod(finalizers.append)})
+    scope: dict[str, Any] = {"router": Router(), "request": request}
+    exec("\n".join(stmts), scope)  # saves ["index"]
+    scope["router"].routes = ["index", "fn"]  # the brittle's set-up
+    exec("\n".join(stmts), scope)  # saves ["index", "fn"]
+    for finish in reversed(finalizers):
+        finish()
+    assert scope["router"].routes == ["index"]
+
+
+def test_a_brittle_gets_an_objects_differing_attributes_whole() -> None:
+    # other tests may have added other keys: a brittle needs exactly its setter's state
+    before = ValueView(True, ["obj", "Parser", [["_defaults", ["dict", "dict", []]]]], None, "P")
+    after = ValueView(
+        True,
+        [
+            "obj",
+            "Parser",
+            [["_defaults", ["dict", "dict", [["'timeout'", ["atom", "str", "'30'"]]]]]],
+        ],
+        None,
+        "P",
+    )
+    parser = root(
+        "app.registry.Settings.parser", "classattr", after, before,
+        module="app.registry", attrs=("Settings", "parser"),
+    )  # fmt: skip
+    whole = "monkeypatch.setattr(registry.Settings.parser, '_defaults', {'timeout': '30'})"
+    assert restore_statements(parser, NAMES, None, whole=True)[0] == ([whole], ["monkeypatch"])
+    assert ([whole], ["monkeypatch"]) not in restore_statements(parser, NAMES, None)

@@ -27,13 +27,9 @@ from orderdep.analysis.repair.probe_roots import (
 )
 from orderdep.analysis.repair.reset_calls import excess_literals
 from orderdep.analysis.repair.resets import find_value_methods
-from orderdep.analysis.repair.root_statements import (
-    attribute_restores,
-    desc_literal,
-    guard_statements,
-    restore_statements,
-)
+from orderdep.analysis.repair.root_statements import guard_statements, restore_statements
 from orderdep.analysis.repair.sources import rank_cleaners, read_function
+from orderdep.analysis.repair.value_literals import attribute_restores, desc_literal
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
@@ -263,7 +259,7 @@ def test_a_brittle_needs_the_fixture_value_its_setter_left(engine: Engine) -> No
         (PL + "test_add_enterprise", PL + "test_standard_plans", "polluter",
          PL + "test_add_enterprise",
          ("import copy", "saved = copy.deepcopy(vars(plans))",
-          "request.addfinalizer(lambda: (vars(plans).clear(), vars(plans).update(saved)))")),
+          "request.addfinalizer(lambda saved=saved: (vars(plans).clear(), vars(plans).update(saved)))")),
         (CO + "test_uses_speedups", CO + "test_pure_backend", "restore",
          CO + "test_pure_backend",
          ("monkeypatch.delitem(sys.modules, 'fast_speedups', raising=False)",)),

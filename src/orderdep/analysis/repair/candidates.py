@@ -28,6 +28,7 @@ class Candidate:
     description: str
     insertions: list[Insertion]
     leaks: bool = False  # sets state that outlives the test (a scoped twin ranks first)
+    roots: tuple[str, ...] = ()  # the roots it resets, when not all the culprits
 
 
 def _dedupe(orders: Sequence[Sequence[str]]) -> list[list[str]]:
@@ -105,20 +106,27 @@ def polluter_candidates(
                     f"{', '.join(r.name for r in chosen)}"
                     + (f" (in {', '.join(sorted(where))})" if where else "")
                 )
-                out.append(Candidate("polluter", desc, ins))
+                out.append(Candidate("polluter", desc, ins, roots=tuple(r.name for r in chosen)))
     return out
 
 
 MAX_SIBLINGS = 6
+MAX_ENV_SIBLINGS = 16
 
 
 def sibling_groups(
     roots: Sequence[RootInfo], differing: Sequence[RootInfo]
 ) -> list[list[RootInfo]]:
-    """For each class-attribute root, every attribute of the same class that differs too
-    (when there are 2 to :data:`MAX_SIBLINGS`): state a helper sets together."""
+    """State set together with each root: for a class attribute, every attribute of the
+    same class that differs too (2 to :data:`MAX_SIBLINGS`); for an environment variable,
+    every variable that differs (2 to :data:`MAX_ENV_SIBLINGS`: a test configuring
+    through the environment sets several, and later tests may clean up only all or none)."""
     out: list[list[RootInfo]] = []
     for root in roots:
+        if root.kind == "env":
+            group = [d for d in differing if d.kind == "env"]
+            if 1 < len(group) <= MAX_ENV_SIBLINGS and group not in out:
+                out.append(group)
         if root.kind != "classattr" or not root.module or len(root.attrs) < 2:
             continue
         group = [
@@ -155,9 +163,8 @@ def combine(
     if single:
         for root in roots:
             for stmts, fixtures in make(root):
-                out.append(
-                    Candidate(strategy, f"{verb} {root.name}", [insertion(test, stmts, fixtures)])
-                )
+                ins = [insertion(test, stmts, fixtures)]
+                out.append(Candidate(strategy, f"{verb} {root.name}", ins, roots=(root.name,)))
         return out
     alts = [make(r) for r in roots]
     if any(not a for a in alts):
@@ -166,7 +173,8 @@ def combine(
         stmts = [s for a in alts for s in a[min(i, len(a) - 1)][0]]
         fixtures = [f for a in alts for f in a[min(i, len(a) - 1)][1]]
         names = ", ".join(r.name for r in roots)
-        out.append(Candidate(strategy, f"{verb} {names}", [insertion(test, stmts, fixtures)]))
+        ins = [insertion(test, stmts, fixtures)]
+        out.append(Candidate(strategy, f"{verb} {names}", ins, roots=tuple(r.name for r in roots)))
     return out
 
 
@@ -176,6 +184,7 @@ def placed(cand: Candidate, method: str) -> Candidate:
         cand.strategy,
         f"{cand.description} (in {method})",
         [dataclasses.replace(i, method=method) for i in cand.insertions],
+        roots=cand.roots,
     )
 
 
@@ -207,7 +216,7 @@ def comment_for(
     cand: Candidate, ins: Insertion, finding: ODFinding, kind: str, roots: Sequence[str]
 ) -> str:
     """One line for the patch saying what state it resets and why."""
-    what = ", ".join(friendly(r) for r in roots) or "shared state"
+    what = ", ".join(friendly(r) for r in cand.roots or roots) or "shared state"
     partners = finding.polluters or [m for g in finding.polluter_groups for m in g]
     if kind == "brittle":
         partners = finding.state_setters or [m for g in finding.state_setter_groups for m in g]
@@ -220,7 +229,7 @@ def comment_for(
             f"Undo this test's change to {what} when it ends ({short_name(finding.test)} needs it)."
         )
     if kind == "brittle":
-        undone = cand.description.endswith(("undone when it ends", "through monkeypatch"))
+        undone = not cand.leaks  # its changes are put back when the test ends
         return (
             "Set up the state this test needs"
             + (f" (as {first} does)" if first else "")

@@ -9,6 +9,7 @@ failing order, and inserted at its start. Cleaners are tried best first
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Callable, Optional
@@ -18,7 +19,7 @@ from orderdep.analysis.repair.debugger import RootInfo
 from orderdep.analysis.repair.generated import Screen
 from orderdep.analysis.repair.module_names import ModuleNames
 from orderdep.analysis.repair.patches import FIXTURE_PARAMS, Insertion, insertion
-from orderdep.analysis.repair.root_statements import guard_statements
+from orderdep.analysis.repair.root_statements import guard_statements, restore_statements
 from orderdep.analysis.repair.scoping import scope_statements
 from orderdep.analysis.repair.sources import (
     FunctionSource,
@@ -106,12 +107,41 @@ def cleaner_candidates(
                 out.append(Candidate("cleaner", how, [ins], leaks=True))
                 continue
             guarded = _guarded(ins, culprits, victim)
+            fresh = _on_fresh_state(ins, culprits, victim)
+            if fresh is not None:  # run after its state-setter, the test would set it up twice
+                fresh_guarded = _guarded(fresh, culprits, victim)
+                if fresh_guarded is not None:
+                    how_fresh = f"{how}, on fresh state, undone when it ends"
+                    out.append(Candidate("cleaner", how_fresh, [fresh_guarded]))
+                out.append(Candidate("cleaner", f"{how}, on fresh state", [fresh], leaks=True))
             if guarded is not None:
                 out.append(Candidate("cleaner", f"{how}, undone when it ends", [guarded]))
                 out.append(Candidate("cleaner", how, [ins], leaks=True))
                 continue
         out.append(Candidate("cleaner", how, [ins]))
     return out
+
+
+def _on_fresh_state(
+    ins: Insertion, roots: Sequence[RootInfo], victim: FunctionSource
+) -> Optional[Insertion]:
+    """``ins`` (a state-setter's writes into a brittle) preceded by statements that put the
+    roots it needs back to the value they have when the brittle runs alone: a setter that
+    adds to a shared object (a route to a module-scoped router) must not add twice when
+    the real state-setter ran first. None when a root has no such statement."""
+    if not roots:
+        return None
+    names = ModuleNames.parse(victim.source, victim.module)
+    stmts: list[str] = []
+    fixtures: list[str] = []
+    for root in roots:
+        alone = dataclasses.replace(root, passing=root.failing, failing=root.passing)
+        alts = restore_statements(alone, names, victim.module)
+        if not alts:
+            return None
+        stmts += alts[0][0]
+        fixtures += alts[0][1]
+    return insertion(ins.test, [*stmts, *ins.statements], [*fixtures, *ins.fixtures])
 
 
 def _guarded(
@@ -126,7 +156,9 @@ def _guarded(
     stmts: list[str] = []
     fixtures: list[str] = []
     for root in roots:
-        alts = guard_statements(root, names, victim.module)
+        # saved as it is when the brittle starts (unset when it runs alone, say)
+        alone = dataclasses.replace(root, passing=root.failing, failing=root.passing)
+        alts = guard_statements(alone, names, victim.module)
         if not alts:
             return None
         stmts += alts[0][0]

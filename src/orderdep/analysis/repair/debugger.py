@@ -72,12 +72,20 @@ class ValueView:
     desc: Any = None
     literal: Optional[str] = None
     type: str = ""
+    importable: Optional[str] = None  # ``module:qualname`` of a function or class
 
     @classmethod
     def from_capture(cls, data: Optional[dict[str, Any]]) -> ValueView:
         if not data or not data.get("present"):
             return cls(False)
-        return cls(True, data.get("desc"), data.get("literal"), str(data.get("type", "")))
+        where = data.get("importable")
+        return cls(
+            True,
+            data.get("desc"),
+            data.get("literal"),
+            str(data.get("type", "")),
+            str(where) if where else None,
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {"present": self.present, "type": self.type, "literal": self.literal}
@@ -95,6 +103,7 @@ class RootInfo:
     module: Optional[str] = None  # global, classattr, cache
     attrs: tuple[str, ...] = ()  # attribute path inside ``module``
     module_file: Optional[str] = None  # the module's file, relative to the rootdir
+    shadowed: tuple[str, ...] = ()  # the module or its packages, hidden by a package's name
     path: Optional[str] = None  # file roots: relative path ("$TMP/..." for the temp dir)
     var: Optional[str] = None  # env roots
     aliases: tuple[str, ...] = ()  # other roots naming the same object
@@ -121,6 +130,9 @@ class RootInfo:
             module=meta.get("module"),
             attrs=tuple(meta.get("attrs") or ()),
             module_file=meta.get("module_file"),
+            shadowed=tuple(
+                sorted({s for c in (failing, passing) if c for s in c.get("shadowed") or ()})
+            ),
             path=meta.get("path"),
             var=meta.get("var"),
             fixture=meta.get("fixture"),

@@ -65,6 +65,7 @@ from orderdep.analysis.repair.debugger import (
     PROBE_MODULE,
     DebugError,
     DebugResult,
+    RootInfo,
     debug,
     orders_for,
 )
@@ -86,6 +87,7 @@ from orderdep.analysis.repair.patches import (
     function_path,
     unified_diff,
 )
+from orderdep.analysis.repair.patchset import distinct
 from orderdep.analysis.repair.root_statements import restore_statements
 from orderdep.analysis.repair.sources import (
     FunctionSource,
@@ -257,7 +259,7 @@ class Repairer:
 
     def merge(self, first: Fix, second: Fix) -> Fix:
         """One fix with the insertions of both (an insertion both have is made once)."""
-        insertions = list(dict.fromkeys([*first.insertions, *second.insertions]))
+        insertions = distinct([*first.insertions, *second.insertions])
         changes = apply_insertions(self.project, insertions)
         return dataclasses.replace(second, insertions=insertions, changes=changes)
 
@@ -303,14 +305,15 @@ class Repairer:
                 result.notes,
             )
         if "restore" in self.strategies:
-            restores = combine(
-                "restore",
-                finding.test,
-                roots,
-                single,
-                lambda r: restore_statements(r, names, victim.module),
-                "restores",
-            )
+            whole = kind == "brittle"
+
+            def restores_of(r: RootInfo) -> list[tuple[list[str], list[str]]]:
+                return restore_statements(r, names, victim.module, whole=whole)
+
+            restores = combine("restore", finding.test, roots, single, restores_of, "restores")
+            if kind == "brittle" and single and len(roots) > 1:
+                # each root a brittle needs is necessary, none alone may be enough
+                restores += combine("restore", finding.test, roots, False, restores_of, "restores")
             out += restores
             # a TestCase reads state in setUp before the body runs: restore it there too
             _, classes, _ = function_path(finding.test)
@@ -336,8 +339,8 @@ class Repairer:
                 what = ", ".join(friendly(r.name) for r in group)
                 out += autouse_candidates(self.project, finding, group, what)
         if kind == "brittle":  # the state a restore sets up outlives the test, as a transplant's
-            for cand in out:
-                cand.leaks = cand.leaks or cand.strategy == "restore"
+            for cand in out:  # unless monkeypatch undoes it
+                cand.leaks = cand.leaks or (cand.strategy == "restore" and not _undone(cand))
         return out
 
     def _rank_and_verify(
@@ -379,6 +382,17 @@ class Repairer:
             result.notes.append(
                 f"{cand.strategy}: rejected ({cand.description}): {check.summary()}"
             )
+
+
+def _undone(cand: Candidate) -> bool:
+    """Whether every change ``cand`` makes goes through ``monkeypatch`` (undone when the
+    test ends): its other statements only import or name modules."""
+    return all(
+        st.startswith(("monkeypatch.", "import ", "from "))
+        or (" = " in st and ".import_module(" in st)
+        for ins in cand.insertions
+        for st in ins.statements
+    )
 
 
 def apply_fix(project: Path, fix: Fix) -> list[str]:

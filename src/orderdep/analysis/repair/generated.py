@@ -71,7 +71,7 @@ def generated_candidates(
                 expr = head
             else:
                 assert root.module is not None
-                expr, imports = attribute_reference(root.module, [head], names)
+                expr, imports = attribute_reference(root.module, [head], names, root.shadowed)
             calls = [c.replace(f"{{m}}.{head}", expr) for c in seq.calls]
             progress(f"trying {calls[0]}" + (" ..." if len(calls) > 1 else ""))
 

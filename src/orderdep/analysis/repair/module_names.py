@@ -7,7 +7,7 @@ the test module already has, else a local import with a name the module does not
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -68,8 +68,23 @@ class ModuleNames:
         return out
 
 
-def module_reference(module: str, names: ModuleNames) -> tuple[str, list[str]]:
-    """(expression naming ``module`` inside a test function, import statements it needs)."""
+def through_shadowed(name: str, shadowed: Collection[str]) -> bool:
+    """Whether dotted ``name`` passes through a module its package's attribute does not
+    name (``from .problem import *`` in a package binds its function ``problem`` over
+    the submodule ``problem``): ``pkg.problem`` is then the function, not the module."""
+    return any(name == m or name.startswith(m + ".") for m in shadowed)
+
+
+def module_reference(
+    module: str, names: ModuleNames, shadowed: Collection[str] = ()
+) -> tuple[str, list[str]]:
+    """(expression naming ``module`` inside a test function, import statements it needs).
+
+    ``shadowed``: modules whose package binds another object under their name (the debug
+    probe reports them); such a module is reached through ``importlib.import_module``.
+    """
+    if through_shadowed(module, shadowed):
+        return _imported_module(module, names)
     if module in names.imports:
         return names.imports[module], []
     head, _, last = module.rpartition(".")
@@ -84,6 +99,19 @@ def module_reference(module: str, names: ModuleNames) -> tuple[str, list[str]]:
     return alias, [f"import {module} as {alias}"]
 
 
+def _imported_module(module: str, names: ModuleNames) -> tuple[str, list[str]]:
+    """``module`` bound to a fresh local name by ``importlib.import_module`` (the module
+    object from ``sys.modules``, whatever its package binds under its name)."""
+    importlib_ref, imports = module_reference("importlib", names)
+    last = module.rpartition(".")[2]
+    alias = next(
+        a
+        for a in (f"{last}_module", f"_{last}_module", f"orderdep_{module.replace('.', '_')}")
+        if a not in names.taken and a.isidentifier()
+    )
+    return alias, [*imports, f"{alias} = {importlib_ref}.import_module({module!r})"]
+
+
 def module_name_for(project: Path, rel_file: str) -> str:
     """The name pytest's default (prepend) import mode gives a test file."""
     path = project / rel_file
@@ -96,20 +124,21 @@ def module_name_for(project: Path, rel_file: str) -> str:
 
 
 def attribute_reference(
-    module: str, attrs: Sequence[str], names: ModuleNames
+    module: str, attrs: Sequence[str], names: ModuleNames, shadowed: Collection[str] = ()
 ) -> tuple[str, list[str]]:
     """Expression for ``module.attrs...`` inside a test function, and the imports it needs.
 
     Prefers what the test module already imports (``from app.meter import Meter`` makes
-    ``app.meter.Meter.hits`` simply ``Meter.hits``).
+    ``app.meter.Meter.hits`` simply ``Meter.hits``), except through a ``shadowed`` module
+    (see :func:`module_reference`): the test's name for it may be the object that hides it.
     """
     for i in range(len(attrs), -1, -1):
         key = ".".join([module, *attrs[:i]])
-        if key in names.imports:
+        if key in names.imports and not through_shadowed(key, shadowed):
             return ".".join([names.imports[key], *attrs[i:]]), []
     if module in names.star_imports and attrs and not attrs[0].startswith("_"):
         # ``from pykit.nodes import *`` binds the public names: no import of the module
         # (its package may even bind another object under the submodule's name)
         return ".".join(attrs), []
-    expr, imports = module_reference(module, names)
+    expr, imports = module_reference(module, names, shadowed)
     return ".".join([expr, *attrs]), imports

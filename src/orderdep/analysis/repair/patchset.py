@@ -13,6 +13,7 @@ order.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -45,9 +46,22 @@ def function_id(test: str) -> str:
     return "::".join([module, *classes, name])
 
 
+def distinct(insertions: Iterable[Insertion]) -> list[Insertion]:
+    """``insertions`` without repeats; one that differs from an earlier one only in its
+    comment (the same guard found for two victims of one polluter) is a repeat."""
+    seen: set[Insertion] = set()
+    out = []
+    for ins in insertions:
+        key = dataclasses.replace(ins, comment=None)
+        if key not in seen:
+            seen.add(key)
+            out.append(ins)
+    return out
+
+
 def merged_changes(project: Path, insertions: Iterable[Insertion]) -> Changes:
-    """Every insertion applied to the project's texts together (duplicates once)."""
-    return apply_insertions(project, list(dict.fromkeys(insertions)))
+    """Every insertion applied to the project's texts together (repeats once)."""
+    return apply_insertions(project, distinct(insertions))
 
 
 def set_orders(

@@ -95,7 +95,27 @@ def root_meta(name: str, tracker: StateTracker, rootdir: str) -> dict[str, Any]:
         "module": module,
         "attrs": attrs,
         "module_file": _relative(files.get(module, ""), rootdir) if files.get(module) else None,
+        "shadowed": shadowed_modules(module),
     }
+
+
+def shadowed_modules(module: str) -> list[str]:
+    """``module`` and the packages on its way that their package's attribute does not
+    name (``from .problem import *`` binds the function ``problem`` over the submodule)."""
+    parts = module.split(".")
+    out = []
+    for i in range(2, len(parts) + 1):
+        parent, mod = (
+            sys.modules.get(".".join(parts[: i - 1])),
+            sys.modules.get(".".join(parts[:i])),
+        )
+        if (
+            parent is not None
+            and mod is not None
+            and getattr(parent, parts[i - 1], None) is not mod
+        ):
+            out.append(".".join(parts[:i]))
+    return out
 
 
 def capture_root(name: str, meta: dict[str, Any], config: RootsConfig) -> dict[str, Any]:
@@ -131,7 +151,26 @@ def capture_root(name: str, meta: dict[str, Any], config: RootsConfig) -> dict[s
         out.update(type=type(value).__qualname__, desc=describe(value), literal=literal(value))
         if not isinstance(value, (type(None), bool, int, float, complex, str, bytes, tuple)):
             out["ident"] = id(value)  # roots naming one object are aliases of each other
+        where = importable(value)
+        if where is not None:
+            out["importable"] = where
+            module = where.partition(":")[0]
+            out["shadowed"] = sorted({*out.get("shadowed", ()), *shadowed_modules(module)})
     return out
+
+
+def importable(value: Any) -> Optional[str]:
+    """``module:qualname`` of a function or class reached again by importing its module
+    and following its qualified name (a restore can name it: ``json.dumps``)."""
+    if not isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type)):
+        return None
+    module, qualname = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
+    if not isinstance(module, str) or not isinstance(qualname, str) or "<" in qualname:
+        return None
+    found: Any = sys.modules.get(module)
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    return f"{module}:{qualname}" if found is value and module != "__main__" else None
 
 
 def _text_literal(content: bytes) -> Optional[str]:

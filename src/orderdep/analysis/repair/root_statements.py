@@ -9,8 +9,7 @@
 
 from __future__ import annotations
 
-import ast
-from typing import Any, Optional
+from typing import Optional
 
 from orderdep.analysis.repair.container_edits import (
     attribute_copy_guards,
@@ -22,6 +21,13 @@ from orderdep.analysis.repair.debugger import RootInfo
 from orderdep.analysis.repair.module_names import ModuleNames, attribute_reference, module_reference
 from orderdep.analysis.repair.module_roots import package_guard, package_of
 from orderdep.analysis.repair.probe_roots import sysmodule_name
+from orderdep.analysis.repair.value_literals import (
+    attribute_literals,
+    attribute_restores,
+    changed_attributes,
+    desc_literal,
+    refill_statements,
+)
 
 Stmts = tuple[list[str], list[str]]  # (statements, fixtures they need)
 
@@ -33,7 +39,7 @@ def _owner(root: RootInfo, names: ModuleNames, test_module: Optional[str]) -> tu
         if len(root.attrs) == 1:
             return "", []  # the test's own global: reached through globals()
         return ".".join(root.attrs[:-1]), []
-    return attribute_reference(root.module, root.attrs[:-1], names)
+    return attribute_reference(root.module, root.attrs[:-1], names, root.shadowed)
 
 
 def _ref(root: RootInfo, names: ModuleNames, test_module: Optional[str]) -> tuple[str, list[str]]:
@@ -41,7 +47,7 @@ def _ref(root: RootInfo, names: ModuleNames, test_module: Optional[str]) -> tupl
     assert root.module is not None
     if root.module == test_module:
         return ".".join(root.attrs), []
-    return attribute_reference(root.module, root.attrs, names)
+    return attribute_reference(root.module, root.attrs, names, root.shadowed)
 
 
 def _file_expr(path: str) -> tuple[str, list[str]]:
@@ -55,126 +61,14 @@ def _file_expr(path: str) -> tuple[str, list[str]]:
     return f"request.config.rootpath.joinpath({path!r})", []
 
 
-def _atom_literal(desc: Any) -> Optional[str]:
-    """The literal of a described atom (``['atom', 'int', '0']``), if it is one."""
-    if not (isinstance(desc, list) and len(desc) == 3 and desc[0] == "atom"):
-        return None
-    try:
-        ast.literal_eval(desc[2])
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
-    return str(desc[2])
-
-
-def changed_attributes(root: RootInfo) -> dict[str, str]:
-    """Attribute -> passing literal for an object changed in place ({} if not expressible).
-
-    Only when every attribute that differs had a literal value in the passing order.
-    """
-    f, p = root.failing.desc, root.passing.desc
-    if not (isinstance(f, list) and isinstance(p, list) and f[:2] == p[:2] and f[0] == "obj"):
-        return {}
-    fa, pa = dict((k, v) for k, v in f[2]), dict((k, v) for k, v in p[2])
-    out: dict[str, str] = {}
-    for key in sorted(set(fa) | set(pa)):
-        if fa.get(key) == pa.get(key):
-            continue
-        value = _atom_literal(pa.get(key))
-        if value is None or not str(key).isidentifier():
-            return {}
-        out[str(key)] = value
-    return out
-
-
-def desc_literal(desc: Any) -> Optional[str]:
-    """Python literal of a described value (atoms, dicts, lists, tuples, sets of them)."""
-    text = _desc_literal(desc, 0)
-    if text is None:
-        return None
-    try:
-        ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
-    return text
-
-
-def _desc_literal(desc: Any, depth: int) -> Optional[str]:
-    if depth > 8 or not (isinstance(desc, list) and len(desc) == 3):
-        return None
-    tag, tname, payload = desc
-    if tag == "atom":
-        return _atom_literal(desc)
-    if tag == "dict" and tname == "dict":
-        items = []
-        for key, value in payload:
-            text = _desc_literal(value, depth + 1)
-            if text is None or _atom_literal(["atom", "", key]) is None:
-                return None
-            items.append(f"{key}: {text}")
-        return "{" + ", ".join(items) + "}"
-    if tag == "seq" and tname in ("list", "tuple"):
-        parts = [_desc_literal(v, depth + 1) for v in payload]
-        if any(x is None for x in parts):
-            return None
-        inner = ", ".join(str(x) for x in parts)
-        if tname == "list":
-            return f"[{inner}]"
-        return f"({inner},)" if len(parts) == 1 else f"({inner})"
-    if tag == "set" and tname == "set":
-        if any(_atom_literal(["atom", "", x]) is None for x in payload):
-            return None
-        return "{" + ", ".join(payload) + "}" if payload else "set()"
-    return None
-
-
-def _refill(ref: str, type_name: str, literal: str) -> list[str]:
-    """Statements giving the object ``ref`` (of ``type_name``) the value ``literal`` in place."""
-    if type_name in ("dict", "set"):
-        empty = literal in ("{}", "set()")
-        return [f"{ref}.clear()", *([] if empty else [f"{ref}.update({literal})"])]
-    if type_name == "list":
-        return [f"{ref}[:] = {literal}"]
-    return []
-
-
-def _desc_type(desc: Any) -> str:
-    return str(desc[1]) if isinstance(desc, list) and len(desc) == 3 else ""
-
-
-def attribute_restores(root: RootInfo, ref: str) -> Optional[list[str]]:
-    """Statements putting back, in place, every attribute of object ``ref`` that differs
-    from the passing value (containers refilled, other values assigned); None when one of
-    them has no literal."""
-    f, p = root.failing.desc, root.passing.desc
-    if not (isinstance(f, list) and isinstance(p, list) and f[:2] == p[:2] and f[0] == "obj"):
-        return None
-    fa, pa = dict((k, v) for k, v in f[2]), dict((k, v) for k, v in p[2])
-    out: list[str] = []
-    for key in sorted(set(fa) | set(pa)):
-        if fa.get(key) == pa.get(key):
-            continue
-        if not str(key).isidentifier():
-            return None
-        if key not in pa:
-            out.append(f"del {ref}.{key}")
-            continue
-        literal = desc_literal(pa[key])
-        if literal is None:
-            return None
-        same_type = _desc_type(fa.get(key)) == _desc_type(pa[key])
-        refill = _refill(f"{ref}.{key}", _desc_type(pa[key]), literal) if same_type else []
-        out += refill or [f"{ref}.{key} = {literal}"]
-    return out or None
-
-
 def _fixture_restores(root: RootInfo) -> list[Stmts]:
     """A fixture value back to its fresh content, in place, at the start of the test."""
     assert root.fixture is not None
     ref, p = root.fixture, root.passing
     out: list[Stmts] = []
     literal = p.literal if p.literal is not None else desc_literal(p.desc)
-    if literal is not None and _refill(ref, p.type, literal):
-        out.append((_refill(ref, p.type, literal), [ref]))
+    if literal is not None and refill_statements(ref, p.type, literal):
+        out.append((refill_statements(ref, p.type, literal), [ref]))
     in_place = attribute_restores(root, ref)
     if in_place:
         out.append((in_place, [ref]))
@@ -182,11 +76,14 @@ def _fixture_restores(root: RootInfo) -> list[Stmts]:
 
 
 def restore_statements(
-    root: RootInfo, names: ModuleNames, test_module: Optional[str]
+    root: RootInfo, names: ModuleNames, test_module: Optional[str], *, whole: bool = False
 ) -> list[Stmts]:
     """Ways to put ``root`` back to its passing value at the start of the OD test.
 
-    Alternatives, smallest first; each is verified before it is offered.
+    Alternatives, smallest first; each is verified before it is offered. ``whole``: an
+    object changed in place gets each differing attribute's whole value first, not only
+    the keys that differ (a brittle needs exactly the state its setter leaves, whatever
+    other tests added).
     """
     out: list[Stmts] = []
     p = root.passing
@@ -219,6 +116,18 @@ def restore_statements(
                     ["monkeypatch"],
                 )
             )
+        elif p.present and p.importable:
+            # a function or class: named again through its module (``json.dumps``)
+            value_module, _, qualname = p.importable.partition(":")
+            value, value_imports = attribute_reference(
+                value_module, qualname.split("."), names, root.shadowed
+            )
+            value_imports = [i for i in value_imports if i not in imports]
+            if owner:
+                stmt = f"monkeypatch.setattr({owner}, {attr!r}, {value})"
+            else:
+                stmt = f"monkeypatch.setitem(globals(), {attr!r}, {value})"
+            out.append(([*imports, *value_imports, stmt], ["monkeypatch"]))
         elif p.present:
             # an object changed in place: put back the attributes that differ
             fields = changed_attributes(root)
@@ -229,6 +138,10 @@ def restore_statements(
         keys = restore_key_statements(root, ref, desc_literal) if root.failing.present else None
         if p.present and keys and ([*ref_imports, *keys], ["monkeypatch"]) not in out:
             out.append(([*ref_imports, *keys], ["monkeypatch"]))
+        values = attribute_literals(root) if root.failing.present else {}
+        sets = [f"monkeypatch.setattr({ref}, {a!r}, {v})" for a, v in values.items()]
+        if whole and sets and ([*ref_imports, *sets], ["monkeypatch"]) not in out:
+            out.insert(0, ([*ref_imports, *sets], ["monkeypatch"]))
     elif root.kind == "cache" and root.module:
         ref, imports = _ref(root, names, test_module)
         out.append(([*imports, f"{ref}.cache_clear()"], []))
@@ -313,7 +226,7 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
                         *obj_imports,
                         "import copy",
                         f"saved = copy.deepcopy({obj})",
-                        f"request.addfinalizer(lambda: ({obj}.clear(), {obj}.{refill}(saved)))",
+                        f"request.addfinalizer(lambda saved=saved: ({obj}.clear(), {obj}.{refill}(saved)))",
                     ],
                     ["request"],
                 )
@@ -341,9 +254,9 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
         else:
             finish = f"(vars({ref}).clear(), vars({ref}).update(saved))"
             saved = f"saved = copy.deepcopy(vars({ref}))"
-        out.append(
-            (["import copy", saved, f"request.addfinalizer(lambda: {finish})"], ["request", ref])
-        )
+        # the value saved now, even when another guard in the test saves under the same name
+        finalizer = f"request.addfinalizer(lambda saved=saved: {finish})"
+        out.append((["import copy", saved, finalizer], ["request", ref]))
     elif root.kind == "sysmodule" and package_of(root.name):
         out += package_guard(str(package_of(root.name)), names)
     elif root.kind == "sysmodule" and not p.present:
@@ -398,7 +311,7 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
                     [
                         *imports,
                         f"saved_bytes = {expr}.read_bytes()",
-                        f"request.addfinalizer(lambda: {expr}.write_bytes(saved_bytes))",
+                        f"request.addfinalizer(lambda saved_bytes=saved_bytes: {expr}.write_bytes(saved_bytes))",
                     ],
                     fixtures,
                 )

@@ -1,0 +1,141 @@
+"""Python literals of the values the debug probe describes, and statements that give an
+object such a value in place (the restores of :mod:`.root_statements` use them)."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Optional
+
+from orderdep.analysis.repair.debugger import RootInfo
+
+
+def _atom_literal(desc: Any) -> Optional[str]:
+    """The literal of a described atom (``['atom', 'int', '0']``), if it is one."""
+    if not (isinstance(desc, list) and len(desc) == 3 and desc[0] == "atom"):
+        return None
+    try:
+        ast.literal_eval(desc[2])
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return str(desc[2])
+
+
+def changed_attributes(root: RootInfo) -> dict[str, str]:
+    """Attribute -> passing literal for an object changed in place ({} if not expressible).
+
+    Only when every attribute that differs had a literal value in the passing order.
+    """
+    f, p = root.failing.desc, root.passing.desc
+    if not (isinstance(f, list) and isinstance(p, list) and f[:2] == p[:2] and f[0] == "obj"):
+        return {}
+    fa, pa = dict((k, v) for k, v in f[2]), dict((k, v) for k, v in p[2])
+    out: dict[str, str] = {}
+    for key in sorted(set(fa) | set(pa)):
+        if fa.get(key) == pa.get(key):
+            continue
+        value = _atom_literal(pa.get(key))
+        if value is None or not str(key).isidentifier():
+            return {}
+        out[str(key)] = value
+    return out
+
+
+def desc_literal(desc: Any) -> Optional[str]:
+    """Python literal of a described value (atoms, dicts, lists, tuples, sets of them)."""
+    text = _desc_literal(desc, 0)
+    if text is None:
+        return None
+    try:
+        ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return text
+
+
+def _desc_literal(desc: Any, depth: int) -> Optional[str]:
+    if depth > 8 or not (isinstance(desc, list) and len(desc) == 3):
+        return None
+    tag, tname, payload = desc
+    if tag == "atom":
+        return _atom_literal(desc)
+    if tag == "dict" and tname == "dict":
+        items = []
+        for key, value in payload:
+            text = _desc_literal(value, depth + 1)
+            if text is None or _atom_literal(["atom", "", key]) is None:
+                return None
+            items.append(f"{key}: {text}")
+        return "{" + ", ".join(items) + "}"
+    if tag == "seq" and tname in ("list", "tuple"):
+        parts = [_desc_literal(v, depth + 1) for v in payload]
+        if any(x is None for x in parts):
+            return None
+        inner = ", ".join(str(x) for x in parts)
+        if tname == "list":
+            return f"[{inner}]"
+        return f"({inner},)" if len(parts) == 1 else f"({inner})"
+    if tag == "set" and tname == "set":
+        if any(_atom_literal(["atom", "", x]) is None for x in payload):
+            return None
+        return "{" + ", ".join(payload) + "}" if payload else "set()"
+    return None
+
+
+def refill_statements(ref: str, type_name: str, literal: str) -> list[str]:
+    """Statements giving the object ``ref`` (of ``type_name``) the value ``literal`` in place."""
+    if type_name in ("dict", "set"):
+        empty = literal in ("{}", "set()")
+        return [f"{ref}.clear()", *([] if empty else [f"{ref}.update({literal})"])]
+    if type_name == "list":
+        return [f"{ref}[:] = {literal}"]
+    return []
+
+
+def _desc_type(desc: Any) -> str:
+    return str(desc[1]) if isinstance(desc, list) and len(desc) == 3 else ""
+
+
+def attribute_restores(root: RootInfo, ref: str) -> Optional[list[str]]:
+    """Statements putting back, in place, every attribute of object ``ref`` that differs
+    from the passing value (containers refilled, other values assigned); None when one of
+    them has no literal."""
+    f, p = root.failing.desc, root.passing.desc
+    if not (isinstance(f, list) and isinstance(p, list) and f[:2] == p[:2] and f[0] == "obj"):
+        return None
+    fa, pa = dict((k, v) for k, v in f[2]), dict((k, v) for k, v in p[2])
+    out: list[str] = []
+    for key in sorted(set(fa) | set(pa)):
+        if fa.get(key) == pa.get(key):
+            continue
+        if not str(key).isidentifier():
+            return None
+        if key not in pa:
+            out.append(f"del {ref}.{key}")
+            continue
+        literal = desc_literal(pa[key])
+        if literal is None:
+            return None
+        same_type = _desc_type(fa.get(key)) == _desc_type(pa[key])
+        refill = (
+            refill_statements(f"{ref}.{key}", _desc_type(pa[key]), literal) if same_type else []
+        )
+        out += refill or [f"{ref}.{key} = {literal}"]
+    return out or None
+
+
+def attribute_literals(root: RootInfo) -> dict[str, str]:
+    """Attribute -> passing literal of every attribute that differs on an object changed
+    in place, containers included ({} when one of them is missing or has no literal)."""
+    f, p = root.failing.desc, root.passing.desc
+    if not (isinstance(f, list) and isinstance(p, list) and f[:2] == p[:2] and f[0] == "obj"):
+        return {}
+    fa, pa = dict((k, v) for k, v in f[2]), dict((k, v) for k, v in p[2])
+    out: dict[str, str] = {}
+    for key in sorted(set(fa) | set(pa)):
+        if fa.get(key) == pa.get(key):
+            continue
+        value = desc_literal(pa[key]) if key in pa else None
+        if value is None or not str(key).isidentifier():
+            return {}
+        out[str(key)] = value
+    return out

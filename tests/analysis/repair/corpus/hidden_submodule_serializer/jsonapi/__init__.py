@@ -1,0 +1,1 @@
+from .response import *  # noqa: F403

@@ -1,0 +1,126 @@
+"""``Repairer`` on corpus projects whose shapes need more than one root or an unusual
+name: a submodule its package hides, a brittle needing two roots, environment variables
+a test sets together."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from tests.analysis.repair.corpus_helpers import copy_project
+
+from orderdep.analysis.repair.fix import Repairer
+from orderdep.core.report import ODFinding
+from orderdep.engine.config import EngineConfig
+from orderdep.engine.runner import Engine
+
+
+@pytest.fixture(autouse=True)
+def _no_hypothesis_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+
+
+EngineFor = Callable[[str], Engine]
+
+
+@pytest.fixture
+def engine_for(tmp_path: Path) -> Iterator[EngineFor]:
+    engines: list[Engine] = []
+
+    def make(name: str) -> Engine:
+        engine = Engine(EngineConfig(copy_project(name, tmp_path / name)))
+        engines.append(engine.__enter__())
+        return engine
+
+    yield make
+    for engine in engines:
+        engine.__exit__(None, None, None)
+
+
+def test_a_submodule_hidden_by_its_package_is_reached_through_importlib(
+    engine_for: EngineFor,
+) -> None:
+    engine = engine_for("hidden_submodule_serializer")
+    t = "tests/test_response.py::"
+    finding = ODFinding(t + "test_body_is_json", "victim", polluters=[t + "test_custom_serializer"])
+    auto = Repairer(engine.config, engine).repair(finding)
+    assert auto.debug is not None
+    (root,) = auto.debug.culprits
+    assert root.shadowed == ("jsonapi.response",)  # jsonapi.response is the function
+    assert root.passing.importable == "json:dumps"
+    assert auto.fix is not None and auto.fix.strategy == "polluter", auto.notes
+    assert auto.fix.insertions[0].statements == (
+        "import importlib",
+        "response_module = importlib.import_module('jsonapi.response')",
+        "monkeypatch.setattr(response_module, 'SERIALIZE', response_module.SERIALIZE)",
+    )
+    restore = Repairer(engine.config, engine, strategy="restore").repair(finding)
+    assert restore.fix is not None, restore.notes
+    # the test module imports json already
+    assert restore.fix.insertions[0].statements == (
+        "import importlib",
+        "response_module = importlib.import_module('jsonapi.response')",
+        "monkeypatch.setattr(response_module, 'SERIALIZE', json.dumps)",
+    )
+
+
+def test_a_brittle_needing_two_roots_gets_both_set_up(engine_for: EngineFor) -> None:
+    engine = engine_for("brittle_env_and_parser")
+    brittle = "tests/test_settings.py::DefaultsTest::test_defaults_without_a_file"
+    setter = "tests/test_settings.py::FileTest::test_reads_the_file"
+    finding = ODFinding(brittle, "brittle", state_setters=[setter])
+    result = Repairer(engine.config, engine).repair(finding)
+    assert result.debug is not None and len(result.debug.polluted) == 2  # each one needed
+    assert result.fix is not None and result.fix.strategy == "restore", result.notes
+    assert result.fix.insertions[0].statements == (
+        "monkeypatch.setitem(Settings.parser._defaults, 'timeout', '30')",
+        "monkeypatch.setenv('APP_SETTINGS_FILE', 'app-settings.ini')",
+    )
+    # neither root alone was enough
+    rejected = {n.split("(restores ")[1].split(")")[0] for n in result.notes if "restore: rej" in n}
+    assert rejected == {"env:APP_SETTINGS_FILE", "settings.Settings.parser"}, result.notes
+
+
+def test_a_polluter_undoes_every_variable_it_sets(engine_for: EngineFor) -> None:
+    engine = engine_for("env_vars_set_together")
+    t = "tests/test_config.py::"
+    finding = ODFinding(t + "test_default_port", "victim", polluters=[t + "test_from_environment"])
+    result = Repairer(engine.config, engine).repair(finding)
+    assert result.debug is not None and result.debug.polluted == ["env:APP_PORT"]
+    # undoing APP_PORT alone breaks test_all_defaults, whose clean-up stops at the first
+    # variable that is not set
+    assert result.fix is not None and result.fix.strategy == "polluter", result.notes
+    assert [n for n in result.notes if "now failed in the original order" in n]
+    statements = result.fix.insertions[0].statements
+    assert [s for s in statements if s.startswith("monkeypatch.delenv")] == [
+        f"monkeypatch.delenv('{v}')" for v in ("APP_HOST", "APP_MODE", "APP_PORT")
+    ]
+    assert "$APP_HOST, $APP_MODE, $APP_PORT" in result.fix.diff.replace("\n+    # ", " ")
+
+
+def test_a_brittle_adding_to_a_shared_object_sets_up_on_fresh_state(
+    engine_for: EngineFor,
+) -> None:
+    engine = engine_for("fixture_module_router_count")
+    t = "tests/test_routing.py::"
+    finding = ODFinding(
+        t + "test_register_class", "brittle", state_setters=[t + "test_register_function"]
+    )
+    result = Repairer(engine.config, engine).repair(finding)
+    # the setter's statements alone register a function twice after the real setter
+    assert [n for n in result.notes if "undone when it ends): " in n and "passing order" in n]
+    assert result.fix is not None, result.notes
+    assert result.fix.description.endswith("on fresh state, undone when it ends")
+    statements = result.fix.insertions[0].statements
+    assert statements[:3] == (
+        "import copy",
+        "saved = copy.deepcopy(vars(router))",
+        "request.addfinalizer(lambda saved=saved: "
+        "(vars(router).clear(), vars(router).update(saved)))",
+    )
+    assert statements[3:] == (
+        "router._routes.clear()",
+        'def index():\n    return "index"',
+        'router.register(index, "/")',
+    )

@@ -9,7 +9,8 @@ Strategies, each producing :class:`~orderdep.analysis.repair.patches.Insertion` 
     test pass in its failing order, inserted at its start. Cleaners are tried best first
     (:func:`~orderdep.analysis.repair.sources.rank_cleaners`): those of the victim's own
     module, then those sharing its fixtures or naming the polluted root's module, then the
-    rest (:mod:`~orderdep.analysis.repair.cleaners`).
+    rest (:mod:`~orderdep.analysis.repair.cleaners`). A brittle's also come after each
+    parameterless reset-method of the roots it needs, so its state is set up from scratch.
 ``generated``
     ODRepair's Generator (003 §3.2): the Debugger names the polluted root, the
     reset-method finder and literal miner (:mod:`.resets`, :mod:`.reset_calls`)

@@ -174,6 +174,12 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_routing.py::test_register_function": (
             "victim", "tests/test_routing.py::test_register_class"),
     },
+    "singleton_registry_lock": {
+        "tests/test_core.py::test_core_commands": (
+            "victim", "tests/test_apps.py::test_editor_commands"),
+        "tests/test_top.py::test_pause_is_not_top_level": (
+            "brittle", "tests/test_top.py::test_repeat_is_top_level"),
+    },
     "registry_plugins": {
         "tests/test_hooks.py::test_builtins_only": (
             "victim", "tests/test_hooks.py::test_custom_plugin"),

@@ -298,7 +298,14 @@ def test_brittle_gets_its_state_setters_statement(engine: Engine) -> None:
     finding = ODFinding(C + "test_mode_is_prod", "brittle", state_setters=[C + "test_load_prod"])
     result = Repairer(engine.config, engine, strategy="cleaner").repair(finding)
     assert result.fix is not None, result.notes
-    assert result.fix.insertions[0].statements == ('config.load({"mode": "prod"})',)
+    # the debugger runs for a brittle's cleaner too: the root it needs is saved first and
+    # put back when the test ends, so the state set up does not outlive it
+    assert result.fix.insertions[0].statements == (
+        "import copy",
+        "monkeypatch.setattr(config, '_CONFIG', copy.deepcopy(config._CONFIG))",
+        'config.load({"mode": "prod"})',
+    )
+    assert result.fix.description.endswith(", undone when it ends")
 
 
 def test_polluter_undoes_its_change(engine: Engine) -> None:

@@ -46,7 +46,12 @@ def cleaner_candidates(
     victim: FunctionSource,
     culprits: Sequence[RootInfo],
     notes: list[str],
+    resets: Sequence[tuple[list[str], str]] = (),
 ) -> list[Candidate]:
+    """Candidates from the statements of cleaners (state-setters, for a brittle); for a
+    brittle, each also after each of ``resets`` (reset-method calls of the roots it
+    needs, see :func:`~.generated.reset_statements`): the state is then set up from
+    scratch, and not a second time where the state-setters ran before it."""
     donors: list[list[str]]
     if kind == "victim":
         cleaners = list(dict.fromkeys(c for cs in finding.cleaners.values() for c in cs))
@@ -56,6 +61,15 @@ def cleaner_candidates(
         donors = [[s] for s in finding.state_setters]
         donors += [list(g) for g in finding.state_setter_groups if g]
         what = "state-setter"
+        prefix = target.passing_orders[0][:-1] if target.passing_orders else []
+        if not donors and prefix:
+            # classification named none: the tests of the passing order the fix is
+            # verified in set the state up, so their statements are the donors
+            donors = [list(prefix)]
+            notes.append(
+                "cleaner: the report names no state-setter for this test; the tests before "
+                "it in its passing order are used as one"
+            )
     if not donors:
         notes.append(f"cleaner: the report names no {what} for this test")
         return []
@@ -81,18 +95,12 @@ def cleaner_candidates(
             fixtures = [f for f in ins.fixtures if f not in FIXTURE_PARAMS]
             return screen(target, "\n".join(ins.statements), victim.module, fixtures)
 
-        try:
-            kept = ddmin(stmts, works)
-            how = (
-                f"the statement of {name}"
-                if len(stmts) == 1
-                else f"{len(kept)} of the {len(stmts)} statements of {name} "
-                "(minimised by delta debugging)"
-            )
-        except DDMinPreconditionError:
-            kept = stmts  # it needs its fixtures or self: only a real run can tell
-            how = f"the statements of {name}"
+        kept, how = _minimised(stmts, works, name)
         ins = patch(kept)
+        if kind == "brittle":
+            for stmts_reset, what_reset in resets:
+                after = insertion(ins.test, [*stmts_reset, *ins.statements], ins.fixtures)
+                out.append(Candidate("cleaner", f"{how}, after {what_reset}", [after]))
         if kind == "brittle":  # the setter's writes, undone when the test ends
             scoped, changed = scope_statements(ins.statements)
             if changed:
@@ -164,3 +172,29 @@ def _guarded(
         stmts += alts[0][0]
         fixtures += alts[0][1]
     return insertion(ins.test, [*stmts, *ins.statements], [*fixtures, *ins.fixtures])
+
+
+MAX_PREFIXES = 12
+
+
+def _minimised(
+    stmts: list[tuple[int, str]], works: Callable[[list[tuple[int, str]]], bool], name: str
+) -> tuple[list[tuple[int, str]], str]:
+    """The statements ddmin keeps, and how they were chosen. When all of them together
+    fail (a donor that itself fails in this order raises halfway), its statements up to
+    the longest prefix that works are minimised instead: what runs after a failing
+    statement never set anything up."""
+    try:
+        kept = ddmin(stmts, works)
+    except DDMinPreconditionError:
+        for end in range(len(stmts) - 1, max(0, len(stmts) - 1 - MAX_PREFIXES), -1):
+            if works(stmts[:end]):
+                kept = ddmin(stmts[:end], works) if end > 1 else stmts[:end]
+                break
+        else:  # it needs its fixtures or self: only a real run can tell
+            return stmts, f"the statements of {name}"
+    if len(stmts) == 1:
+        return kept, f"the statement of {name}"
+    return kept, (
+        f"{len(kept)} of the {len(stmts)} statements of {name} (minimised by delta debugging)"
+    )

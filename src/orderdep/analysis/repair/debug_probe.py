@@ -12,6 +12,8 @@ ODRepair's Debugger (003 §3.1, Figure 2) acts right before the OD test runs (po
     function returned is *fresh* (a fixture not set up yet is too), and a changed one is
     described next to its fresh content. ``ensure_modules`` are imported first, so
     roots another order loaded lazily exist here too (the paper's ``state_capture_eager``).
+    ``attributes`` names roots captured besides (attributes of an object root,
+    ``pkg.mod.obj.attr``, see :mod:`.attribute_roots`).
 ``restore``
     At position 0 capture the roots named in ``roots`` (:func:`orderdep.analysis.state.get`);
     at ``at`` put each back (:func:`orderdep.analysis.state.restore`: in place, so
@@ -38,6 +40,7 @@ from typing import Any, Optional
 
 from orderdep.analysis.repair.module_roots import mark_reimported, package_of, restore_package
 from orderdep.analysis.repair.probe_capture import (
+    capture_attribute,
     capture_fixture,
     capture_root,
     is_python_root,
@@ -163,6 +166,10 @@ class DebugProbe:
                 "desc": mark_reimported(desc, module, self._modules_at_start, module_name),
                 "literal": None,
             }
+        for name in [str(n) for n in self.options.get("attributes") or []]:
+            captured[name] = capture_attribute(
+                name, root_meta(name, tracker, self.rootdir), self.config
+            )
         self.data["roots"] = captured
 
     def _snapshot(self) -> None:

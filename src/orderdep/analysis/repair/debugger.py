@@ -22,7 +22,9 @@ the failing order ``[t]``, and a root is *needed* when putting it back to its in
 value right before ``t`` in ``[s, t]`` makes ``t`` fail.
 
 When no root alone explains the outcome, all differing roots are restored together and,
-if that works, :func:`~orderdep.core.ddmin.ddmin` shrinks them to a minimal set.
+if that works, :func:`~orderdep.core.ddmin.ddmin` shrinks them to a minimal set. When
+that fails too, objects changed in place are split into their attributes
+(:mod:`.attribute_roots`), which are captured and restored the same way.
 
 Besides the roots of :mod:`orderdep.analysis.state`, the probe captures two kinds the JVM
 has no counterpart for (:mod:`.probe_roots`): each entry of ``sys.modules`` that is not
@@ -38,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
+from orderdep.analysis.repair.attribute_roots import attribute_roots
 from orderdep.analysis.repair.debug_orders import finding_for as finding_for
 from orderdep.analysis.repair.debug_orders import infer_orders as infer_orders
 from orderdep.analysis.repair.debug_orders import orders_for as orders_for
@@ -112,6 +115,9 @@ class RootInfo:
     value_module: Optional[str] = None  # fixture roots: where the value's class lives
     value_class: Optional[str] = None
     value_file: Optional[str] = None
+    owner_module: Optional[str] = None  # attribute roots: the class of the object holding it
+    owner_class: Optional[str] = None
+    owner_file: Optional[str] = None
 
     @classmethod
     def from_captures(
@@ -140,6 +146,9 @@ class RootInfo:
             value_module=typed.get("value_module"),
             value_class=typed.get("value_class"),
             value_file=typed.get("value_file"),
+            owner_module=meta.get("owner_module"),
+            owner_class=meta.get("owner_class"),
+            owner_file=meta.get("owner_file"),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -360,12 +369,37 @@ def debug(
             "no captured root differs; the shared state may live outside the roots orderdep "
             "captures (e.g. C extensions, the stdlib, services, databases)"
         )
-    _isolate(runs, out, max_restores)
+    _isolate(runs, out, out.differing, max_restores)
+    if not out.found:
+        _split_objects(runs, out, ensure, max_restores)
     out.runs = runs.count
     return out
 
 
-def _isolate(runs: _Runs, out: DebugResult, max_restores: int) -> None:
+def _split_objects(runs: _Runs, out: DebugResult, ensure: list[str], max_restores: int) -> None:
+    """Objects changed in place, their attributes captured and restored one at a time
+    (:mod:`.attribute_roots`), when restoring the objects whole explained nothing."""
+    names = attribute_roots(out.differing)
+    if not names:
+        return
+    runs.progress(f"capturing {len(names)} attribute(s) of the objects that differ")
+    options = {"mode": "capture", "ensure_modules": ensure, "attributes": names}
+    _, f_res = runs.run(out.failing_order, options)
+    _, p_res = runs.run(out.passing_order, options)
+    f_roots: dict[str, Any] = f_res.probe.get("roots", {})
+    p_roots: dict[str, Any] = p_res.probe.get("roots", {})
+    same_salt = f_res.probe.get("salt") == p_res.probe.get("salt")
+    parts = [
+        RootInfo.from_captures(n, f_roots.get(n), p_roots.get(n))
+        for n in names
+        if _differs(f_roots.get(n), p_roots.get(n), same_salt)
+    ]
+    if parts:
+        out.differing += parts
+        _isolate(runs, out, parts, max_restores)
+
+
+def _isolate(runs: _Runs, out: DebugResult, roots: Sequence[RootInfo], max_restores: int) -> None:
     """Restore roots one at a time (Figure 2, lines 20-24), then a minimal set."""
     # A victim is fixed by restoring in the failing order; a brittle breaks when its
     # setter's effect is undone in the passing order.
@@ -376,11 +410,9 @@ def _isolate(runs: _Runs, out: DebugResult, max_restores: int) -> None:
         out.unrestorable.update(res.probe.get("failed", {}))
         return outcome.is_pass if out.kind == "victim" else outcome.is_failure
 
-    candidates = [r.name for r in out.differing][:max_restores]
-    if len(out.differing) > max_restores:
-        out.notes.append(
-            f"{len(out.differing)} roots differ; tried restoring the first {max_restores}"
-        )
+    candidates = [r.name for r in roots][:max_restores]
+    if len(roots) > max_restores:
+        out.notes.append(f"{len(roots)} roots differ; tried restoring the first {max_restores}")
     for name in candidates:
         runs.progress(f"restoring {name}")
         if effect([name]):

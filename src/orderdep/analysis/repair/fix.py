@@ -9,7 +9,8 @@ Strategies, each producing :class:`~orderdep.analysis.repair.patches.Insertion` 
     test pass in its failing order, inserted at its start. Cleaners are tried best first
     (:func:`~orderdep.analysis.repair.sources.rank_cleaners`): those of the victim's own
     module, then those sharing its fixtures or naming the polluted root's module, then the
-    rest (:mod:`~orderdep.analysis.repair.cleaners`).
+    rest (:mod:`~orderdep.analysis.repair.cleaners`). A brittle's also come after each
+    parameterless reset-method of the roots it needs, so its state is set up from scratch.
 ``generated``
     ODRepair's Generator (003 §3.2): the Debugger names the polluted root, the
     reset-method finder and literal miner (:mod:`.resets`, :mod:`.reset_calls`)
@@ -47,7 +48,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Optional, TypeVar
 
 from orderdep.analysis.repair.candidates import (
     Candidate,
@@ -76,7 +77,7 @@ from orderdep.analysis.repair.fixture_candidates import (
     polluter_fixture_candidates,
     setup_function_candidates,
 )
-from orderdep.analysis.repair.generated import generated_candidates
+from orderdep.analysis.repair.generated import generated_candidates, reset_statements
 from orderdep.analysis.repair.module_names import ModuleNames
 from orderdep.analysis.repair.module_roots import package_of
 from orderdep.analysis.repair.patches import (
@@ -104,6 +105,7 @@ from orderdep.errors import UsageError
 STRATEGIES = ("cleaner", "generated", "restore", "polluter", "fixture")
 STRATEGY_CHOICES = (*STRATEGIES, "auto")
 MAX_VERIFY = 8
+MAX_PER_STRATEGY = 3
 
 Progress = Callable[[str], None]
 
@@ -209,7 +211,10 @@ class Repairer:
         target = target_for(finding, kind, failing, passing)
         result = FixResult(finding.test, kind, target=target)
         candidates: list[Candidate] = []
-        if any(s in self.strategies for s in ("generated", "restore", "polluter", "fixture")):
+        needs_roots: tuple[str, ...] = ("generated", "restore", "polluter", "fixture")
+        if kind == "brittle":
+            needs_roots += ("cleaner",)  # its state-setters replay after the roots' resets
+        if any(s in self.strategies for s in needs_roots):
             self.progress(f"debugging {finding.test}")
             try:
                 result.debug = debug(
@@ -225,9 +230,10 @@ class Repairer:
                 victim.module = result.debug.test_module
         if "cleaner" in self.strategies:
             culprits = result.debug.culprits if result.debug is not None else []
+            resets = reset_statements(self.project, victim, culprits) if kind == "brittle" else []
             candidates += cleaner_candidates(
                 self.project, self.screen, self.progress, finding, kind, target, victim,
-                culprits, result.notes,
+                culprits, result.notes, resets,
             )  # fmt: skip
         if "fixture" in self.strategies and kind == "victim":
             candidates += narrow_candidates(self.project, finding)
@@ -370,7 +376,8 @@ class Repairer:
         built.sort(key=lambda b: b[:6])
         if not built:
             result.notes.append("no candidate patch to verify")
-        for _, _, size, _, _, _, cand, changes in built[: self.max_verify]:
+        chosen = to_verify(built, lambda b: b[6].strategy, self.max_verify)
+        for _, _, size, _, _, _, cand, changes in chosen:
             self.progress(f"verifying a {cand.strategy} patch ({size} changed line(s))")
             result.verified += 1
             check = self.verifier.verify(changes, target)
@@ -393,6 +400,29 @@ def _undone(cand: Candidate) -> bool:
         for ins in cand.insertions
         for st in ins.statements
     )
+
+
+T = TypeVar("T")
+
+
+def to_verify(
+    ranked: Sequence[T],
+    strategy: Callable[[T], str],
+    limit: int,
+    per_strategy: int = MAX_PER_STRATEGY,
+) -> list[T]:
+    """The first ``limit`` of ``ranked``, then up to ``per_strategy`` of each strategy none
+    of those came from: variants of one rejected idea (the same guard in each polluter, in
+    setUp, as a fixture) must not use up the verifications the other strategies need."""
+    head = list(ranked[:limit])
+    tried = {strategy(item) for item in head}
+    counts: dict[str, int] = {}
+    for item in ranked[limit:]:
+        key = strategy(item)
+        if key not in tried and counts.get(key, 0) < per_strategy:
+            counts[key] = counts.get(key, 0) + 1
+            head.append(item)
+    return head
 
 
 def apply_fix(project: Path, fix: Fix) -> list[str]:

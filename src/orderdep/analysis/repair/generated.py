@@ -49,12 +49,8 @@ def generated_candidates(
     names = ModuleNames.parse(victim.source, victim.module)
     for root in roots:
         fixture = root.fixture if root.kind == "fixture" else None
-        source_file = root.value_file if fixture else root.module_file
-        if (root.module is None and fixture is None) or not source_file:
-            continue
-        try:
-            module_source = (project / source_file).read_text(encoding="utf-8")
-        except OSError:
+        module_source = _source_of(project, root)
+        if module_source is None:
             continue
         gen = generate(root, module_source, context)
         if not gen.methods:
@@ -67,11 +63,8 @@ def generated_candidates(
             imports: list[str] = []
             if fixture:  # methods of the fixture's value, called on it
                 expr = f"{fixture}.{head}"
-            elif root.module == victim.module:
-                expr = head
             else:
-                assert root.module is not None
-                expr, imports = attribute_reference(root.module, [head], names, root.shadowed)
+                expr, imports = _method_reference(root, head, names, victim.module)
             calls = [c.replace(f"{{m}}.{head}", expr) for c in seq.calls]
             progress(f"trying {calls[0]}" + (" ..." if len(calls) > 1 else ""))
 
@@ -98,3 +91,54 @@ def generated_candidates(
                 f"{len(gen.methods)} reset-method(s) resets {root.name}"
             )
     return out
+
+
+def _source_of(project: Path, root: RootInfo) -> Optional[str]:
+    """The source a root's reset-methods are looked for in: its module's, its fixture
+    value's class's, or for an attribute root its holder's class's."""
+    fixture = root.fixture if root.kind == "fixture" else None
+    source_file = (
+        root.value_file if fixture else root.owner_file if root.owner_class else root.module_file
+    )
+    if (root.module is None and fixture is None) or not source_file:
+        return None
+    try:
+        return (project / source_file).read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def _method_reference(
+    root: RootInfo, head: str, names: ModuleNames, test_module: Optional[str]
+) -> tuple[str, list[str]]:
+    """How the OD test's module names reset-method ``head`` of ``root`` (a module
+    function, or a method of the object holding an attribute root), and imports."""
+    assert root.module is not None
+    path = [*root.attrs[:-1], head] if root.owner_class else [head]
+    if root.module == test_module:
+        return ".".join(path), []
+    return attribute_reference(root.module, path, names, root.shadowed)
+
+
+def reset_statements(
+    project: Path, victim: FunctionSource, roots: Sequence[RootInfo]
+) -> list[tuple[list[str], str]]:
+    """Unscreened calls of the reset-methods without parameters of ``roots`` (statements
+    with their imports, and what they call): a brittle's state-setters replayed after
+    such a reset set its state up from scratch in any order."""
+    names = ModuleNames.parse(victim.source, victim.module)
+    out: dict[str, tuple[list[str], str]] = {}
+    for root in roots:
+        if root.kind == "fixture":
+            continue
+        source = _source_of(project, root)
+        if source is None:
+            continue
+        for seq in generate(root, source, []).sequences:
+            if len(seq.calls) != 1 or any(p.required for p in seq.method.params):
+                continue
+            head = seq.method.path[0]
+            expr, imports = _method_reference(root, head, names, victim.module)
+            call = seq.calls[0].replace(f"{{m}}.{head}", expr)
+            out.setdefault(call, ([*imports, call], seq.method.describe()))
+    return list(out.values())[:MAX_GENERATED_PER_ROOT]

@@ -25,6 +25,7 @@ from orderdep.analysis.repair.probe_values import (
     literal,
 )
 from orderdep.analysis.state import fixtures as fixture_state
+from orderdep.analysis.state.fingerprint import fingerprint
 from orderdep.analysis.state.roots import RootsConfig, StateTracker
 from orderdep.analysis.state.values import RootValue, get, restore
 from orderdep.analysis.state.values import describe as describe_root
@@ -171,6 +172,33 @@ def importable(value: Any) -> Optional[str]:
     for part in qualname.split("."):
         found = getattr(found, part, None)
     return f"{module}:{qualname}" if found is value and module != "__main__" else None
+
+
+def capture_attribute(name: str, meta: dict[str, Any], config: RootsConfig) -> dict[str, Any]:
+    """:func:`capture_root` of an attribute of an object root, with its fingerprint."""
+    try:
+        out = capture_root(name, meta, config)
+        if out.get("present"):
+            out["fp"] = fingerprint(get(name, config).value)
+    except Exception as exc:
+        out = {**meta, "present": True, "error": repr(exc)[:300]}
+    split = split_python_root(name, frozenset(sys.modules))
+    if split is not None:  # where the holder's class lives: its methods may reset it
+        try:
+            owner: Any = sys.modules[split[0]]
+            for attr in split[1][:-1]:
+                owner = vars(owner)[attr]
+            cls = type(owner)
+            file = getattr(sys.modules.get(cls.__module__), "__file__", None)
+            if isinstance(file, str):
+                out.update(
+                    owner_module=cls.__module__,
+                    owner_class=cls.__qualname__,
+                    owner_file=_relative(file, config.rootdir),
+                )
+        except Exception:
+            pass
+    return out
 
 
 def _text_literal(content: bytes) -> Optional[str]:

@@ -13,6 +13,8 @@ import zlib
 from collections import deque
 from typing import Any, Optional
 
+from orderdep.analysis.state.fingerprint import is_code_like
+
 # Never compared: the engine reseeds ``random`` in every child; ``sys.modules`` as a whole
 # differs with whatever the runner imported (its entries are roots of their own instead).
 IGNORED_ROOTS = frozenset({"random", "sys.modules"})
@@ -46,6 +48,11 @@ def _describe(value: Any, depth: int, budget: list[int], seen: frozenset[int]) -
     if isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)):
         qual = getattr(value, "__qualname__", None) or getattr(value, "__name__", "?")
         return ["ref", tname, f"{getattr(value, '__module__', '') or ''}.{qual}"]
+    if is_code_like(value):
+        # what the fingerprint takes by identity (loggers, whose configuration is the
+        # ``logging:`` roots and whose level caches fill as code logs; methods; caches)
+        # is described by name: its insides are no test's state
+        return ["ref", tname, str(getattr(value, "name", "") or "")]
     if id(value) in seen:
         return ["cycle", tname, ""]
     if depth >= MAX_DEPTH or budget[0] <= 0:

@@ -22,6 +22,7 @@ from orderdep.analysis.repair.debugger import RootInfo
 from orderdep.analysis.repair.resets import (
     Param,
     ResetMethod,
+    find_owner_methods,
     find_reset_methods,
     find_value_methods,
 )
@@ -154,10 +155,15 @@ def generate(root: RootInfo, module_source: str, context_sources: Sequence[str])
     """Reset-methods, literals and call sequences for ``root`` (§3.2.1-3.2.2).
 
     ``module_source`` is the root's module, or for a fixture root the module of its
-    value's class (whose methods are called on the fixture, ``{m}`` standing for it).
+    value's class (whose methods are called on the fixture, ``{m}`` standing for it), or
+    for an attribute root the module of its holder's class (called on the holder).
     """
     if root.kind == "fixture" and root.value_class and root.value_module:
         methods = find_value_methods(module_source, root.value_class, root.value_module)
+    elif root.owner_class and root.owner_module and root.attrs:
+        methods = find_owner_methods(
+            module_source, root.owner_class, root.owner_module, root.attrs[-1]
+        )
     else:
         methods = find_reset_methods(module_source, root)
     literals: dict[str, Any] = {}

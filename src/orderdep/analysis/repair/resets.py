@@ -262,3 +262,34 @@ def find_value_methods(source: str, class_name: str, module: str) -> list[ResetM
         out.append(ResetMethod(module, (fn.name,), params, why, _score(fn.name, params, why)))
     out.sort(key=lambda m: (-m.score, m.path))
     return out
+
+
+def find_owner_methods(source: str, class_name: str, module: str, attr: str) -> list[ResetMethod]:
+    """Reset-method candidates of an attribute root ``obj.attr`` whose object's class
+    ``class_name`` (a qualname) is defined in ``source``, another module than the global
+    holding the object: the instance methods that reset ``self.attr``, best first; their
+    ``path`` is the method name alone."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    body: list[ast.stmt] = tree.body
+    cls: Optional[ast.ClassDef] = None
+    for part in class_name.split("."):
+        found = [n for n in body if isinstance(n, ast.ClassDef) and n.name == part]
+        if not found:
+            return []
+        cls = found[0]
+        body = cls.body
+    out = []
+    for fn in body if cls is not None else []:
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if fn.name.startswith("__") or _decorators(fn) & {"staticmethod", "classmethod"}:
+            continue
+        why = _touches(fn, {attr}, bare_ok=False)
+        if why and why.split(" ", 1)[-1].startswith(f"self.{attr}"):
+            params = _params(fn, True)
+            out.append(ResetMethod(module, (fn.name,), params, why, _score(fn.name, params, why)))
+    out.sort(key=lambda m: (-m.score, m.path))
+    return out

@@ -162,6 +162,8 @@ def _fill(target: Any, content: Any) -> bool:
 def put_in_place(target: Any, fresh: Any) -> bool:
     """Make ``target`` hold what ``fresh`` (a copy, of the same type) holds, keeping
     ``target``'s identity; False if the type does not allow it."""
+    if fresh is target:  # a copy that is the object itself (a logger copies as itself)
+        return True
     if type(fresh) is not type(target):
         return False
     if isinstance(target, (dict, set)):

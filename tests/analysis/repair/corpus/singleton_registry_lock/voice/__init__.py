@@ -1,0 +1,3 @@
+from voice.registry import Registry
+
+Commands = Registry()

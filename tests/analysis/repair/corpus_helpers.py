@@ -66,6 +66,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_pages.py::test_page_count": (
             "victim", "tests/test_theme.py::test_big_pages"),
     },
+    "module_path_from_file": {
+        "tests/test_docgen.py::TestDocgen::test_render_default": (
+            "victim", "tests/test_docgen.py::TestDocgen::test_custom_template"),
+    },
     "fixture_in_class_inventory": {
         "tests/test_inventory.py::TestInventory::test_count": (
             "victim", "tests/test_inventory.py::TestInventory::test_ship_bolt"),

@@ -4,8 +4,8 @@ the brittle ends; class attributes restored together."""
 from __future__ import annotations
 
 from orderdep.analysis.repair.cleaners import _guarded
-from orderdep.analysis.repair.debugger import RootInfo, ValueView
 from orderdep.analysis.repair.patches import insertion
+from orderdep.analysis.repair.root_info import RootInfo, ValueView
 from orderdep.analysis.repair.sources import FunctionSource
 
 SOURCE = "import routes\n\n\ndef test_dispatch(router):\n    assert router.dispatch('/')\n"

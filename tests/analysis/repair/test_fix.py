@@ -391,6 +391,14 @@ def test_targets_cover_every_known_order() -> None:
     assert target.passing_orders == [["t"]]
 
 
+def test_a_victim_of_many_polluters_is_verified_after_each() -> None:
+    """A fix that says it makes every polluter undo its change is checked after each."""
+    polluters = [f"p{i}" for i in range(12)]
+    f = ODFinding("t", "victim", polluters=polluters, failing_order=["p0", "t"])
+    target = target_for(f, "victim", ["p0", "t"], ["t"])
+    assert target.failing_orders == [[p, "t"] for p in polluters]
+
+
 def test_cleaner_from_another_module_brings_its_imports(tmp_path: Path) -> None:
     root = write_project(
         tmp_path / "p",

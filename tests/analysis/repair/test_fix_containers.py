@@ -16,8 +16,8 @@ from orderdep.analysis.repair.container_edits import (
     key_edits,
     restore_key_statements,
 )
-from orderdep.analysis.repair.debugger import RootInfo, ValueView
 from orderdep.analysis.repair.fix import Repairer
+from orderdep.analysis.repair.root_info import RootInfo, ValueView
 from orderdep.analysis.repair.value_literals import desc_literal
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig

@@ -11,10 +11,11 @@ import pytest
 from tests.analysis.repair.corpus_helpers import copy_project
 
 from orderdep.analysis.repair.cleaners import _minimised
-from orderdep.analysis.repair.debugger import RootInfo, ValueView
-from orderdep.analysis.repair.fix import Repairer, to_verify
+from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.generated import reset_statements
+from orderdep.analysis.repair.ranking import to_verify
 from orderdep.analysis.repair.resets import find_owner_methods
+from orderdep.analysis.repair.root_info import RootInfo, ValueView
 from orderdep.analysis.repair.sources import read_function
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig

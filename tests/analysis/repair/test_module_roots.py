@@ -8,7 +8,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from orderdep.analysis.repair.debugger import RootInfo, ValueView
 from orderdep.analysis.repair.module_names import ModuleNames
 from orderdep.analysis.repair.module_roots import (
     REIMPORTED,
@@ -20,6 +19,7 @@ from orderdep.analysis.repair.module_roots import (
     restore_package,
 )
 from orderdep.analysis.repair.probe_roots import sysmodule_root
+from orderdep.analysis.repair.root_info import RootInfo, ValueView
 
 PKG = "odpkg_toolbox"
 

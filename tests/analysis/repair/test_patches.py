@@ -10,7 +10,6 @@ from typing import Any, Optional
 
 import pytest
 
-from orderdep.analysis.repair.debugger import RootInfo, ValueView
 from orderdep.analysis.repair.module_names import (
     ModuleNames,
     attribute_reference,
@@ -25,6 +24,7 @@ from orderdep.analysis.repair.patches import (
     insertion,
     unified_diff,
 )
+from orderdep.analysis.repair.root_info import RootInfo, ValueView
 from orderdep.analysis.repair.root_statements import guard_statements, restore_statements
 from orderdep.errors import UsageError
 

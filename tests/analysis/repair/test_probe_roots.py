@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from orderdep.analysis.repair.debugger import RootInfo, ValueView, debug
+from orderdep.analysis.repair.debugger import debug
 from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.module_names import ModuleNames
 from orderdep.analysis.repair.probe_roots import (
@@ -27,6 +27,7 @@ from orderdep.analysis.repair.probe_roots import (
 )
 from orderdep.analysis.repair.reset_calls import excess_literals
 from orderdep.analysis.repair.resets import find_value_methods
+from orderdep.analysis.repair.root_info import RootInfo, ValueView
 from orderdep.analysis.repair.root_statements import guard_statements, restore_statements
 from orderdep.analysis.repair.sources import rank_cleaners, read_function
 from orderdep.analysis.repair.value_literals import attribute_restores, desc_literal

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import textwrap
 
-from orderdep.analysis.repair.debugger import RootInfo, ValueView
 from orderdep.analysis.repair.reset_calls import (
     call_sequences,
     excess_literals,
@@ -12,6 +11,7 @@ from orderdep.analysis.repair.reset_calls import (
     mine_literals,
 )
 from orderdep.analysis.repair.resets import find_reset_methods
+from orderdep.analysis.repair.root_info import RootInfo, ValueView
 
 MODULE = textwrap.dedent(
     '''

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from orderdep.analysis.repair.debugger import DebugResult, RootInfo
 from orderdep.analysis.repair.module_names import ModuleNames
 from orderdep.analysis.repair.module_roots import package_of
 from orderdep.analysis.repair.patches import Insertion, function_path, insertion
+from orderdep.analysis.repair.root_info import DebugResult, RootInfo
 from orderdep.analysis.repair.root_statements import guard_statements
 from orderdep.analysis.repair.sources import read_function
 from orderdep.analysis.repair.unittest_patches import placements
@@ -19,7 +19,9 @@ from orderdep.analysis.repair.verify import Target
 from orderdep.core.report import ODFinding
 from orderdep.errors import UsageError
 
-MAX_ORDERS = 6
+# Orders one verification runs for the OD test (each once; most are two tests long): enough
+# for [p, t] with every polluter a victim has, which a fix claims to cover.
+MAX_ORDERS = 40
 
 
 @dataclass

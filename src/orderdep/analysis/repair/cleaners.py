@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from orderdep.analysis.repair.candidates import Candidate
-from orderdep.analysis.repair.debugger import RootInfo
 from orderdep.analysis.repair.generated import Screen
 from orderdep.analysis.repair.module_names import ModuleNames
 from orderdep.analysis.repair.patches import FIXTURE_PARAMS, Insertion, insertion
+from orderdep.analysis.repair.root_info import RootInfo
 from orderdep.analysis.repair.root_statements import guard_statements, restore_statements
 from orderdep.analysis.repair.scoping import scope_statements
 from orderdep.analysis.repair.sources import (

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from orderdep.analysis.repair.attribute_roots import attribute_roots
@@ -45,7 +44,7 @@ from orderdep.analysis.repair.debug_orders import finding_for as finding_for
 from orderdep.analysis.repair.debug_orders import infer_orders as infer_orders
 from orderdep.analysis.repair.debug_orders import orders_for as orders_for
 from orderdep.analysis.repair.module_roots import fold_packages
-from orderdep.analysis.repair.root_changes import change_lines
+from orderdep.analysis.repair.root_info import DebugResult, RootInfo, ValueView
 from orderdep.core.ddmin import DDMinPreconditionError, ddmin
 from orderdep.core.outcomes import OrderResult, Outcome
 from orderdep.engine.executor import Executor
@@ -65,165 +64,6 @@ Progress = Callable[[str], None]
 
 class DebugError(OrderdepError):
     """The OD test does not behave as its orders say, so there is nothing to debug."""
-
-
-@dataclass(frozen=True)
-class ValueView:
-    """A root's value in one capture: present or not, its description and literal."""
-
-    present: bool
-    desc: Any = None
-    literal: Optional[str] = None
-    type: str = ""
-    importable: Optional[str] = None  # ``module:qualname`` of a function or class
-
-    @classmethod
-    def from_capture(cls, data: Optional[dict[str, Any]]) -> ValueView:
-        if not data or not data.get("present"):
-            return cls(False)
-        where = data.get("importable")
-        return cls(
-            True,
-            data.get("desc"),
-            data.get("literal"),
-            str(data.get("type", "")),
-            str(where) if where else None,
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {"present": self.present, "type": self.type, "literal": self.literal}
-
-
-@dataclass(frozen=True)
-class RootInfo:
-    """One root whose value before the OD test differs between the two orders."""
-
-    name: str
-    kind: str
-    failing: ValueView
-    passing: ValueView
-    changes: tuple[str, ...] = ()
-    module: Optional[str] = None  # global, classattr, cache
-    attrs: tuple[str, ...] = ()  # attribute path inside ``module``
-    module_file: Optional[str] = None  # the module's file, relative to the rootdir
-    shadowed: tuple[str, ...] = ()  # the module or its packages, hidden by a package's name
-    path: Optional[str] = None  # file roots: relative path ("$TMP/..." for the temp dir)
-    var: Optional[str] = None  # env roots
-    aliases: tuple[str, ...] = ()  # other roots naming the same object
-    fixture: Optional[str] = None  # fixture roots: the fixture's name
-    scope: Optional[str] = None  # fixture roots: session, package, module or class
-    value_module: Optional[str] = None  # fixture roots: where the value's class lives
-    value_class: Optional[str] = None
-    value_file: Optional[str] = None
-    owner_module: Optional[str] = None  # attribute roots: the class of the object holding it
-    owner_class: Optional[str] = None
-    owner_file: Optional[str] = None
-
-    @classmethod
-    def from_captures(
-        cls, name: str, failing: Optional[dict[str, Any]], passing: Optional[dict[str, Any]]
-    ) -> RootInfo:
-        meta = failing or passing or {}
-        f, p = _fixture_views(failing, passing)
-        kind = str(meta.get("kind", "other"))
-        typed = next((c for c in (failing, passing) if c and c.get("value_class")), meta)
-        return cls(
-            name=name,
-            kind=kind,
-            failing=f,
-            passing=p,
-            changes=tuple(change_lines(kind, f, p)),
-            module=meta.get("module"),
-            attrs=tuple(meta.get("attrs") or ()),
-            module_file=meta.get("module_file"),
-            shadowed=tuple(
-                sorted({s for c in (failing, passing) if c for s in c.get("shadowed") or ()})
-            ),
-            path=meta.get("path"),
-            var=meta.get("var"),
-            fixture=meta.get("fixture"),
-            scope=meta.get("scope"),
-            value_module=typed.get("value_module"),
-            value_class=typed.get("value_class"),
-            value_file=typed.get("value_file"),
-            owner_module=meta.get("owner_module"),
-            owner_class=meta.get("owner_class"),
-            owner_file=meta.get("owner_file"),
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "changes": list(self.changes),
-            "failing": self.failing.to_json(),
-            "passing": self.passing.to_json(),
-        }
-
-
-def _fixture_views(
-    failing: Optional[dict[str, Any]], passing: Optional[dict[str, Any]]
-) -> tuple[ValueView, ValueView]:
-    """Views of both captures; a fresh fixture value not set up in one capture takes the
-    fresh content the other capture recorded (what its fixture function returns)."""
-    views = []
-    for this, other in ((failing, passing), (passing, failing)):
-        view = ValueView.from_capture(this)
-        if this and this.get("fresh") and this.get("desc") is None and other:
-            fresh = other.get("fresh_desc", other.get("desc") if other.get("fresh") else None)
-            if fresh is not None:
-                literal = other.get("fresh_literal", other.get("literal"))
-                view = ValueView(True, fresh, literal, str(other.get("type", "")))
-        views.append(view)
-    return views[0], views[1]
-
-
-@dataclass
-class DebugResult:
-    """What the Debugger learnt about one OD test."""
-
-    test: str
-    kind: str  # victim | brittle
-    failing_order: list[str]
-    passing_order: list[str]
-    captured: int = 0
-    differing: list[RootInfo] = field(default_factory=list)
-    polluted: list[str] = field(default_factory=list)  # roots that alone explain it
-    together: list[str] = field(default_factory=list)  # a minimal set, when none alone does
-    unrestorable: dict[str, str] = field(default_factory=dict)
-    test_module: Optional[str] = None  # the module name the OD test's file imports as
-    runs: int = 0
-    notes: list[str] = field(default_factory=list)
-
-    def root(self, name: str) -> RootInfo:
-        for r in self.differing:
-            if r.name == name:
-                return r
-        raise KeyError(name)
-
-    @property
-    def culprits(self) -> list[RootInfo]:
-        """The polluted (needed, for a brittle) roots: each alone, else the minimal set."""
-        return [self.root(n) for n in (self.polluted or self.together)]
-
-    @property
-    def found(self) -> bool:
-        return bool(self.polluted or self.together)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "test": self.test,
-            "kind": self.kind,
-            "failing_order": self.failing_order,
-            "passing_order": self.passing_order,
-            "captured": self.captured,
-            "differing": [r.to_json() for r in self.differing],
-            "polluted": self.polluted,
-            "together": self.together,
-            "unrestorable": self.unrestorable,
-            "runs": self.runs,
-            "notes": self.notes,
-        }
 
 
 class _Runs:

@@ -24,8 +24,8 @@ import re
 from collections.abc import Sequence
 
 from orderdep.analysis.repair.candidates import Candidate
-from orderdep.analysis.repair.debugger import DebugResult, RootInfo
 from orderdep.analysis.repair.patches import Insertion
+from orderdep.analysis.repair.root_info import DebugResult, RootInfo
 from orderdep.core.report import ODFinding
 
 

@@ -48,7 +48,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional, TypeVar
+from typing import Callable, Optional
 
 from orderdep.analysis.repair.candidates import (
     Candidate,
@@ -62,14 +62,7 @@ from orderdep.analysis.repair.candidates import (
     with_comments,
 )
 from orderdep.analysis.repair.cleaners import cleaner_candidates
-from orderdep.analysis.repair.debugger import (
-    PROBE_MODULE,
-    DebugError,
-    DebugResult,
-    RootInfo,
-    debug,
-    orders_for,
-)
+from orderdep.analysis.repair.debugger import PROBE_MODULE, DebugError, debug, orders_for
 from orderdep.analysis.repair.file_copies import own_copy_candidates
 from orderdep.analysis.repair.fixture_candidates import (
     autouse_candidates,
@@ -89,6 +82,8 @@ from orderdep.analysis.repair.patches import (
     unified_diff,
 )
 from orderdep.analysis.repair.patchset import distinct
+from orderdep.analysis.repair.ranking import to_verify, undone_by_monkeypatch, workdir_path
+from orderdep.analysis.repair.root_info import DebugResult, RootInfo
 from orderdep.analysis.repair.root_statements import restore_statements
 from orderdep.analysis.repair.sources import (
     FunctionSource,
@@ -105,7 +100,6 @@ from orderdep.errors import UsageError
 STRATEGIES = ("cleaner", "generated", "restore", "polluter", "fixture")
 STRATEGY_CHOICES = (*STRATEGIES, "auto")
 MAX_VERIFY = 8
-MAX_PER_STRATEGY = 3
 
 Progress = Callable[[str], None]
 
@@ -346,7 +340,9 @@ class Repairer:
                 out += autouse_candidates(self.project, finding, group, what)
         if kind == "brittle":  # the state a restore sets up outlives the test, as a transplant's
             for cand in out:  # unless monkeypatch undoes it
-                cand.leaks = cand.leaks or (cand.strategy == "restore" and not _undone(cand))
+                cand.leaks = cand.leaks or (
+                    cand.strategy == "restore" and not undone_by_monkeypatch(cand)
+                )
         return out
 
     def _rank_and_verify(
@@ -355,6 +351,13 @@ class Repairer:
         built: list[tuple[int, bool, int, int, int, int, Candidate, Changes]] = []
         seen: set[str] = set()
         for i, cand in enumerate(candidates):
+            private = workdir_path(cand)
+            if private is not None:
+                result.notes.append(
+                    f"{cand.strategy}: not offered ({cand.description}): it names {private!r}, "
+                    "in orderdep's temporary copy of the project, gone after the run"
+                )
+                continue
             try:
                 changes = apply_insertions(self.project, cand.insertions)
             except UsageError as exc:
@@ -389,40 +392,6 @@ class Repairer:
             result.notes.append(
                 f"{cand.strategy}: rejected ({cand.description}): {check.summary()}"
             )
-
-
-def _undone(cand: Candidate) -> bool:
-    """Whether every change ``cand`` makes goes through ``monkeypatch`` (undone when the
-    test ends): its other statements only import or name modules."""
-    return all(
-        st.startswith(("monkeypatch.", "import ", "from "))
-        or (" = " in st and ".import_module(" in st)
-        for ins in cand.insertions
-        for st in ins.statements
-    )
-
-
-T = TypeVar("T")
-
-
-def to_verify(
-    ranked: Sequence[T],
-    strategy: Callable[[T], str],
-    limit: int,
-    per_strategy: int = MAX_PER_STRATEGY,
-) -> list[T]:
-    """The first ``limit`` of ``ranked``, then up to ``per_strategy`` of each strategy none
-    of those came from: variants of one rejected idea (the same guard in each polluter, in
-    setUp, as a fixture) must not use up the verifications the other strategies need."""
-    head = list(ranked[:limit])
-    tried = {strategy(item) for item in head}
-    counts: dict[str, int] = {}
-    for item in ranked[limit:]:
-        key = strategy(item)
-        if key not in tried and counts.get(key, 0) < per_strategy:
-            counts[key] = counts.get(key, 0) + 1
-            head.append(item)
-    return head
 
 
 def apply_fix(project: Path, fix: Fix) -> list[str]:

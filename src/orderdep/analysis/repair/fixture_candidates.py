@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Optional
 
 from orderdep.analysis.repair.candidates import Candidate, short_name
-from orderdep.analysis.repair.debugger import RootInfo
 from orderdep.analysis.repair.fixture_defs import WIDE_SCOPES, FixtureDef, FixtureIndex
 from orderdep.analysis.repair.module_names import ModuleNames, module_name_for
 from orderdep.analysis.repair.patches import Insertion, insertion
+from orderdep.analysis.repair.root_info import RootInfo
 from orderdep.analysis.repair.root_statements import guard_statements
 from orderdep.analysis.repair.sources import read_function
 from orderdep.core.report import ODFinding

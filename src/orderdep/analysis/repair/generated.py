@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from orderdep.analysis.repair.candidates import Candidate
-from orderdep.analysis.repair.debugger import RootInfo
 from orderdep.analysis.repair.module_names import ModuleNames, attribute_reference
 from orderdep.analysis.repair.patches import insertion
 from orderdep.analysis.repair.reset_calls import generate
+from orderdep.analysis.repair.root_info import RootInfo
 from orderdep.analysis.repair.sources import FunctionSource, read_function
 from orderdep.analysis.repair.verify import Target
 from orderdep.core.ddmin import ddmin

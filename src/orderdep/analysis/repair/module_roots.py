@@ -31,7 +31,7 @@ PACKAGE_SUFFIX = ".*"
 REIMPORTED = " (imported again)"
 
 if TYPE_CHECKING:  # the debugger folds with this module; the probe only restores
-    from orderdep.analysis.repair.debugger import RootInfo
+    from orderdep.analysis.repair.root_info import RootInfo
 
 Stmts = tuple[list[str], list[str]]
 
@@ -86,7 +86,7 @@ def fold_packages(differing: Sequence[RootInfo]) -> list[RootInfo]:
     entries were imported again or removed, put first in place of those entries (an entry
     only imported late stays a root of its own): restoring entries one by one cannot
     explain a failure that needs the whole generation of modules back."""
-    from orderdep.analysis.repair.debugger import RootInfo, ValueView
+    from orderdep.analysis.repair.root_info import RootInfo, ValueView
 
     by_package: dict[str, list[RootInfo]] = {}
     for root in differing:

@@ -18,7 +18,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from orderdep.analysis.repair.debugger import RootInfo
 from orderdep.analysis.repair.resets import (
     Param,
     ResetMethod,
@@ -26,6 +25,7 @@ from orderdep.analysis.repair.resets import (
     find_reset_methods,
     find_value_methods,
 )
+from orderdep.analysis.repair.root_info import RootInfo
 
 MAX_LITERALS = 8
 MAX_CALLS = 12

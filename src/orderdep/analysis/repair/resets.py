@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from orderdep.analysis.repair.debugger import RootInfo
+from orderdep.analysis.repair.root_info import RootInfo
 
 MUTATORS = frozenset(
     {"clear", "pop", "popitem", "remove", "discard", "update", "setdefault", "difference_update",

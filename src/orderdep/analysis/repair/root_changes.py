@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from orderdep.analysis.repair.debugger import ValueView
+    from orderdep.analysis.repair.root_info import ValueView
 
 MAX_LISTED = 3
 MAX_LINES = 4

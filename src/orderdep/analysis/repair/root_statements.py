@@ -17,10 +17,10 @@ from orderdep.analysis.repair.container_edits import (
     guard_key_statements,
     restore_key_statements,
 )
-from orderdep.analysis.repair.debugger import RootInfo
 from orderdep.analysis.repair.module_names import ModuleNames, attribute_reference, module_reference
 from orderdep.analysis.repair.module_roots import package_guard, package_of
 from orderdep.analysis.repair.probe_roots import sysmodule_name
+from orderdep.analysis.repair.root_info import RootInfo
 from orderdep.analysis.repair.value_literals import (
     attribute_literals,
     attribute_restores,

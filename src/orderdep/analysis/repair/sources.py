@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from orderdep.analysis.repair.debugger import RootInfo
 from orderdep.analysis.repair.module_names import ModuleNames, module_name_for
 from orderdep.analysis.repair.patches import Insertion, function_path, insertion
+from orderdep.analysis.repair.root_info import RootInfo
 from orderdep.errors import UsageError
 
 

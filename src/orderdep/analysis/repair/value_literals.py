@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Optional
 
-from orderdep.analysis.repair.debugger import RootInfo
+from orderdep.analysis.repair.root_info import RootInfo
 
 
 def _atom_literal(desc: Any) -> Optional[str]:

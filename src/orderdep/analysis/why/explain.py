@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional
 
-from orderdep.analysis.repair.debugger import DebugError, DebugResult, debug
+from orderdep.analysis.repair.debugger import DebugError, debug
+from orderdep.analysis.repair.root_info import DebugResult
 from orderdep.analysis.why.search import WhyResult
 from orderdep.core.report import ODFinding
 from orderdep.engine.runner import Engine

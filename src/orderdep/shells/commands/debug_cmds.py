@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import click
 
-from orderdep.analysis.repair.debugger import DebugResult, RootInfo
+from orderdep.analysis.repair.root_info import DebugResult, RootInfo
 from orderdep.core.report import Report, load_report
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine

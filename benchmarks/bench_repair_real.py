@@ -21,9 +21,10 @@ orderdep
     ``fix`` printed a verified patch for it. *holds*: on a fresh copy with the patch set
     applied (the set ``fix`` printed, else each verified patch that applies), under plain
     ``python -m pytest -p no:randomly`` with one fresh process (and a fresh copy) per
-    order, the test passes in its failing and its passing order, and the whole suite in its
-    original order keeps the outcomes it had unpatched (a failing test may turn to
-    passed: a patch at the polluter repairs its other victims too).
+    order, the test passes in its failing and its passing order (a victim also after each
+    of its listed polluters alone), its own patch is among those applied, and the whole
+    suite in its original order keeps the outcomes it had unpatched (a failing test may
+    turn to passed: a patch at the polluter repairs its other victims too).
 ipflakies
     (``--ipflakies``) ``python -m ipflakies -t TEST`` on a fresh copy, per OD test, in a
     venv of its own per interpreter version (``/tmp/ipf-real-X.Y``: ipflakies, then the
@@ -34,7 +35,7 @@ ipflakies
 Every patch (orderdep's, and ipflakies' as a diff) is printed, so a reader can judge it.
 
 Usage: python benchmarks/bench_repair_real.py [--cases FILE ...] [--project P ...] [--ipflakies]
-       [--budget 600] [--results FILE] [--render]
+       [--budget 600] [--results FILE] [--render] [--no-doc]
 Writes the section "Repair on real projects" of docs/benchmarks.md.
 """
 
@@ -69,6 +70,7 @@ DEFAULT_CASES = [Path("/work/rw/cases-rw1.json"), Path("/work/rw/cases-rw2.json"
 IGNORED = shutil.ignore_patterns(".orderdep", "__pycache__", ".pytest_cache", ".git", "*.pyc")
 OUTCOME = re.compile(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS) (.+?)(?: - .*)?$")
 PLAIN_TIMEOUT = 900
+ALL = "*"  # a patch file for every OD test (fix's patch set)
 IPFLAKIES_TIMEOUT = 300  # it has no timeout of its own; some orders of real suites hang
 
 
@@ -125,10 +127,21 @@ def plain_outcomes(
 def holds_check(
     tree: Path, cases: list[Json], baseline: dict[str, str], tmp: Path
 ) -> dict[str, Json]:
-    """Per case: passes in its failing and passing order, and the suite keeps its outcomes."""
+    """Per case: passes in its failing and passing order (and, for a victim, after each
+    of its listed polluters), and the suite keeps its outcomes."""
     orders = [c["failing_order"] for c in cases] + [c["passing_order"] for c in cases]
-    results = plain_outcomes(tree, cases[0], [*orders, []], tmp)
+    extra = [
+        (c["test"], [p, c["test"]])
+        for c in cases
+        if c["kind"] == "victim"
+        for p in c.get("partners", [])
+        if [p, c["test"]] != c["failing_order"]
+    ]
+    results = plain_outcomes(tree, cases[0], [*orders, *(o for _, o in extra), []], tmp)
     suite = results[-1]
+    after_partner: dict[str, list[Optional[str]]] = defaultdict(list)
+    for i, (test, _) in enumerate(extra):
+        after_partner[test].append(results[2 * len(cases) + i].get(test))
     # a test failing unpatched that passes now is repaired too (another OD test of the
     # same polluter, as orderdep fix's own verification allows), not a changed outcome
     changed = sorted(
@@ -141,8 +154,11 @@ def holds_check(
     for i, c in enumerate(cases):
         failing = results[i].get(c["test"])
         passing = results[len(cases) + i].get(c["test"])
+        partners = after_partner.get(c["test"], [])
         ok = failing == "passed" and passing == "passed" and not changed
-        out[c["test"]] = {"holds": ok, "failing": failing, "passing": passing, "changed": changed}
+        ok = ok and all(o == "passed" for o in partners)
+        out[c["test"]] = {"holds": ok, "failing": failing, "passing": passing, "changed": changed,
+                          "after_each_partner": partners}  # fmt: skip
     return out
 
 
@@ -177,6 +193,7 @@ def bench_orderdep(project: str, cases: list[Json], baseline: dict[str, str], ar
     entries: dict[str, Json] = {}
     outputs = []
     patches: list[Path] = []
+    patch_for: dict[Path, str] = {}  # patch file -> the OD test it is for (ALL: the set)
     fix_found = [t for t in listed if t in found]
     held: Optional[bool] = None  # fix's own verdict on the patch set (None: no set checked)
     if fix_found:
@@ -187,13 +204,15 @@ def bench_orderdep(project: str, cases: list[Json], baseline: dict[str, str], ar
         verdicts = [line for line in output.splitlines() if line.startswith("patch set: ")]
         held = (" hold together " in verdicts[0]) if verdicts else None
         patch_set = root / ".orderdep" / "patches" / "patch-set.patch"
-        fixed_files = [root / ".orderdep" / e["patch"] for e in entries.values() if e["fixed"]]
-        patches += [patch_set] if held and patch_set.exists() else fixed_files
+        by_file = {root / ".orderdep" / e["patch"]: t for t, e in entries.items() if e["fixed"]}
+        chosen = {patch_set: ALL} if held and patch_set.exists() else by_file
         # keep the files: a later fix run in this copy rewrites .orderdep/patches
         keep = tmp / "orderdep-patches"
         keep.mkdir(exist_ok=True)
-        patches = [Path(shutil.copy(p, keep / f"{len(list(keep.iterdir()))}-{p.name}"))
-                   for p in patches]  # fmt: skip
+        for p, test in chosen.items():
+            kept = Path(shutil.copy(p, keep / f"{len(list(keep.iterdir()))}-{p.name}"))
+            patches.append(kept)
+            patch_for[kept] = test
     for c in cases:
         if c["test"] in found:
             continue
@@ -205,7 +224,9 @@ def bench_orderdep(project: str, cases: list[Json], baseline: dict[str, str], ar
         entry = fixes["fixes"].get(c["test"], {"fixed": False, "notes": ["no entry"]})
         entries[c["test"]] = entry
         if entry.get("fixed"):
-            patches.append(Path(shutil.copy(root / ".orderdep" / entry["patch"], tmp)))
+            kept = Path(shutil.copy(root / ".orderdep" / entry["patch"], tmp))
+            patches.append(kept)
+            patch_for[kept] = c["test"]
     wall = time.perf_counter() - start
     for output in outputs:
         print(f"==== orderdep fix, {project}\n{output}", flush=True)  # every patch
@@ -216,6 +237,12 @@ def bench_orderdep(project: str, cases: list[Json], baseline: dict[str, str], ar
         applied = apply_patches(tree, patches)
         say(f"{project}: {len(applied)} of {len(patches)} patch file(s) applied")
         checks = holds_check(tree, fixed, baseline, tmp)
+        # a test whose own patch did not apply with the others is not repaired, whatever
+        # the other patches did to its polluter
+        with_patch = {patch_for[p] for p in applied}
+        for test, check in checks.items():
+            if ALL not in with_patch and test not in with_patch:
+                check.update(holds=False, not_applied=True)
     rows = []
     for c in cases:
         entry = entries.get(c["test"], {})
@@ -359,8 +386,9 @@ def render(rows: list[Json], dropped: list[Json], ipf: Optional[dict[str, Json]]
         "(victims pass alone and fail after their polluter; brittles fail alone and pass "
         "after their state-setter). orderdep: `detect --classify` on a copy, then `fix` for "
         "the listed tests (seconds per OD test include both). *holds*: with the patch set "
-        "applied, the test passes in its failing and its passing order and the whole suite "
-        "keeps its outcomes in its original order, under plain `python -m pytest -p "
+        "applied, the test passes in its failing and its passing order (a victim also "
+        "after each of its polluters alone), its own patch is among those applied, and the "
+        "whole suite keeps its outcomes in its original order, under plain `python -m pytest -p "
         "no:randomly`, one fresh process and copy per order. ipflakies: `python -m "
         "ipflakies -t TEST` per OD test on a fresh copy; its patched test file is checked "
         "the same way. *fix: set holds*: `fix`'s own verdict on the patches together (the "
@@ -432,6 +460,10 @@ def main() -> None:
         "--render", action="store_true",
         help="Run nothing; write the section from the rows kept in --results.",
     )  # fmt: skip
+    parser.add_argument(
+        "--no-doc", action="store_true",
+        help="Print the section instead of writing it to docs/benchmarks.md.",
+    )  # fmt: skip
     args = parser.parse_args()
     paths = args.cases or [p for p in DEFAULT_CASES if p.exists()]
     cases, dropped = load_cases(paths)
@@ -467,7 +499,11 @@ def main() -> None:
     commits = {c["project"]: c["commit"] for c in cases}
     ipf = {k: v for k, v in ipf_by.items() if k.split(" ", 1)[0] in grouped} or None
     reused = not (args.ipflakies or args.ipflakies_only) or args.render
-    write_section(SECTION, render(rows, dropped, ipf, commits, reused=reused))
+    section = render(rows, dropped, ipf, commits, reused=reused)
+    if args.no_doc:
+        print(section)
+    else:
+        write_section(SECTION, section)
 
 
 if __name__ == "__main__":

@@ -182,3 +182,24 @@ def test_narrowing_a_fixture_of_a_class_edits_that_method_only() -> None:
     assert apply_insertion(new, ins) == new
     with pytest.raises(UsageError, match="no fixture 'TestOther::inventory'"):
         apply_insertion(source, Insertion("t.py::TestOther::inventory", (), edit="narrow"))
+
+
+@pytest.mark.parametrize(
+    ("source", "merged"),
+    [
+        (
+            "from pkg import (\n    alpha,\n    gamma,\n)\n",
+            "from pkg import (\n    alpha,\n    beta,\n    gamma,\n)\n",
+        ),
+        ("from pkg import (\n    gamma\n)\n", "from pkg import (\n    beta,\n    gamma\n)\n"),
+        ("from pkg import (alpha, gamma)\n", "from pkg import (alpha, beta, gamma)\n"),
+        ("from pkg import (gamma)\n", "from pkg import (beta, gamma)\n"),
+        ("from pkg import alpha, gamma\n", "from pkg import alpha, beta, gamma\n"),
+    ],
+)
+def test_a_merged_from_import_keeps_its_layout(source: str, merged: str) -> None:
+    """A name added to a project's parenthesized import, one name per line, stays one per
+    line: the patch changes one line, not the whole statement."""
+    ins = Insertion("t.py::test_a", ("from pkg import beta", "beta()"))
+    new = apply_insertion(source + "\n\ndef test_a():\n    pass\n", ins)
+    assert new.startswith(merged + "\n\ndef test_a():\n    beta()\n")

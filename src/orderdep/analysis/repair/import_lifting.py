@@ -121,9 +121,7 @@ def add_imports(module: cst.Module, imports: Sequence[str]) -> cst.Module:
                 ):
                     present = set(_names(have))
                     extra = [a for a in new.names if code(a).strip() not in present]
-                    aliases = [*have.names, *extra]
-                    ordered = sorted(aliases, key=lambda a: code(a).strip().lower())
-                    fixed = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in ordered]
+                    fixed = _merged_names(list(have.names), extra, have.lpar)
                     assert isinstance(stmt, cst.SimpleStatementLine)
                     body[i] = stmt.with_changes(body=[have.with_changes(names=fixed)])
                     merged = True
@@ -132,6 +130,33 @@ def add_imports(module: cst.Module, imports: Sequence[str]) -> cst.Module:
                 continue
         body = _insert_sorted(body, new_stmt, new)
     return module.with_changes(body=body)
+
+
+def _merged_names(
+    have: list[cst.ImportAlias], extra: list[cst.ImportAlias], lpar: Optional[cst.LeftParen]
+) -> list[cst.ImportAlias]:
+    """The names of a ``from`` import with ``extra`` ones, sorted. A parenthesized
+    import keeps its layout (one name per line stays one name per line, a trailing comma
+    stays); another is written on one line."""
+    code = cst.Module([]).code_for_node
+
+    def name(alias: cst.ImportAlias) -> str:
+        return code(alias.with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip().lower()
+
+    ordered = sorted([*have, *extra], key=name)
+    if lpar is None:
+        return [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in ordered]
+    between = next((a.comma for a in have[:-1] if isinstance(a.comma, cst.Comma)), None)
+    if between is None:  # one name so far: the next starts as the first does after "("
+        after = lpar.whitespace_after
+        if isinstance(after, cst.SimpleWhitespace) and not after.value:
+            after = cst.SimpleWhitespace(" ")
+        between = cst.Comma(whitespace_after=after)
+    last = have[-1].comma
+    return [
+        *(a.with_changes(comma=between) for a in ordered[:-1]),
+        ordered[-1].with_changes(comma=last),
+    ]
 
 
 def _blank() -> cst.EmptyLine:

@@ -3,7 +3,9 @@ the brittle ends; class attributes restored together."""
 
 from __future__ import annotations
 
-from orderdep.analysis.repair.cleaners import _guarded
+import pytest
+
+from orderdep.analysis.repair.cleaners import _guarded, is_check
 from orderdep.analysis.repair.patches import insertion
 from orderdep.analysis.repair.root_info import RootInfo, ValueView
 from orderdep.analysis.repair.sources import FunctionSource
@@ -96,3 +98,20 @@ def test_a_brittles_guard_saves_the_variable_as_it_is_alone() -> None:
         "monkeypatch.delenv('APP_FILE')",
         "os.environ['APP_FILE'] = 'app.ini'",
     )
+
+
+@pytest.mark.parametrize(
+    ("statement", "check"),
+    [
+        ("assert handler.level == 0", True),
+        ("assert(x)", True),
+        ("self.assertEqual(a, b)", True),
+        ("self.assertTrue(\n    ok\n)", True),
+        ("self.fail('no')", True),
+        ("with self.assertRaises(KeyError):\n    registry.pop('x')", False),
+        ("assertions.clear()", False),
+        ("logger.addHandler(NullHandler())", False),
+    ],
+)
+def test_a_donors_own_checks_are_not_transplanted(statement: str, check: bool) -> None:
+    assert is_check(statement) is check

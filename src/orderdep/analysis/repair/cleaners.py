@@ -10,6 +10,7 @@ failing order, and inserted at its start. Cleaners are tried best first
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Callable, Optional
@@ -82,7 +83,10 @@ def cleaner_candidates(
         except UsageError as exc:
             notes.append(f"cleaner: {exc}")
             continue
-        stmts = [(i, st) for i, fs in enumerate(sources) for st in fs.statements]
+        # the donor's own checks set nothing up: a patch does not repeat another test's asserts
+        stmts = [
+            (i, st) for i, fs in enumerate(sources) for st in fs.statements if not is_check(st)
+        ]
         stmts = stmts[:MAX_CLEANER_STATEMENTS]
         if not stmts:
             continue
@@ -198,3 +202,12 @@ def _minimised(
     return kept, (
         f"{len(kept)} of the {len(stmts)} statements of {name} (minimised by delta debugging)"
     )
+
+
+_CHECK = re.compile(r"(assert\b|self\.(assert\w*|fail)\()")
+
+
+def is_check(statement: str) -> bool:
+    """An ``assert`` statement or a ``self.assert...(...)`` call: a test checking its own
+    outcome (``with self.assertRaises(...)`` runs code, so it is not one)."""
+    return bool(_CHECK.match(statement.lstrip()))

@@ -254,7 +254,7 @@ def test_cleaner_statements_are_minimised_into_the_victim(engine: Engine, projec
     assert result.fix is not None, result.notes
     assert result.fix.strategy == "cleaner"
     assert result.fix.description == (
-        f"1 of the 3 statements of cleaner {J}test_cancel_job (minimised by delta debugging)"
+        f"1 of the 2 statements of cleaner {J}test_cancel_job (minimised by delta debugging)"
     )
     hunk = [
         " def test_no_jobs():",

@@ -89,6 +89,7 @@ def cleaner_candidates(
         ]
         stmts = stmts[:MAX_CLEANER_STATEMENTS]
         if not stmts:
+            notes.append(f"cleaner: {name} has no statements but its own checks")
             continue
 
         def patch(sub: list[tuple[int, str]], sources: list[FunctionSource] = sources) -> Insertion:
@@ -199,6 +200,8 @@ def _minimised(
             return stmts, f"the statements of {name}"
     if len(stmts) == 1:
         return kept, f"the statement of {name}"
+    if len(kept) == len(stmts):
+        return kept, f"the {len(stmts)} statements of {name}"
     return kept, (
         f"{len(kept)} of the {len(stmts)} statements of {name} (minimised by delta debugging)"
     )

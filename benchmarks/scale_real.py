@@ -46,11 +46,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchdoc import table, write_section
 
 HEADERS = ["project", "commit", "tests", "budget (s)", "wall (s)", "wall / budget",
-           "found", "classified", "known found", "recall of known", "reference found",
+           "found", "kind known", "partners found", "known found", "recall of known", "reference found",
            "recall vs no budget", "strategy", "estimate (s)", "per OD test (s)",
            "took after it (s)", "took / predicted"]  # fmt: skip
 # "orderdep: no --strategy given, running tuscan: ... (~12 orders, ~34 s estimated;
 # ~5 s per OD test found)"
+PARTNERS = ("polluters", "polluter_groups", "state_setters", "state_setter_groups")
 ESTIMATE = re.compile(
     r"running (?P<strategy>[\w-]+):.*?~(?P<orders>\d+) orders, ~(?P<seconds>\d+) s estimated"
     r"(?:; ~(?P<per_od>\d+) s per OD test found)?"
@@ -68,6 +69,7 @@ class DetectRun:
     estimate: Optional[float] = None  # tuscan's estimated seconds
     per_od: Optional[float] = None  # estimated seconds per OD test found
     after_estimate: Optional[float] = None  # seconds from the estimate line to the end
+    with_partners: Optional[int] = None  # OD tests whose partners classification found
     exit_code: int = 0
     stderr_tail: list[str] = field(default_factory=list)
 
@@ -132,6 +134,7 @@ def detect(project: dict[str, Any], budget: Optional[int], jobs: int, tmp: Path)
     report_file = work / ".orderdep" / "report.json"
     report = json.loads(report_file.read_text()) if report_file.exists() else {"od_tests": []}
     run.found = {f["test"]: f.get("kind") for f in report["od_tests"]}
+    run.with_partners = sum(1 for f in report["od_tests"] if any(f.get(k) for k in PARTNERS))
     shutil.rmtree(work, ignore_errors=True)
     return run
 
@@ -158,7 +161,7 @@ def row(project: dict[str, Any], n: int, run: DetectRun, ref: Optional[DetectRun
         project["project"], f"`{project['commit'][:10]}`", n,
         "none" if run.budget is None else run.budget, f"{run.wall:.0f}",
         "–" if run.budget is None else f"{run.wall / run.budget:.2f}",
-        len(found), classified, f"{len(found & known)} of {len(known)}",
+        len(found), classified, _fmt(run.with_partners), f"{len(found & known)} of {len(known)}",
         f"{len(found & known) / len(known):.2f}",
         "–" if ref_found is None else len(ref_found), vs_ref, run.strategy or "–",
         _fmt(run.estimate), _fmt(run.per_od), _fmt(run.after_estimate), ratio,
@@ -230,7 +233,9 @@ def main() -> None:
         "J` on third-party projects of 200+ tests, each set up by hand at the "
         "commit given in a venv of its own, in a fresh copy (no store). *Known OD*: the OD "
         "tests of the project confirmed by hand with plain pytest (one process per order); "
-        "the project may have more, so *found* can exceed them. The row with budget *none* "
+        "the project may have more, so *found* can exceed them. *Kind known*: victim or "
+        "brittle settled; *partners found*: its polluters or state-setters found too. The "
+        "row with budget *none* "
         "is the reference: the same command with no budget (or the budget it names), whose "
         "OD tests *recall vs no budget* counts. *Estimate*: what detect prints before its "
         "search (the cost of tuscan, and of each OD test found); *took after it*: seconds "

@@ -1,4 +1,25 @@
 """``corpus/`` holds small projects with order-dependent tests in real-world shapes; they
 are data for tests/analysis/repair/test_corpus_repair.py and never collected here."""
 
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from orderdep.engine.config import EngineConfig
+from orderdep.engine.runner import Engine
+
 collect_ignore_glob = ["corpus/*"]
+
+
+@pytest.fixture(scope="module")
+def engine(project: Path) -> Iterator[Engine]:
+    """An engine on the module's ``project`` (each test module defines that fixture),
+    without hypothesis's plugin in the pytest processes it starts."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+    with Engine(EngineConfig(project)) as eng:
+        yield eng
+    mp.undo()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -229,15 +228,6 @@ def tree_texts(root: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_project(tmp_path_factory.mktemp("fix") / "proj", FILES)
-
-
-@pytest.fixture(scope="module")
-def engine(project: Path) -> Iterator[Engine]:
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
-    with Engine(EngineConfig(project)) as eng:
-        yield eng
-    mp.undo()
 
 
 def repair(engine: Engine, finding: ODFinding, strategy: str) -> Repairer:

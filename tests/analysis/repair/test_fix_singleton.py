@@ -4,7 +4,6 @@ the singleton's own reset-method; a victim gets the attribute it reads put back.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,6 @@ from orderdep.analysis.repair.resets import find_owner_methods
 from orderdep.analysis.repair.root_info import RootInfo, ValueView
 from orderdep.analysis.repair.sources import read_function
 from orderdep.core.report import ODFinding
-from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
 
 VICTIM = "tests/test_core.py::test_core_commands"
@@ -30,15 +28,6 @@ SETTER = "tests/test_top.py::test_repeat_is_top_level"
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return copy_project("singleton_registry_lock", tmp_path_factory.mktemp("single") / "proj")
-
-
-@pytest.fixture(scope="module")
-def engine(project: Path) -> Iterator[Engine]:
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
-    with Engine(EngineConfig(project)) as eng:
-        yield eng
-    mp.undo()
 
 
 def test_a_brittle_replays_its_setter_after_the_singletons_reset(engine: Engine) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import sys
 import textwrap
 import types
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,7 +31,6 @@ from orderdep.analysis.repair.root_statements import guard_statements, restore_s
 from orderdep.analysis.repair.sources import rank_cleaners, read_function
 from orderdep.analysis.repair.value_literals import attribute_restores, desc_literal
 from orderdep.core.report import ODFinding
-from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
 
 CART = '''
@@ -196,15 +194,6 @@ def write_project(root: Path, files: dict[str, str]) -> Path:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_project(tmp_path_factory.mktemp("roots") / "proj", FILES)
-
-
-@pytest.fixture(scope="module")
-def engine(project: Path) -> Iterator[Engine]:
-    mp = pytest.MonkeyPatch()
-    mp.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
-    with Engine(EngineConfig(project)) as eng:
-        yield eng
-    mp.undo()
 
 
 # -- the debugger names them ---------------------------------------------------------------

@@ -142,19 +142,7 @@ def _on_fresh_state(
     roots it needs back to the value they have when the brittle runs alone: a setter that
     adds to a shared object (a route to a module-scoped router) must not add twice when
     the real state-setter ran first. None when a root has no such statement."""
-    if not roots:
-        return None
-    names = ModuleNames.parse(victim.source, victim.module)
-    stmts: list[str] = []
-    fixtures: list[str] = []
-    for root in roots:
-        alone = dataclasses.replace(root, passing=root.failing, failing=root.passing)
-        alts = restore_statements(alone, names, victim.module)
-        if not alts:
-            return None
-        stmts += alts[0][0]
-        fixtures += alts[0][1]
-    return insertion(ins.test, [*stmts, *ins.statements], [*fixtures, *ins.fixtures])
+    return _preceded(ins, roots, victim, restore_statements)
 
 
 def _guarded(
@@ -163,20 +151,7 @@ def _guarded(
     """``ins`` (a state-setter's writes into a brittle) preceded by statements that save
     the roots it needs and put them back when the test ends, so the state it sets up does
     not reach the tests after it; None when a root cannot be saved that way."""
-    if not roots:
-        return None
-    names = ModuleNames.parse(victim.source, victim.module)
-    stmts: list[str] = []
-    fixtures: list[str] = []
-    for root in roots:
-        # saved as it is when the brittle starts (unset when it runs alone, say)
-        alone = dataclasses.replace(root, passing=root.failing, failing=root.passing)
-        alts = guard_statements(alone, names, victim.module)
-        if not alts:
-            return None
-        stmts += alts[0][0]
-        fixtures += alts[0][1]
-    return insertion(ins.test, [*stmts, *ins.statements], [*fixtures, *ins.fixtures])
+    return _preceded(ins, roots, victim, guard_statements)
 
 
 MAX_PREFIXES = 12
@@ -214,3 +189,26 @@ def is_check(statement: str) -> bool:
     """An ``assert`` statement or a ``self.assert...(...)`` call: a test checking its own
     outcome (``with self.assertRaises(...)`` runs code, so it is not one)."""
     return bool(_CHECK.match(statement.lstrip()))
+
+
+RootStatements = Callable[[RootInfo, ModuleNames, Optional[str]], list[tuple[list[str], list[str]]]]
+
+
+def _preceded(
+    ins: Insertion, roots: Sequence[RootInfo], victim: FunctionSource, make: RootStatements
+) -> Optional[Insertion]:
+    """``ins`` preceded by ``make``'s first statements for each root, taken as it is when
+    the brittle starts (unset when it runs alone, say); None when a root has none."""
+    if not roots:
+        return None
+    names = ModuleNames.parse(victim.source, victim.module)
+    stmts: list[str] = []
+    fixtures: list[str] = []
+    for root in roots:
+        alone = dataclasses.replace(root, passing=root.failing, failing=root.passing)
+        alts = make(alone, names, victim.module)
+        if not alts:
+            return None
+        stmts += alts[0][0]
+        fixtures += alts[0][1]
+    return insertion(ins.test, [*stmts, *ins.statements], [*fixtures, *ins.fixtures])

@@ -242,18 +242,7 @@ def find_value_methods(source: str, class_name: str, module: str) -> list[ResetM
     """Reset-method candidates of an object that no module global holds (a fixture's
     value): the methods of its class ``class_name`` (a qualname in ``source``) that reset
     one of its fields, best first; their ``path`` is the method name alone."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return []
-    body: list[ast.stmt] = tree.body
-    cls: Optional[ast.ClassDef] = None
-    for part in class_name.split("."):
-        found = [n for n in body if isinstance(n, ast.ClassDef) and n.name == part]
-        if not found:
-            return []
-        cls = found[0]
-        body = cls.body
+    cls = _find_class(source, class_name)
     if cls is None:
         return []
     out = []
@@ -269,20 +258,9 @@ def find_owner_methods(source: str, class_name: str, module: str, attr: str) -> 
     ``class_name`` (a qualname) is defined in ``source``, another module than the global
     holding the object: the instance methods that reset ``self.attr``, best first; their
     ``path`` is the method name alone."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return []
-    body: list[ast.stmt] = tree.body
-    cls: Optional[ast.ClassDef] = None
-    for part in class_name.split("."):
-        found = [n for n in body if isinstance(n, ast.ClassDef) and n.name == part]
-        if not found:
-            return []
-        cls = found[0]
-        body = cls.body
+    cls = _find_class(source, class_name)
     out = []
-    for fn in body if cls is not None else []:
+    for fn in cls.body if cls is not None else []:
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         if fn.name.startswith("__") or _decorators(fn) & {"staticmethod", "classmethod"}:
@@ -293,3 +271,19 @@ def find_owner_methods(source: str, class_name: str, module: str, attr: str) -> 
             out.append(ResetMethod(module, (fn.name,), params, why, _score(fn.name, params, why)))
     out.sort(key=lambda m: (-m.score, m.path))
     return out
+
+
+def _find_class(source: str, class_name: str) -> Optional[ast.ClassDef]:
+    """The class ``class_name`` (a qualname, ``Outer.Inner``) defined in ``source``."""
+    try:
+        body: list[ast.stmt] = ast.parse(source).body
+    except SyntaxError:
+        return None
+    cls: Optional[ast.ClassDef] = None
+    for part in class_name.split("."):
+        found = [n for n in body if isinstance(n, ast.ClassDef) and n.name == part]
+        if not found:
+            return None
+        cls = found[0]
+        body = cls.body
+    return cls

@@ -4,7 +4,7 @@ object such a value in place (the restores of :mod:`.root_statements` use them).
 from __future__ import annotations
 
 import ast
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from orderdep.analysis.repair.root_info import RootInfo
 
@@ -25,19 +25,7 @@ def changed_attributes(root: RootInfo) -> dict[str, str]:
 
     Only when every attribute that differs had a literal value in the passing order.
     """
-    f, p = root.failing.desc, root.passing.desc
-    if not (isinstance(f, list) and isinstance(p, list) and f[:2] == p[:2] and f[0] == "obj"):
-        return {}
-    fa, pa = dict((k, v) for k, v in f[2]), dict((k, v) for k, v in p[2])
-    out: dict[str, str] = {}
-    for key in sorted(set(fa) | set(pa)):
-        if fa.get(key) == pa.get(key):
-            continue
-        value = _atom_literal(pa.get(key))
-        if value is None or not str(key).isidentifier():
-            return {}
-        out[str(key)] = value
-    return out
+    return _differing_literals(root, _atom_literal)
 
 
 def desc_literal(desc: Any) -> Optional[str]:
@@ -126,6 +114,12 @@ def attribute_restores(root: RootInfo, ref: str) -> Optional[list[str]]:
 def attribute_literals(root: RootInfo) -> dict[str, str]:
     """Attribute -> passing literal of every attribute that differs on an object changed
     in place, containers included ({} when one of them is missing or has no literal)."""
+    return _differing_literals(root, lambda d: None if d is None else desc_literal(d))
+
+
+def _differing_literals(root: RootInfo, literal: Callable[[Any], Optional[str]]) -> dict[str, str]:
+    """Attribute -> ``literal`` of its passing description, for every attribute that
+    differs on an object changed in place ({} when one has none, or is not a name)."""
     f, p = root.failing.desc, root.passing.desc
     if not (isinstance(f, list) and isinstance(p, list) and f[:2] == p[:2] and f[0] == "obj"):
         return {}
@@ -134,7 +128,7 @@ def attribute_literals(root: RootInfo) -> dict[str, str]:
     for key in sorted(set(fa) | set(pa)):
         if fa.get(key) == pa.get(key):
             continue
-        value = desc_literal(pa[key]) if key in pa else None
+        value = literal(pa.get(key))
         if value is None or not str(key).isidentifier():
             return {}
         out[str(key)] = value

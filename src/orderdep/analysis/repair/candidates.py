@@ -231,7 +231,14 @@ def comment_for(
             f"Undo this test's change to {what} when it ends ({short_name(finding.test)} needs it)."
         )
     if kind == "brittle":
-        undone = not cand.leaks  # its changes are put back when the test ends
+        # its changes are put back when the test ends: it does not leak, and it undoes
+        # them (monkeypatch, a finaliser); a reset call such as rebuild_index() does not
+        undone = not cand.leaks and any(
+            marker in st
+            for i in cand.insertions
+            for st in i.statements
+            for marker in ("monkeypatch.", "addfinalizer(", "addCleanup(", "addClassCleanup(")
+        )
         return (
             "Set up the state this test needs"
             + (f" (as {first} does)" if first else "")

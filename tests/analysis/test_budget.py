@@ -173,6 +173,24 @@ def test_an_order_expected_to_outlast_the_budget_is_not_started() -> None:
     assert budget.stop_reason == "budget"
 
 
+def test_an_order_answered_without_running_still_sets_the_pace() -> None:
+    """An order the engine answers at once (run by the fork check, or reused from the
+    store) costs no time now; its recorded wall time is still what running an order of
+    that length costs, so a long order is not started on a budget it cannot fit."""
+    clock = Clock()
+    recorded = Recorded()
+    model_run = model().run([SUITE.ids[0]])
+    model_run.wall_seconds = 10.0  # it took 10 s when it ran
+    recorded.runs[(SUITE.ids[0],)] = [model_run]
+    budget = Budget(6.0, clock)
+    executor = BudgetedExecutor(ReplayExecutor(model(), recorded, clock), budget, jobs=1)
+    executor.run_many([[SUITE.ids[0]]])  # answered at once, clock still at 0
+    assert clock.now == 0.0
+    with pytest.raises(BudgetExhausted, match="budget"):
+        executor.run_many([[SUITE.ids[1]]])  # ~10 s expected, 6 s left: not started
+    assert clock.now == 0.0
+
+
 # -- detection and classification in one budget ------------------------------------------
 
 STRATEGIES = ("reverse", "pairs")

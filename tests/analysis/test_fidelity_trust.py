@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any, Callable, Optional
 
 import pytest
 from tests.engine.conftest import write_files
 
-from orderdep.analysis.fidelity import VerdictCache, trust_fork
+from orderdep.analysis.budget import Budget
+from orderdep.analysis.fidelity import VerdictCache, config_key, trust_fork
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
 from orderdep.engine.store import Store
@@ -97,3 +100,97 @@ def test_a_long_check_says_every_so_often_that_it_is_still_running(
         trust_fork(engine, VerdictCache(tmp_path / "verdicts.json"), notices.append)
     still = [n for n in notices if "still running" in n]
     assert still and still[0].startswith("orderdep: checking the fork runner: ")
+
+
+def sleeper(tmp_path: Path) -> tuple[Path, Path]:
+    """A project whose one test records its process id and then sleeps far longer than
+    any test here waits."""
+    pids = tmp_path / "pids"
+    project = write_files(
+        tmp_path / "p",
+        {
+            "tests/test_sleeps.py": f"""
+                import os
+                import time
+
+                def test_sleeps():
+                    with open({str(pids)!r}, "a") as f:
+                        f.write(f"{{os.getpid()}}\\n")
+                    time.sleep(600)
+            """,
+        },
+    )
+    return project, pids
+
+
+def running(pids: Path) -> list[int]:
+    alive = []
+    for pid in map(int, pids.read_text().split()):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            continue
+        alive.append(pid)
+    return alive
+
+
+def started_both(pids: Path, count: int) -> Callable[[], bool]:
+    return lambda: pids.exists() and len(pids.read_text().split()) >= count
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_check_that_outlasts_the_budget_is_stopped_and_caches_nothing(
+    tmp_path: Path, jobs: int
+) -> None:
+    """The check is part of the command's budget: at its end the runs are killed, the
+    budget is marked stopped (the analysis then writes what it has), nothing is cached or
+    offered, and the user is told what to do."""
+    project, pids = sleeper(tmp_path)
+    cache = VerdictCache(tmp_path / "verdicts.json")
+    notices: list[str] = []
+    with Engine(EngineConfig(project, jobs=jobs)) as engine:
+        budget = Budget(2.0)
+        assert trust_fork(engine, cache, notices.append, budget) is None
+        assert budget.stop_reason == "budget"
+        assert engine._offered == {}
+        assert cache.get(config_key(engine.config)) is None
+    assert pids.read_text().split() and running(pids) == []
+    assert notices[-1] == (
+        "orderdep: the budget ran out while checking the fork runner against a fresh "
+        "pytest (the original order of 1 tests, then failing tests alone), before its "
+        "verdict: nothing was cached or searched. Rerun with a larger --budget (now 2 s), "
+        "or with --no-check to use the fork runner unchecked"
+    )
+
+
+def test_ctrl_c_during_the_check_stops_it_like_the_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a budget, Ctrl-C kills the check's runs and is kept for the command, which
+    saves its report before it stops."""
+    from orderdep.analysis import fidelity
+
+    project, pids = sleeper(tmp_path)
+    real_wait = fidelity.wait
+    pressed: list[int] = []
+
+    def interrupted(futures: Any, timeout: Optional[float] = None) -> Any:
+        if pressed:  # once
+            return real_wait(futures, timeout=timeout)
+        while not started_both(pids, 2)():
+            real_wait(futures, timeout=0.1)
+        pressed.append(1)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fidelity, "wait", interrupted)
+    notices: list[str] = []
+    with Engine(EngineConfig(project, jobs=2)) as engine:
+        budget = Budget(None)
+        got = trust_fork(engine, VerdictCache(tmp_path / "v.json"), notices.append, budget)
+        assert got is None
+        assert budget.stop_reason == "interrupted"
+        assert isinstance(budget.interrupt, KeyboardInterrupt)
+    assert running(pids) == []
+    assert notices[-1] == (
+        "orderdep: interrupted while checking the fork runner; nothing was checked"
+    )

@@ -158,3 +158,47 @@ def test_classify_with_a_spent_budget_marks_every_test_and_prints_a_command_that
     report = load_report(project / ".orderdep" / "report.json")
     assert all(f.kind is not None and UNFINISHED_KEY not in f.extras for f in report.od_tests)
     assert "to go on where it stopped" not in out
+
+
+def test_a_budget_spent_in_the_fork_check_writes_a_report_and_says_what_to_do(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    """The fork check is part of ``--budget``: when one run of the suite does not fit, the
+    command stops at its budget with a valid report and says how to go on; without the
+    budget, the same command checks, searches and finds."""
+    project = write_files(
+        tmp_path / "slow",
+        {
+            "tests/test_jobs.py": """
+                import time
+
+                QUEUE = []
+
+                def test_slow_import_of_the_dataset():
+                    time.sleep(4)
+
+                def test_enqueue():
+                    QUEUE.append("job")
+
+                def test_queue_starts_empty():
+                    assert QUEUE == []
+            """,
+        },
+    )
+    args = ("detect", project, "--strategy", "reverse", "--seed", "1", "--confirm-runs", "1")
+    code, _, err = cli(*args, "--jobs", "2", "--budget", "1")
+    assert code == 0, err
+    assert (
+        "orderdep: the budget ran out while checking the fork runner against a fresh "
+        "pytest (the original order of 3 tests, then failing tests alone), before its "
+        "verdict: nothing was cached or searched. Rerun with a larger --budget (now 1 s), "
+        "or with --no-check to use the fork runner unchecked"
+    ) in err
+    report = load_report(project / ".orderdep" / "report.json")
+    assert report.od_tests == [] and report.stats.extras["stop_reason"] == "budget"
+    assert not (project / ".orderdep" / "fidelity.json").exists()
+    code, _, err = cli(*args)
+    assert code == 1, err
+    assert "the budget ran out" not in err
+    report = load_report(project / ".orderdep" / "report.json")
+    assert [f.test for f in report.od_tests] == ["tests/test_jobs.py::test_queue_starts_empty"]

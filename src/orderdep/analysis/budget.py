@@ -103,7 +103,8 @@ class BudgetedExecutor:
     Orders go to the wrapped executor in slices of :data:`SLICE` per job (so the workers
     stay busy). Before each slice the budget is checked, and the slice keeps only the
     orders that should finish within what is left, at the pace measured so far (seconds
-    per test execution, workers together): an order that cannot finish in time is not
+    per test execution, workers together; an order answered without running counts at
+    what it took when it ran): an order that cannot finish in time is not
     started, so a command ends close to its budget even when orders are long. Ctrl-C
     while orders run stops the budget (reason ``"interrupted"``) and raises
     :class:`BudgetExhausted`: the orders finished so far are kept by the caller's
@@ -166,11 +167,15 @@ class BudgetedExecutor:
             began = self.budget.clock()
             batch = orders[start : start + size]
             try:
-                out += self.inner.run_many(batch, probe=probe, on_result=done)
+                results = self.inner.run_many(batch, probe=probe, on_result=done)
             except KeyboardInterrupt as exc:
                 self.budget.interrupted(exc)
                 raise BudgetExhausted("interrupted") from None
-            self._spent += self.budget.clock() - began
+            out += results
+            # An order answered without running (reused from the store, or run by the
+            # fork check) costs nothing now but tells what running it costs.
+            ran_for = sum(r.wall_seconds for r in results) / self.jobs
+            self._spent += max(self.budget.clock() - began, ran_for)
             self._executions += sum(len(o) for o in batch)
             start += size
         return out

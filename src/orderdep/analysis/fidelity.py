@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Optional
 
+from orderdep.analysis.budget import Budget, BudgetExhausted
 from orderdep.core.fidelity import FidelityReport, SampleOrder, sample_orders
 from orderdep.core.outcomes import OrderResult
 from orderdep.engine.config import EngineConfig
@@ -33,6 +34,8 @@ CACHE_NAME = "fidelity.json"
 QUICK_SINGLES = 5
 # Seconds between two lines saying the check is still running.
 HEARTBEAT = 15.0
+# Seconds to wait for killed runs to report back.
+STOP_WAIT = 30.0
 
 
 def config_key(config: EngineConfig) -> str:
@@ -83,35 +86,66 @@ class VerdictCache:
 
 
 def _side_by_side(
-    engine: Engine, plain: PlainRunner, order: Sequence[str], notice: Callable[[str], None]
+    engine: Engine,
+    plain: PlainRunner,
+    order: Sequence[str],
+    notice: Callable[[str], None],
+    budget: Optional[Budget] = None,
 ) -> dict[str, OrderResult]:
     """``order`` under the fork runner and plain pytest: at once when ``--jobs`` is 2 or
     more, one after the other otherwise; a line every :data:`HEARTBEAT` seconds while
-    they run."""
+    they run. When ``budget`` runs out (or on Ctrl-C with a budget), both runs are killed
+    and :class:`~orderdep.analysis.budget.BudgetExhausted` is raised."""
+    if budget is not None:
+        budget.check()
     runs: dict[str, Callable[[], OrderResult]] = {
         "fork": lambda: engine.run(order),
         "plain": lambda: plain.run(order),
     }
     results: dict[str, OrderResult] = {}
-    started = time.monotonic()
+    started = last = time.monotonic()
     pool = ThreadPoolExecutor(max_workers=min(2, max(1, engine.config.jobs)))
+
+    def stop_runs() -> None:
+        pool.shutdown(wait=False, cancel_futures=True)
+        engine.interrupt()
+        plain.interrupt()
+        # A future cancelled before it started is never "done" for wait().
+        wait([f for f in futures.values() if not f.cancelled()], timeout=STOP_WAIT)
+
     try:
         futures = {name: pool.submit(run) for name, run in runs.items()}
         while True:
-            done, pending = wait(futures.values(), timeout=HEARTBEAT)
+            left = None if budget is None else budget.left()
+            if left == 0:
+                assert budget is not None
+                budget.stop("budget")
+                stop_runs()
+                budget.check()
+            timeout = HEARTBEAT if left is None else min(HEARTBEAT, left)
+            done, pending = wait(futures.values(), timeout=timeout)
             for future in done:
                 future.result()  # an engine error is raised here, in the caller's thread
             if not pending:
                 break
-            running = [name for name, f in futures.items() if f in pending]
-            notice(
-                f"orderdep: checking the fork runner: {' and '.join(running)} still running "
-                f"({time.monotonic() - started:.0f} s)"
-            )
+            if time.monotonic() - last >= HEARTBEAT * 0.99:
+                last = time.monotonic()
+                running = [name for name, f in futures.items() if f in pending]
+                notice(
+                    f"orderdep: checking the fork runner: {' and '.join(running)} still "
+                    f"running ({last - started:.0f} s)"
+                )
         for name, future in futures.items():
             results[name] = future.result()
+    except KeyboardInterrupt as exc:
+        if budget is None:
+            pool.shutdown(wait=False, cancel_futures=True)  # do not wait for the runs
+            raise
+        budget.interrupted(exc)  # the command writes its report, then stops
+        stop_runs()
+        raise BudgetExhausted("interrupted") from None
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)  # Ctrl-C: do not wait for the runs
+        pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
     return results
@@ -176,8 +210,24 @@ def check(
             plain.close()
 
 
+def _unchecked(reason: str, tests: int, budget: Optional[Budget]) -> str:
+    """What the user reads when the check stopped before its verdict."""
+    if reason == "interrupted":
+        return "orderdep: interrupted while checking the fork runner; nothing was checked"
+    seconds = f" {budget.seconds:g}" if budget is not None and budget.seconds else ""
+    return (
+        f"orderdep: the budget ran out while checking the fork runner against a fresh "
+        f"pytest (the original order of {tests} tests, then failing tests alone), before "
+        f"its verdict: nothing was cached or searched. Rerun with a larger --budget (now"
+        f"{seconds} s), or with --no-check to use the fork runner unchecked"
+    )
+
+
 def trust_fork(
-    engine: Engine, cache: VerdictCache, notice: Callable[[str], None]
+    engine: Engine,
+    cache: VerdictCache,
+    notice: Callable[[str], None],
+    budget: Optional[Budget] = None,
 ) -> Optional[FidelityReport]:
     """The cheap check before an analysis relies on ``engine``'s fork runner.
 
@@ -187,6 +237,11 @@ def trust_fork(
     they agree, the fork runner's original order is offered to the engine, so the
     analysis that follows does not run it again. Returns the verdict (None when nothing
     was checked).
+
+    With ``budget`` (the command's ``--budget``), the check is part of it: when the budget
+    runs out (or Ctrl-C) before the check ends, its runs are killed, nothing is cached,
+    the budget is marked stopped (so the analysis writes its report at once) and None is
+    returned.
     """
     if engine.runner != "fork":
         return None
@@ -205,7 +260,7 @@ def trust_fork(
             plain.policy = engine.timeouts
             try:
                 report = FidelityReport(["fork", "plain"], planned=1)
-                original = _side_by_side(engine, plain, ids, notice)
+                original = _side_by_side(engine, plain, ids, notice, budget)
                 report.add(SampleOrder("original", tuple(ids)), original)
                 failing: list[str] = []
                 for result in original.values():
@@ -218,8 +273,11 @@ def trust_fork(
                     )
                 for sample in alone[:QUICK_SINGLES]:
                     report.planned += 1
-                    report.add(sample, _side_by_side(engine, plain, sample.order, notice))
+                    report.add(sample, _side_by_side(engine, plain, sample.order, notice, budget))
                 kept = original["fork"]
+            except BudgetExhausted as stop:
+                notice(_unchecked(stop.reason, len(ids), budget))
+                return None
             finally:
                 plain.close()
         cache.put(key, report)

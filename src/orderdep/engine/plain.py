@@ -23,7 +23,7 @@ from orderdep.engine.protocol import assemble_results, read_events, write_json
 from orderdep.engine.sandbox import Sandbox, empty_dir
 from orderdep.engine.testclock import TestClock
 from orderdep.engine.timeouts import TimeoutPolicy
-from orderdep.engine.workers import run_in_group
+from orderdep.engine.workers import kill_group, run_in_group
 
 
 class PlainRunner:
@@ -37,6 +37,8 @@ class PlainRunner:
         self.sandbox.create()
         self.policy = TimeoutPolicy(config.timeout)
         self._n = 0
+        self._current = 0  # the process group of the order running now
+        self._interrupted = False
 
     def _addopts(self, cache_dir: Path) -> str:
         ours = ["-p", "orderdep.engine.plainplugin", "-o", f"cache_dir={cache_dir}"]
@@ -81,16 +83,30 @@ class PlainRunner:
                 env=env,
                 log=log,
                 clock=TestClock(events, self.policy),
+                on_start=self._started,
             )
+        self._current = 0
         results, _ = assemble_results(order, list(read_events(events)), died=died)
         self.policy.learn(results)
         for path in (control, events):
             path.unlink(missing_ok=True)
         self.sandbox.restore()
         empty_dir(cache_dir)
-        return OrderResult(
+        result = OrderResult(
             list(order), results, runner=self.runner, wall_seconds=time.perf_counter() - started
         )
+        result.interrupted, self._interrupted = self._interrupted, False
+        return result
+
+    def _started(self, pid: int) -> None:
+        self._current = pid
+
+    def interrupt(self) -> None:
+        """Kill the order running now (from another thread); its result is marked
+        interrupted."""
+        self._interrupted = True
+        if self._current:
+            kill_group(self._current)
 
     def close(self) -> None:
         self.sandbox.destroy()

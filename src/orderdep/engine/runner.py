@@ -138,6 +138,12 @@ class Engine:
         self.runner = "subprocess"
         self._ensure_workers(1)
 
+    def interrupt(self) -> None:
+        """Kill the orders running now (from another thread); their results are marked
+        interrupted, and the workers stay ready for the next order."""
+        for worker in list(self._workers):
+            worker.interrupt()
+
     def close(self) -> None:
         self._stop_workers()
         if self._tmp is not None:

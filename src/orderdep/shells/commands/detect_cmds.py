@@ -298,7 +298,10 @@ def detect(
     path = report_file or project.resolve() / DEFAULT_REPORT
     job = job_name(params, ("changed", *strategies) if changed else strategies, seed, group)
     limit = Budget(budget)
-    with open_engine(params, job=job, seed=seed) as engine, DetectDisplay(err) as display:
+    with (
+        open_engine(params, job=job, seed=seed, budget=limit) as engine,
+        DetectDisplay(err) as display,
+    ):
         policy = getattr(engine, "timeouts", None)
         if policy is not None:
             display.notice(f"orderdep: {policy.describe()}")

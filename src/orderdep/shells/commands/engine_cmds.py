@@ -6,7 +6,7 @@ import json
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import click
 
@@ -29,6 +29,9 @@ from orderdep.shells.options import (
 from orderdep.shells.output import notice
 from orderdep.shells.project import SELECTION_KEY, selector
 
+if TYPE_CHECKING:
+    from orderdep.analysis.budget import Budget
+
 
 def _notice(message: str) -> None:
     notice(message)
@@ -40,6 +43,7 @@ def open_engine(
     job: Optional[str] = None,
     seed: Optional[int] = None,
     store: bool = True,
+    budget: Optional[Budget] = None,
 ) -> Engine:
     """An Engine for the command's options, recording into the store (``--store``, default
     the project's), which stays locked until the command ends.
@@ -47,7 +51,8 @@ def open_engine(
     With ``dask_scheduler`` (``--dask ADDRESS``) the orders run on that Dask cluster.
     With ``check`` in ``params`` (``--check``, the default of the analysing commands)
     the fork runner is first checked against a fresh pytest on this project (see
-    :func:`orderdep.analysis.fidelity.trust_fork`).
+    :func:`orderdep.analysis.fidelity.trust_fork`), within ``budget`` (the command's
+    ``--budget``) when given.
     """
     config = engine_config(params)
     db = open_store(config.project, params.get("store_path")) if store else None
@@ -69,7 +74,7 @@ def open_engine(
 
         cache = VerdictCache(fidelity_cache_path(config.project, params.get("store_path")))
         try:
-            trust_fork(engine, cache, _notice)
+            trust_fork(engine, cache, _notice, budget)
         except BaseException:
             engine.close()
             raise

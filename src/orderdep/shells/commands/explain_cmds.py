@@ -94,7 +94,7 @@ def classify(
     data = load_report(path, project=str(project))
 
     limit = Budget(budget)
-    with open_engine(params, job=classify_job(params, alone_runs)) as engine:
+    with open_engine(params, job=classify_job(params, alone_runs), budget=limit) as engine:
         with DetectDisplay(stderr_console()) as display:
             result = run_classify(
                 engine,

@@ -183,9 +183,11 @@ def render(rows: list[list[object]], jobs: int) -> str:
         table(headers, rows),
         "",
         "Group testing trades orders for test executions: a set of candidates is one long "
-        "order. A victim one of whose polluters has a cleaner falls back to one pair per "
-        "candidate (another polluter could hide between two cleaners in every set), so "
-        "the gain depends on how many polluters have cleaners; the answers stay exact.",
+        "order. A victim one of whose polluters has cleaners has them found too, taken out "
+        "of the candidates and the rest searched again (another polluter could hide "
+        "between two cleaners in every set); only when cleaners are more than an eighth "
+        "of the candidates does it fall back to one pair per candidate. The answers stay "
+        "exact.",
     ])  # fmt: skip
 
 

@@ -9,7 +9,12 @@ from hypothesis import strategies as st
 
 from orderdep.analysis.classify import classify
 from orderdep.analysis.classify_steps import Counts, Runner
-from orderdep.analysis.partners import find_cleaners, find_polluters, find_state_setters
+from orderdep.analysis.partners import (
+    find_cleaners,
+    find_polluters,
+    find_state_setters,
+    hidden_polluters,
+)
 from orderdep.core.odmodel import ODSpec, fails_at, group_key
 from orderdep.core.outcomes import Outcome
 from orderdep.core.report import ODFinding, Report
@@ -132,6 +137,44 @@ def test_classify_finds_polluters_hidden_by_cleaners_on_both_sides(
     pool = [t for t in others if t not in spec.polluters]
     for p in finding.polluters:
         assert finding.cleaners[p] == [c for c in pool if not fails_at(spec, [p, c])]
+
+
+@st.composite
+def reset_victims(draw: st.DrawFn) -> tuple[list[str], ODSpec]:
+    """Polluters of one state and a few tests that reset it (a fixture some tests use),
+    among up to 200 other tests."""
+    others = ids(draw(st.integers(4, 200)))
+    polluters = sorted(set(draw(st.lists(st.sampled_from(others), min_size=1, max_size=4))))
+    rest = [t for t in others if t not in polluters]
+    resets = draw(st.lists(st.sampled_from(rest), unique=True, min_size=1, max_size=6))
+    spec = ODSpec(OD, "victim", polluters=polluters, cleaners={p: list(resets) for p in polluters})
+    return others, spec
+
+
+@settings(max_examples=150, deadline=None)
+@given(reset_victims())
+def test_polluters_found_past_a_few_resets_are_exactly_the_one_by_one_answers(
+    case: tuple[list[str], ODSpec],
+) -> None:
+    others, spec = case
+    runner, _ = runner_for(others, spec)
+    found = find_polluters(runner, others)
+    if not found:  # every set hid them: classification minimises the failing order then
+        return
+    hidden = hidden_polluters(runner, others, found)
+    assert hidden == [t for t in others if fails_at(spec, [t])]
+
+
+def test_a_few_resets_do_not_cost_one_order_per_candidate() -> None:
+    """Two tests reset the polluted state: their polluters are searched again without
+    them, not by one pair per candidate."""
+    others = ids(500)
+    polluters, resets = [others[40], others[250], others[333]], [others[100], others[400]]
+    spec = ODSpec(OD, "victim", polluters=polluters, cleaners={p: resets for p in polluters})
+    runner, model = runner_for(others, spec)
+    found = find_polluters(runner, others)
+    assert hidden_polluters(runner, others, found) == polluters
+    assert model.orders_run < len(others) // 3  # one pair per candidate: over 500
 
 
 class UndoneSetterModel(ModelExecutor):

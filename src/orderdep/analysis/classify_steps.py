@@ -164,8 +164,6 @@ def partners_step(item: Item, say: Say, limit: Optional[int]) -> None:
             4 * _log2(len(others)) * len(finding.polluters))  # fmt: skip
         hidden = hidden_polluters(runner, others, finding.polluters)
         if hidden is not None:
-            say("polluters", f"cleaners on both sides: running {len(others)} pairs [t, victim]",
-                len(others))  # fmt: skip
             finding.polluters = [t for t in others if t in set(hidden) | set(finding.polluters)]
     else:
         _setter_group(item, say)

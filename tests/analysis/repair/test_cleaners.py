@@ -74,6 +74,35 @@ def test_a_polluter_guard_for_an_attribute_absent_before_it_leaves_it_absent() -
     assert fixtures == ["monkeypatch"]
 
 
+def test_a_set_then_delete_pair_is_explained_in_the_patch_comment() -> None:
+    """A reader takes ``setattr`` then ``delattr`` of one name for a no-op: the comment
+    says the name did not exist before and monkeypatch deletes it again at the end."""
+    from orderdep.analysis.repair.candidates import Candidate, comment_for
+    from orderdep.core.report import ODFinding
+
+    polluter = "tests/test_x.py::test_kwargs"
+    guard = insertion(
+        polluter,
+        [
+            "monkeypatch.setattr(AST, 'tag', None, raising=False)",
+            "monkeypatch.delattr(AST, 'tag')",
+            "monkeypatch.setenv('APP_FILE', '')",
+            "monkeypatch.delenv('APP_FILE')",
+        ],
+        ["monkeypatch"],
+    )
+    finding = ODFinding("tests/test_x.py::test_fields", polluters=[polluter])
+    cand = Candidate("polluter", "makes the polluter undo", [guard])
+    roots = ["pkg.sexpr.AST.tag", "env:APP_FILE"]
+    assert comment_for(cand, guard, finding, "victim", roots) == (
+        "Undo this test's change to pkg.sexpr.AST.tag, $APP_FILE when it ends "
+        "(test_fields needs it). tag, APP_FILE did not exist before: set then deleted, so "
+        "that monkeypatch deletes it again at the end."
+    )
+    plain = insertion(polluter, ["monkeypatch.setattr(AST, 'tag', 1)"], ["monkeypatch"])
+    assert "did not exist" not in comment_for(cand, plain, finding, "victim", roots)
+
+
 def test_environment_variables_that_differ_are_grouped() -> None:
     from orderdep.analysis.repair.candidates import sibling_groups
 

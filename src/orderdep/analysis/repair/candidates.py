@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -214,10 +215,41 @@ def friendly(root: str) -> str:
     return root
 
 
+# A pair that leaves a name absent and has monkeypatch delete it again at the end.
+_ABSENT_PAIRS = (
+    (re.compile(r"monkeypatch\.setattr\((.+), ('\w+'), None, raising=False\)$"),
+     "monkeypatch.delattr({0}, {1})"),
+    (re.compile(r"monkeypatch\.setenv\(('\w+')(), ''\)$"), "monkeypatch.delenv({0})"),
+)  # fmt: skip
+
+
+def _absent_note(ins: Insertion) -> str:
+    """Why a set-then-delete pair is there (a reader would take it for a no-op): the
+    name did not exist before, and monkeypatch deletes at the end only what it set."""
+    names = []
+    for first, second in zip(ins.statements, ins.statements[1:]):
+        for pattern, undo in _ABSENT_PAIRS:
+            m = pattern.match(first.strip())
+            if m and second.strip() == undo.format(*m.groups()):
+                names.append(m.group(2 if m.group(2) else 1).strip("'"))
+    if not names:
+        return ""
+    return (
+        f" {', '.join(names)} did not exist before: set then deleted, so that monkeypatch"
+        " deletes it again at the end."
+    )
+
+
 def comment_for(
     cand: Candidate, ins: Insertion, finding: ODFinding, kind: str, roots: Sequence[str]
 ) -> str:
     """One line for the patch saying what state it resets and why."""
+    return _comment_text(cand, ins, finding, kind, roots) + _absent_note(ins)
+
+
+def _comment_text(
+    cand: Candidate, ins: Insertion, finding: ODFinding, kind: str, roots: Sequence[str]
+) -> str:
     what = ", ".join(friendly(r) for r in cand.roots or roots) or "shared state"
     partners = finding.polluters or [m for g in finding.polluter_groups for m in g]
     if kind == "brittle":

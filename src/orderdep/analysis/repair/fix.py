@@ -85,6 +85,7 @@ from orderdep.analysis.repair.patchset import distinct
 from orderdep.analysis.repair.ranking import to_verify, undone_by_monkeypatch, workdir_path
 from orderdep.analysis.repair.root_info import DebugResult, RootInfo
 from orderdep.analysis.repair.root_statements import restore_statements
+from orderdep.analysis.repair.shrink import shrink_verified
 from orderdep.analysis.repair.sources import (
     FunctionSource,
     read_function,
@@ -385,6 +386,9 @@ class Repairer:
             result.verified += 1
             check = self.verifier.verify(changes, target)
             if check.ok:
+                cand, changes, check = shrink_verified(
+                    cand, changes, check, self.verifier, target, self.progress
+                )
                 result.fix = Fix(
                     target.test, cand.strategy, cand.description, cand.insertions, changes, check
                 )

@@ -38,7 +38,8 @@ then turned into a real patch and verified on a patched copy
 order: the root cause (a polluter that cleans up after itself, a fixture no longer
 shared), then an autouse fixture cleaning up after every test, then a change to the OD
 test; changes that end with the test before ones that leak state; then the fewest
-changed lines, the strategy listed first, the fewest changed characters.
+changed lines, the strategy listed first, the fewest changed characters. A verified
+cleaner that screening could not minimise is shrunk on real runs (:mod:`.shrink`).
 Unverified candidates are never offered.
 """
 
@@ -86,10 +87,7 @@ from orderdep.analysis.repair.ranking import to_verify, undone_by_monkeypatch, w
 from orderdep.analysis.repair.root_info import DebugResult, RootInfo
 from orderdep.analysis.repair.root_statements import restore_statements
 from orderdep.analysis.repair.shrink import shrink_verified
-from orderdep.analysis.repair.sources import (
-    FunctionSource,
-    read_function,
-)
+from orderdep.analysis.repair.sources import FunctionSource, read_function
 from orderdep.analysis.repair.unittest_patches import placements
 from orderdep.analysis.repair.verify import Target, Verification, Verifier
 from orderdep.core.report import ODFinding

@@ -215,7 +215,8 @@ class DetectDisplay:
     type=Seconds(),
     default=None,
     metavar="SECONDS",
-    help="Time for the whole command: search, confirmation and (with --classify) "
+    help="Time for the whole command: the fork runner's check, search, confirmation and "
+    "(with --classify) "
     "classification and flake rates, most valuable first. When it runs out (or on Ctrl-C) "
     "the report says what is unfinished; rerunning the same command resumes. Search time "
     "the strategies leave goes to orders for dependencies on several tests. Default: no "

@@ -173,16 +173,6 @@ def test_an_order_expected_to_outlast_the_budget_is_not_started() -> None:
     assert budget.stop_reason == "budget"
 
 
-def test_a_share_is_of_what_is_left_so_the_fork_check_does_not_eat_the_search() -> None:
-    clock = Clock()
-    budget = Budget(120.0, clock)
-    clock.now = 70.0  # the fork check ran one slow suite under fork and pytest
-    assert budget.share(0.4) == pytest.approx(20.0)
-    clock.now = 120.0
-    assert budget.share(0.4) == pytest.approx(0.001)  # spent: the search stops at once
-    assert Budget(None, clock).share(0.4) is None
-
-
 def test_an_order_answered_without_running_still_sets_the_pace() -> None:
     """An order the engine answers at once (run by the fork check, or reused from the
     store) costs no time now; its recorded wall time is still what running an order of

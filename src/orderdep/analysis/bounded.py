@@ -42,8 +42,7 @@ def detect_within(
     :func:`~orderdep.analysis.classify.classify`) within ``budget``.
 
     ``detect_options`` are passed on to ``detect`` (strategies, seed, progress, ...); its
-    search budget is the search share of what is left of ``budget`` (the fork check may
-    have spent some of it).
+    search budget is the search share of ``budget``.
     """
     bounded = BudgetedExecutor(executor, budget, jobs)
     share = SEARCH_SHARE_CLASSIFY if then_classify else SEARCH_SHARE

@@ -9,9 +9,9 @@ learnt and marks what it did not finish (:func:`unfinished`), and the command wr
 report. Orders finished before the stop are in the results store, so rerunning the same
 command replays them at once and goes on where the first run stopped.
 
-Shares: the search may use :data:`SEARCH_SHARE` of the budget left when it starts
-(:data:`SEARCH_SHARE_CLASSIFY` when classification follows), so that confirming every
-suspect and knowing its kind come before searching further.
+Shares: the search may use :data:`SEARCH_SHARE` of the budget (:data:`SEARCH_SHARE_CLASSIFY`
+when classification follows), so that confirming every suspect and knowing its kind come
+before searching further.
 """
 
 from __future__ import annotations
@@ -64,12 +64,10 @@ class Budget:
         return max(0.0, self.seconds - self.elapsed())
 
     def share(self, fraction: float) -> Optional[float]:
-        """``fraction`` of the seconds left (None: unlimited). What was spent before (the
-        fork check) is not charged to the phase that asks."""
-        left = self.left()
-        if left is None:
+        """Seconds from now until ``fraction`` of the whole budget is spent (None: unlimited)."""
+        if self.seconds is None:
             return None
-        return max(0.001, left * fraction)
+        return max(0.001, self.seconds * fraction - self.elapsed())
 
     @property
     def stopped(self) -> bool:

@@ -275,16 +275,19 @@ def confirm(
 
 
 def suspects_of(search: Sequence[OrderResult], nio_search: Sequence[OrderResult]) -> list[str]:
-    """Tests that failed in a search order or a second time in ``[t, t]``, first seen first."""
-    out: dict[str, None] = {}
+    """Tests that failed in a search order or a second time in ``[t, t]``, cheapest to
+    confirm first: by the fewest tests run before a failure of theirs (so a budget that
+    runs out has confirmed as many as it could), then first seen first."""
+    before: dict[str, int] = {}
     for result in search:
-        for r in result.results:
+        for position, r in enumerate(result.results):
             if failed(r) is True:
-                out.setdefault(r.test)
+                before[r.test] = min(before.get(r.test, position), position)
     for result in nio_search:
         if len(result.results) == 2 and failed(result.results[1]) is True:
-            out.setdefault(result.order[0])
-    return list(out)
+            before[result.order[0]] = min(before.get(result.order[0], 1), 1)
+    first = {t: i for i, t in enumerate(before)}
+    return sorted(before, key=lambda t: (before[t], first[t]))
 
 
 def confirm_in_chunks(

@@ -318,16 +318,17 @@ def bench_ipflakies(case: Json, python: str, baseline: dict[str, str], tmp: Path
     out.close()
     row: Json = {"patched": False, "holds": False, "exit": exit_code}
     row["log_tail"] = log.read_text(errors="replace").strip().splitlines()[-3:]
-    shutil.rmtree(project, ignore_errors=True)
     row["seconds"] = time.perf_counter() - start
     patches = ipflakies_patches(project / "ipflakies_result")
     row["patched"] = bool(patches)
     patched = project / patches[0]["patched_test_file"] if patches else None
-    if patched is None or not patched.exists():
+    # read its result before the copy goes (it holds the patched file)
+    new = patched.read_text(encoding="utf-8") if patched and patched.exists() else None
+    shutil.rmtree(project, ignore_errors=True)
+    if new is None:
         return row
     module = case["test"].split("::", 1)[0]
     original = (Path(case["dir"]) / module).read_text(encoding="utf-8")
-    new = patched.read_text(encoding="utf-8")
     diff = difflib.unified_diff(
         original.splitlines(True), new.splitlines(True), f"a/{module}", f"b/{module}"
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from orderdep.analysis.repair.verify import Target, Verifier, copy_config
+from orderdep.analysis.repair.verify import Target, Verifier, copy_config, failure_kind
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
 
@@ -180,3 +180,61 @@ def test_nondeterministic_tests_of_the_report_are_not_compared(
         assert result.summary() == f"verified in 2 orders; ignored nondeterministic {even}"
         strict = Verifier(config, engine, full_suite=False).verify({MOD: (source, fixed)}, target)
         assert strict.problems == [f"{even} now failed in failing order"]
+
+
+FAILING_POLLUTER = """
+import types
+
+STATE = []
+REGISTRY = {"codec": types}  # a module: cannot be deep-copied
+
+
+def test_pollute():
+    STATE.append(1)
+    assert False  # fails anyway, after polluting
+
+
+def test_victim():
+    assert STATE == []
+"""
+
+
+def test_a_change_that_makes_a_failing_polluter_raise_before_it_pollutes_is_rejected(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "proj"
+    (root / "tests").mkdir(parents=True)
+    (root / "pytest.ini").write_text("[pytest]\n")
+    source = textwrap.dedent(FAILING_POLLUTER).lstrip()
+    (root / MOD).write_text(source)
+    # the victim passes after it only because the polluter now stops at its first line
+    crashing = source.replace(
+        "    STATE.append(1)", "    import copy\n    copy.deepcopy(REGISTRY)\n    STATE.append(1)"
+    )
+    undoing = source.replace("    assert False", "    STATE.clear()\n    assert False")
+    config = EngineConfig(root)
+    with Engine(config) as engine:
+        verifier = Verifier(config, engine)
+        rejected = verifier.verify({MOD: (source, crashing)}, TARGET)
+        assert rejected.problems == [
+            f"{P} now fails with TypeError (was AssertionError) in failing order"
+        ]
+        accepted = verifier.verify({MOD: (source, undoing)}, TARGET)
+        assert accepted.ok, accepted.problems
+
+
+@pytest.mark.parametrize(
+    ("message", "kind"),
+    [
+        ("TypeError: cannot pickle 'module' object", "TypeError"),
+        ("assert 2 == 1", "AssertionError"),
+        ("AssertionError: '*' != '='", "AssertionError"),
+        ("pyparsing.ParseException: Expected '('", "ParseException"),
+        ("Failed: DID NOT RAISE <class 'ValueError'>", "Failed"),
+        ("KeyboardInterrupt:", "KeyboardInterrupt"),
+        ("", None),
+        ("not collected in the test process: 'x'", None),
+    ],
+)
+def test_failure_kind_names_the_exception_of_a_message(message: str, kind: object) -> None:
+    assert failure_kind(message) == kind

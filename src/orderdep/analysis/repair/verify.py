@@ -6,7 +6,9 @@ A fix is only offered when, in a private copy of the project with the change app
 2. it still passes in each of its passing orders;
 3. the other tests of those orders keep the outcomes they had without the change;
 4. the whole suite in its original order has the outcomes it had before, except that
-   failing tests may now pass (a fix for one victim can fix its siblings too).
+   failing tests may now pass (a fix for one victim can fix its siblings too);
+5. a test that failed without the change and still fails fails with the same exception
+   (a polluter made to raise before it pollutes has not been repaired).
 
 Tests known to be nondeterministic (the report's ``nd_tests``) are never compared, and in
 the original order neither are tests whose outcome differed between two runs of the
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -93,6 +96,18 @@ def write_changes(root: Path, changes: Changes) -> None:
         path.write_text(new, encoding="utf-8")
 
 
+_RAISED = re.compile(r"([A-Za-z_][\w.]*):(?:\s|$)")
+
+
+def failure_kind(message: str) -> Optional[str]:
+    """The exception a failure message names (``TypeError: ...`` gives ``TypeError``; a
+    bare ``assert ...`` gives ``AssertionError``), or None when it names none."""
+    if message.startswith("assert "):
+        return "AssertionError"
+    m = _RAISED.match(message)
+    return m.group(1).rsplit(".", 1)[-1] if m else None
+
+
 def _compare(
     before: OrderResult,
     after: OrderResult,
@@ -114,6 +129,13 @@ def _compare(
             out.problems.append(f"{b.test} now {a.outcome.value} in {where}")
         elif b.outcome.is_failure and not a.outcome.is_failure and b.test != target:
             out.improved = list(dict.fromkeys([*out.improved, b.test]))
+        elif b.outcome.is_failure and b.test != target:
+            # a test failing anyway must fail the same way: a change that makes a polluter
+            # raise before it pollutes (a copy of something that cannot be copied) hides
+            # the pollution instead of undoing it
+            was, now = failure_kind(b.message), failure_kind(a.message)
+            if was and now and was != now:
+                out.problems.append(f"{b.test} now fails with {now} (was {was}) in {where}")
 
 
 class Verifier:

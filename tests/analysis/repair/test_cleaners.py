@@ -103,6 +103,37 @@ def test_a_set_then_delete_pair_is_explained_in_the_patch_comment() -> None:
     assert "did not exist" not in comment_for(cand, plain, finding, "victim", roots)
 
 
+def test_a_polluter_guard_for_a_dict_of_modules_copies_it_shallow() -> None:
+    """``copy.deepcopy`` of a dict holding modules raises TypeError (the polluter would stop
+    before it pollutes, which is no repair): the dict itself is what changes, so a
+    shallow copy is what the polluter works on."""
+    from orderdep.analysis.repair.module_names import ModuleNames
+    from orderdep.analysis.repair.root_statements import guard_statements, holds_modules
+
+    codecs = ["dict", "dict", [["'json'", ["ref", "module", "json.json"]]]]
+    plain = ["dict", "dict", [["'a'", ["atom", "int", "1"]]]]
+    assert holds_modules(codecs) and not holds_modules(plain)
+    assert holds_modules(["seq", "list", [["obj", "Box", [["m", ["ref", "module", "os.os"]]]]]])
+    names = ModuleNames.parse("from pkg import swagger\n", "tests.test_x")
+
+    def guards(desc: object) -> list[list[str]]:
+        value = ValueView(True, desc, None, "dict")
+        changed = ValueView(True, ["dict", "dict", []], None, "dict")
+        root = RootInfo(
+            "pkg.swagger.CODECS", "global", changed, value, module="pkg.swagger",
+            attrs=("CODECS",),
+        )  # fmt: skip
+        return [stmts for stmts, _ in guard_statements(root, names, "tests.test_x")]
+
+    shallow = guards(codecs)
+    assert shallow[0] == ["monkeypatch.setattr(swagger, 'CODECS', swagger.CODECS.copy())"]
+    assert "saved = swagger.CODECS.copy()" in shallow[1]
+    assert not any("deepcopy" in st for stmts in shallow[:2] for st in stmts)
+    assert guards(plain)[0][-1] == (
+        "monkeypatch.setattr(swagger, 'CODECS', copy.deepcopy(swagger.CODECS))"
+    )
+
+
 def test_environment_variables_that_differ_are_grouped() -> None:
     from orderdep.analysis.repair.candidates import sibling_groups
 

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from orderdep.analysis.repair.container_edits import (
     attribute_copy_guards,
@@ -185,6 +185,21 @@ def restore_statements(
     return out
 
 
+def holds_modules(desc: Any) -> bool:
+    """Whether a value description (see :func:`~.probe_values.describe`) holds a module
+    anywhere: ``copy.deepcopy`` of it raises ``TypeError``."""
+    if not isinstance(desc, list) or len(desc) != 3:
+        return False
+    tag, tname, payload = desc
+    if tag == "ref":
+        return bool(tname == "module")
+    if tag in ("dict", "obj"):
+        return any(holds_modules(v) for _, v in payload)
+    if tag == "seq":
+        return any(holds_modules(v) for v in payload)
+    return False
+
+
 def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[str]) -> list[Stmts]:
     """Ways for a polluter to undo its write to ``root`` when it ends (teardown)."""
     out: list[Stmts] = []
@@ -202,7 +217,10 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
             ]
             out.append(([*imports, *sets], ["monkeypatch"]))
             return out
-        if p.type in ("dict", "set", "list") or changed_in_place(root):
+        shallow = p.type in ("dict", "set", "list") and holds_modules(p.desc)
+        if shallow:  # modules cannot be deep-copied: the container is what changes
+            value = f"{ref}.copy()"
+        elif p.type in ("dict", "set", "list") or changed_in_place(root):
             # work on a copy; monkeypatch puts the untouched original back afterwards
             value = f"copy.deepcopy({ref})"
             imports = [*imports, "import copy"]
@@ -220,12 +238,16 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
         if p.type in ("dict", "set", "list"):
             # in place when the polluter writes through another name of the same object
             refill = "extend" if p.type == "list" else "update"
+            saving = (
+                [f"saved = {obj}.copy()"]
+                if shallow
+                else ["import copy", f"saved = copy.deepcopy({obj})"]
+            )
             out.append(
                 (
                     [
                         *obj_imports,
-                        "import copy",
-                        f"saved = copy.deepcopy({obj})",
+                        *saving,
                         f"request.addfinalizer(lambda saved=saved: ({obj}.clear(), {obj}.{refill}(saved)))",
                     ],
                     ["request"],

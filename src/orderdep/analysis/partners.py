@@ -105,7 +105,8 @@ def hidden_polluters(
     cleaners: set[str] = set()
     dense = max(1, int(len(candidates) * DENSE))
     for _ in range(CLEANER_ROUNDS):
-        pool = [t for t in candidates if t not in cleaners and t not in set(polluters)]
+        taken = cleaners | set(polluters)
+        pool = [t for t in candidates if t not in taken]
         new: set[str] = set()
         for p in polluters:  # cleaners of one state are usually shared: ask for new ones
             fresh = [t for t in pool if t not in new]

@@ -18,27 +18,27 @@ from pathlib import Path
 
 from orderdep.core.outcomes import OrderResult
 from orderdep.engine.config import EngineConfig
+from orderdep.engine.interrupts import Interruptible
 from orderdep.engine.plainplugin import PLAIN_ENV
 from orderdep.engine.protocol import assemble_results, read_events, write_json
 from orderdep.engine.sandbox import Sandbox, empty_dir
 from orderdep.engine.testclock import TestClock
 from orderdep.engine.timeouts import TimeoutPolicy
-from orderdep.engine.workers import kill_group, run_in_group
+from orderdep.engine.workers import run_in_group
 
 
-class PlainRunner:
+class PlainRunner(Interruptible):
     """Runs orders as plain pytest processes in a private sandbox of the project."""
 
     runner = "plain"
 
     def __init__(self, config: EngineConfig, workdir: Path) -> None:
+        super().__init__()
         self.config = config
         self.sandbox = Sandbox(config.project, workdir, copy=config.copy, home=config.home)
         self.sandbox.create()
         self.policy = TimeoutPolicy(config.timeout)
         self._n = 0
-        self._current = 0  # the process group of the order running now
-        self._interrupted = False
 
     def _addopts(self, cache_dir: Path) -> str:
         ours = ["-p", "orderdep.engine.plainplugin", "-o", f"cache_dir={cache_dir}"]
@@ -95,18 +95,8 @@ class PlainRunner:
         result = OrderResult(
             list(order), results, runner=self.runner, wall_seconds=time.perf_counter() - started
         )
-        result.interrupted, self._interrupted = self._interrupted, False
+        result.interrupted = self._take_interrupted()
         return result
-
-    def _started(self, pid: int) -> None:
-        self._current = pid
-
-    def interrupt(self) -> None:
-        """Kill the order running now (from another thread); its result is marked
-        interrupted."""
-        self._interrupted = True
-        if self._current:
-            kill_group(self._current)
 
     def close(self) -> None:
         self.sandbox.destroy()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import select
-import signal
 import subprocess
 import time
 from collections.abc import Sequence
@@ -19,6 +18,7 @@ from typing import IO, Any, Callable, Optional
 from orderdep.core.outcomes import OrderResult, Outcome
 from orderdep.core.suite import Suite, TestInfo
 from orderdep.engine.config import EngineConfig
+from orderdep.engine.interrupts import Interruptible, kill_group
 from orderdep.engine.probe import ProbeSpec
 from orderdep.engine.protocol import CONTROL_ENV, assemble_results, read_events, write_json
 from orderdep.engine.sandbox import Sandbox, empty_dir
@@ -70,17 +70,16 @@ def suite_from_events(
     return Suite(tests, rootdir=str(config.project))
 
 
-class _WorkerBase:
+class _WorkerBase(Interruptible):
     runner = ""
 
     def __init__(self, config: EngineConfig, sandbox: Sandbox) -> None:
+        super().__init__()
         self.config = config
         self.sandbox = sandbox
         # Per-test limits; the engine shares one policy among its workers.
         self.policy = TimeoutPolicy(config.timeout)
         self._n = 0
-        self._current = 0
-        self._interrupted = False
         self.cache_dir = sandbox.workdir / "pytest_cache"
         self.log_path = sandbox.workdir / "pytest.log"
 
@@ -128,20 +127,9 @@ class _WorkerBase:
             wall_seconds=time.perf_counter() - started,
             probe=probe,
         )
-        if self._interrupted:
+        if self._take_interrupted():
             result.interrupted = True
-            self._interrupted = False
         return result
-
-    def _started(self, pid: int) -> None:
-        self._current = pid
-
-    def interrupt(self) -> None:
-        """Kill the order running now (from another thread); its result is marked interrupted."""
-        self._interrupted = True
-        pid = self._current
-        if pid:
-            kill_group(pid)
 
 
 class SubprocessWorker(_WorkerBase):
@@ -240,14 +228,6 @@ def run_in_group(
         kill_group(proc.pid)
         proc.wait()
     return died
-
-
-def kill_group(pid: int) -> None:
-    """Kill the process group led by ``pid`` (an order's process and what it started)."""
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 class ForkUnavailable(Exception):

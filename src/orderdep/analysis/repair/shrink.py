@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Callable, Optional
 
 from orderdep.analysis.repair.candidates import Candidate
+from orderdep.analysis.repair.module_names import ModuleNames
 from orderdep.analysis.repair.patches import Changes, Insertion, apply_insertions
 from orderdep.analysis.repair.verify import Target, Verification, Verifier
 from orderdep.core.ddmin import DDMinPreconditionError, ddmin
@@ -56,12 +57,7 @@ def _body(ins: Insertion) -> list[str]:
 
 def _bound(statement: str) -> set[str]:
     """Names an import statement binds (``import a.b`` binds ``a``)."""
-    head, _, names = statement.partition(" import ")
-    if statement.startswith("import "):
-        parts = [p.strip() for p in statement[len("import ") :].split(",")]
-        return {p.split(" as ")[-1].split(".")[0].strip() for p in parts}
-    del head
-    return {p.split(" as ")[-1].strip(" ()") for p in names.split(",")}
+    return set(ModuleNames.parse(statement).import_lines)
 
 
 def _with(ins: Insertion, kept: Sequence[str]) -> Insertion:

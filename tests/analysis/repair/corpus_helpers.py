@@ -154,6 +154,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_settings.py::test_user_settings": (
             "victim", "tests/test_settings.py::test_default_width"),
     },
+    "singleton_two_polluters": {
+        "tests/test_recorder.py::TestRecorder::test_record_one": (
+            "victim", "tests/test_views.py::TestViews::test_index"),
+    },
     "singleton_db": {
         "tests/test_db.py::TestDefaultDatabase::test_in_memory_by_default": (
             "victim", "tests/test_db.py::TestFileDatabase::test_url"),

@@ -63,7 +63,7 @@ from orderdep.analysis.repair.candidates import (
     with_comments,
 )
 from orderdep.analysis.repair.cleaners import cleaner_candidates
-from orderdep.analysis.repair.debugger import PROBE_MODULE, DebugError, debug, orders_for
+from orderdep.analysis.repair.debugger import DebugError, debug, orders_for
 from orderdep.analysis.repair.file_copies import own_copy_candidates
 from orderdep.analysis.repair.fixture_candidates import (
     autouse_candidates,
@@ -83,16 +83,17 @@ from orderdep.analysis.repair.patches import (
     unified_diff,
 )
 from orderdep.analysis.repair.patchset import distinct
+from orderdep.analysis.repair.polluter_roots import every_polluters_roots
 from orderdep.analysis.repair.ranking import to_verify, undone_by_monkeypatch, workdir_path
 from orderdep.analysis.repair.root_info import DebugResult, RootInfo
 from orderdep.analysis.repair.root_statements import restore_statements
+from orderdep.analysis.repair.screening import Screener
 from orderdep.analysis.repair.shrink import shrink_verified
 from orderdep.analysis.repair.sources import FunctionSource, read_function
 from orderdep.analysis.repair.unittest_patches import placements
 from orderdep.analysis.repair.verify import Target, Verification, Verifier
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
-from orderdep.engine.probe import ProbeSpec
 from orderdep.engine.runner import Engine
 from orderdep.errors import UsageError
 
@@ -162,36 +163,7 @@ class Repairer:
         self.progress = progress or (lambda message: None)
         self.verifier = Verifier(config, engine, full_suite=full_suite, nd_tests=nd_tests)
         self.max_verify = max_verify
-        self._screened: dict[tuple[str, Optional[str], str, tuple[str, ...]], bool] = {}
-        self.screen_runs = 0
-
-    # -- screening: run statements right before the OD test on the unpatched project ------
-    def screen(
-        self, target: Target, code: str, namespace: Optional[str], fixtures: Sequence[str] = ()
-    ) -> bool:
-        """Whether ``code`` run in ``namespace`` makes the OD test pass in its failing orders;
-        with ``fixtures``, in its call phase with those fixtures' values bound."""
-        key = (code, namespace, target.test, tuple(fixtures))
-        if key not in self._screened:
-            self._screened[key] = self._screen(target, code, namespace, fixtures)
-        return self._screened[key]
-
-    def _screen(
-        self, target: Target, code: str, namespace: Optional[str], fixtures: Sequence[str]
-    ) -> bool:
-        for order in target.failing_orders:
-            options: dict[str, object] = {
-                "mode": "exec", "at": len(order) - 1, "code": code, "namespace": namespace
-            }  # fmt: skip
-            if fixtures:
-                options.update(phase="call", fixtures=list(fixtures))
-            self.screen_runs += 1
-            res = self.engine.run(order, probe=ProbeSpec(PROBE_MODULE, options))
-            if res.probe.get("error") or res.probe.get("exec_error"):
-                return False
-            if res.outcome_of(target.test).is_failure:
-                return False
-        return True
+        self.screen = Screener(engine)
 
     # -- the whole repair of one OD test --------------------------------------------------
     def repair(self, finding: ODFinding) -> FixResult:
@@ -221,6 +193,8 @@ class Repairer:
                 result.notes.append(f"debugger: {exc}")
             if result.debug is not None and result.debug.test_module:
                 victim.module = result.debug.test_module
+            if result.debug is not None:
+                result.debug = self._every_polluter(result.debug, target, victim, result.notes)
         if "cleaner" in self.strategies:
             culprits = result.debug.culprits if result.debug is not None else []
             resets = reset_statements(self.project, victim, culprits) if kind == "brittle" else []
@@ -240,6 +214,24 @@ class Repairer:
         result.candidates = len(candidates)
         self._rank_and_verify(candidates, target, result)
         return result
+
+    def _every_polluter(
+        self, dbg: DebugResult, target: Target, victim: FunctionSource, notes: list[str]
+    ) -> DebugResult:
+        """The roots of every polluter of a victim, not only the first's (:mod:`.polluter_roots`)."""
+        names = ModuleNames.parse(victim.source, victim.module)
+
+        def debug_order(order: list[str]) -> DebugResult:
+            self.progress(f"debugging {dbg.test} after {order[0]}")
+            return debug(
+                self.engine, dbg.test, kind=dbg.kind, failing_order=order,
+                passing_order=dbg.passing_order,
+            )  # fmt: skip
+
+        return every_polluters_roots(
+            dbg, target, self.screen, debug_order,
+            lambda r: restore_statements(r, names, victim.module), victim.module, notes,
+        )  # fmt: skip
 
     def reuse(self, finding: ODFinding, fix: Fix) -> Optional[FixResult]:
         """``fix`` (of another instance of the same parametrized test function) for

@@ -6,6 +6,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from tests.engine.conftest import write_files
 
 from orderdep.analysis.repair.fix import (
     Repairer,
@@ -210,11 +211,7 @@ def _no_hypothesis_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def write_project(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return root
+    return write_files(root, files)
 
 
 def tree_texts(root: Path) -> dict[str, str]:

@@ -84,7 +84,12 @@ from orderdep.analysis.repair.patches import (
 )
 from orderdep.analysis.repair.patchset import distinct
 from orderdep.analysis.repair.polluter_roots import every_polluters_roots
-from orderdep.analysis.repair.ranking import to_verify, undone_by_monkeypatch, workdir_path
+from orderdep.analysis.repair.ranking import (
+    reading_size,
+    to_verify,
+    undone_by_monkeypatch,
+    workdir_path,
+)
 from orderdep.analysis.repair.root_info import DebugResult, RootInfo
 from orderdep.analysis.repair.root_statements import restore_statements
 from orderdep.analysis.repair.screening import Screener
@@ -358,20 +363,22 @@ class Repairer:
             if not changes or key in seen:
                 continue
             seen.add(key)
-            # changed lines first; at equal size iFixFlakies' cleaners, then ODRepair's
-            # generated calls (003 §5.2 recommends that order), then the rest; then characters
+            # changed lines first (long lines count more); at equal size iFixFlakies'
+            # cleaners, then ODRepair's generated calls (003 §5.2 recommends that order),
+            # then the rest; then characters
             chars = sum(
                 len(line)
                 for line in key.splitlines()
                 if line[:1] in "+-" and not line.startswith(("+++", "---"))
             )
-            rank = (changed_lines(changes), STRATEGIES.index(cand.strategy), chars, i)
+            rank = (reading_size(key), STRATEGIES.index(cand.strategy), chars, i)
             built.append((root_cause_rank(cand), cand.leaks, *rank, cand, changes))
         built.sort(key=lambda b: b[:6])
         if not built:
             result.notes.append("no candidate patch to verify")
         chosen = to_verify(built, lambda b: b[6].strategy, self.max_verify)
-        for _, _, size, _, _, _, cand, changes in chosen:
+        for *_, cand, changes in chosen:
+            size = changed_lines(changes)
             self.progress(f"verifying a {cand.strategy} patch ({size} changed line(s))")
             result.verified += 1
             check = self.verifier.verify(changes, target)

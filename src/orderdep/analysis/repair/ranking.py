@@ -66,3 +66,17 @@ def workdir_path(cand: Candidate) -> Optional[str]:
             if hit:
                 return hit.group(0)
     return None
+
+
+LINE_WIDTH = 100
+
+
+def reading_size(diff: str) -> int:
+    """The changed lines of ``diff`` as a reader sees them: a line longer than
+    :data:`LINE_WIDTH` counts once per started ``LINE_WIDTH`` characters, so a file's
+    content restored as one huge literal does not rank as a one-line patch."""
+    return sum(
+        max(1, -(-len(line[1:].strip()) // LINE_WIDTH))
+        for line in diff.splitlines()
+        if line[:1] in "+-" and not line.startswith(("+++", "---")) and line[1:].strip()
+    )

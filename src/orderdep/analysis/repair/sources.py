@@ -18,6 +18,7 @@ from typing import Optional
 from orderdep.analysis.repair.module_names import ModuleNames, module_name_for
 from orderdep.analysis.repair.patches import Insertion, function_path, insertion
 from orderdep.analysis.repair.root_info import RootInfo
+from orderdep.analysis.repair.star_exports import star_names
 from orderdep.errors import UsageError
 
 
@@ -33,6 +34,7 @@ class FunctionSource:
     params: list[str]
     text: str  # the function's own source
     usefixtures: list[str] = field(default_factory=list)  # its and its classes' marks
+    star_names: dict[str, str] = field(default_factory=dict)  # name -> star-imported module
 
 
 def read_function(project: Path, test_id: str, module: Optional[str] = None) -> FunctionSource:
@@ -63,6 +65,7 @@ def read_function(project: Path, test_id: str, module: Optional[str] = None) -> 
     params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]]
     if classes and params:
         params = params[1:]  # self
+    stars = ModuleNames.parse(source).star_imports
     return FunctionSource(
         test=test_id,
         file=rel,
@@ -72,6 +75,7 @@ def read_function(project: Path, test_id: str, module: Optional[str] = None) -> 
         params=params,
         text=ast.get_source_segment(source, fn) or "",
         usefixtures=[*marked, *_usefixtures(fn)],
+        star_names=star_names(project, stars) if stars else {},
     )
 
 
@@ -127,7 +131,8 @@ def transplant(
     """``statements`` of ``donor`` as an insertion into ``victim``'s test function.
 
     Names the statements take from the donor's module are imported locally (its import
-    line, or ``from <donor module> import name``); parameters of the donor they use
+    line, ``from <donor module> import name``, or ``from <module> import name`` for a name
+    the donor has from a star import of a project module); parameters of the donor they use
     become fixtures of the victim.
     """
     free = _free_names(statements)
@@ -146,6 +151,12 @@ def transplant(
                     imports.append(line)
             elif n in defs:
                 imports.append(f"from {donor.module} import {n}")
+            elif (
+                n in donor.star_names
+                and n not in v_names.import_lines
+                and victim.star_names.get(n) != donor.star_names[n]
+            ):
+                imports.append(f"from {donor.star_names[n]} import {n}")
     return insertion(victim.test, [*imports, *statements], fixtures)
 
 

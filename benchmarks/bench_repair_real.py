@@ -29,8 +29,9 @@ ipflakies
     (``--ipflakies``) ``python -m ipflakies -t TEST`` on a fresh copy, per OD test, in a
     venv of its own per interpreter version (``/tmp/ipf-real-X.Y``: ipflakies, then the
     project's own requirements as ``pip freeze`` lists them, without the ones ipflakies
-    pins). *patched*: it saved a patched test file; *holds*: the same check as above with
-    that file in place.
+    pins, and the case venv's hand-made shims: site-packages files no distribution
+    lists). *patched*: it saved a patched test file; *holds*: the same check as above
+    with that file in place.
 
 Every patch (orderdep's, and ipflakies' as a diff) is printed, so a reader can judge it.
 
@@ -283,10 +284,33 @@ def ensure_ipflakies_for(python: str, root: Path) -> tuple[Optional[str], str]:
         need = [line for line in freeze(python) if line.split("==")[0].lower() not in skip]
         if need:
             subprocess.run([str(ipf), "-m", "pip", "install", "-q", *need], capture_output=True)
+    copy_site_shims(python, str(ipf))
     check = subprocess.run([str(ipf), "-c", "import ipflakies"], capture_output=True, text=True)
     if check.returncode:
         return None, f"`import ipflakies` fails in {venv}: {check.stderr.strip()[-300:]}"
     return str(ipf), ""
+
+
+def site_packages(python: str) -> Path:
+    code = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True)
+    return Path(out.stdout.strip())
+
+
+def copy_site_shims(python: str, ipf: str) -> None:
+    """Copy the case venv's hand-made compatibility shims (top-level ``.py`` and ``.pth``
+    files of its site-packages that no installed distribution lists, such as an alias
+    module for names Python 3.10 removed from ``collections``) into ipflakies' venv, so
+    both tools run the suite in the same environment."""
+    src, dst = site_packages(python), site_packages(ipf)
+    owned = {
+        line.split(",", 1)[0]
+        for record in src.glob("*.dist-info/RECORD")
+        for line in record.read_text(encoding="utf-8", errors="replace").splitlines()
+    }
+    for path in [*src.glob("*.py"), *src.glob("*.pth")]:
+        if path.name not in owned and not (dst / path.name).exists():
+            shutil.copy(path, dst / path.name)
 
 
 def freeze(python: str) -> list[str]:

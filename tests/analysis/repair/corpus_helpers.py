@@ -154,6 +154,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_settings.py::test_user_settings": (
             "victim", "tests/test_settings.py::test_default_width"),
     },
+    "star_import_data_file": {
+        "specio/tests/test_load.py::test_load_group": (
+            "brittle", "specio/tests/test_io.py::test_save_group"),
+    },
     "singleton_two_polluters": {
         "tests/test_recorder.py::TestRecorder::test_record_one": (
             "victim", "tests/test_views.py::TestViews::test_index"),

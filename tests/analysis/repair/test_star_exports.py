@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from tests.analysis.repair.corpus_helpers import copy_project
 from tests.engine.conftest import write_files
 
+from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.sources import read_function, transplant
 from orderdep.analysis.repair.star_exports import module_file, public_names, star_names
+from orderdep.core.report import ODFinding
+from orderdep.engine.runner import Engine
 
 FILES = {
     "pkg/__init__.py": "",
@@ -83,3 +88,24 @@ def test_a_transplant_imports_what_the_donor_has_from_a_star_import(tmp_path: Pa
     # a module with the same star import needs no import
     same = read_function(root, "tests/test_again.py::test_again")
     assert transplant(donor.statements, donor, same).statements[0] == 'name = "all"'
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_project("star_import_data_file", tmp_path_factory.mktemp("star") / "proj")
+
+
+def test_a_brittle_reading_a_file_another_module_writes_gets_its_statements(
+    engine: Engine,
+) -> None:
+    """Corpus project ``star_import_data_file``: both test modules star-import what they
+    test; the state-setter's save call needs its function imported in the brittle's."""
+    brittle = "specio/tests/test_load.py::test_load_group"
+    finding = ODFinding(
+        brittle, "brittle", state_setters=["specio/tests/test_io.py::test_save_group"]
+    )
+    result = Repairer(engine.config, engine, strategy="cleaner").repair(finding)
+    assert result.fix is not None, result.notes
+    statements = [s for ins in result.fix.insertions for s in ins.statements]
+    assert "from specio.io import save_group" in statements
+    assert "minimised" in result.fix.description, result.fix.description

@@ -1,0 +1,1 @@
+"""Spectra fitted in groups, saved to and loaded from JSON files."""

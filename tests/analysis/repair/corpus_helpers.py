@@ -14,6 +14,9 @@ import json
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.plain import PlainRunner
@@ -238,6 +241,17 @@ def copy_project(name: str, dest: Path) -> Path:
         CORPUS / name, dest, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache")
     )
     return dest
+
+
+def corpus_fixture(name: str) -> Any:
+    """A module-scoped ``project`` fixture: a copy of corpus project ``name`` (the
+    ``engine`` fixture of tests/analysis/repair/conftest.py runs on it)."""
+
+    @pytest.fixture(scope="module")
+    def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+        return copy_project(name, tmp_path_factory.mktemp(name) / "proj")
+
+    return project
 
 
 def repair_project(name: str, dest: Path, *, apply: bool = False) -> ProjectRepair:

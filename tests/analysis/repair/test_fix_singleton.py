@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from tests.analysis.repair.corpus_helpers import copy_project
+from tests.analysis.repair.corpus_helpers import corpus_fixture
 
 from orderdep.analysis.repair.cleaners import _minimised
 from orderdep.analysis.repair.fix import Repairer
@@ -25,9 +24,7 @@ BRITTLE = "tests/test_top.py::test_pause_is_not_top_level"
 SETTER = "tests/test_top.py::test_repeat_is_top_level"
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return copy_project("singleton_registry_lock", tmp_path_factory.mktemp("single") / "proj")
+project = corpus_fixture("singleton_registry_lock")
 
 
 def test_a_brittle_replays_its_setter_after_the_singletons_reset(engine: Engine) -> None:

@@ -4,11 +4,9 @@ together, so one patch holds after each polluter."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Optional
 
-import pytest
-from tests.analysis.repair.corpus_helpers import copy_project
+from tests.analysis.repair.corpus_helpers import corpus_fixture
 
 from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.polluter_roots import MAX_DEBUGS, every_polluters_roots, union
@@ -22,9 +20,7 @@ SEPARATOR = "tests/test_recorder.py::TestRecorder::test_custom_separator"
 VIEWS = "tests/test_views.py::TestViews::test_index"
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return copy_project("singleton_two_polluters", tmp_path_factory.mktemp("two") / "proj")
+project = corpus_fixture("singleton_two_polluters")
 
 
 def obj(**attrs: object) -> list[object]:

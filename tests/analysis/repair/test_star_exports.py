@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from tests.analysis.repair.corpus_helpers import copy_project
+from tests.analysis.repair.corpus_helpers import corpus_fixture
 from tests.engine.conftest import write_files
 
 from orderdep.analysis.repair.fix import Repairer
@@ -90,9 +89,7 @@ def test_a_transplant_imports_what_the_donor_has_from_a_star_import(tmp_path: Pa
     assert transplant(donor.statements, donor, same).statements[0] == 'name = "all"'
 
 
-@pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return copy_project("star_import_data_file", tmp_path_factory.mktemp("star") / "proj")
+project = corpus_fixture("star_import_data_file")
 
 
 def test_a_brittle_reading_a_file_another_module_writes_gets_its_statements(

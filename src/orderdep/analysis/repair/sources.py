@@ -18,7 +18,7 @@ from typing import Optional
 from orderdep.analysis.repair.module_names import ModuleNames, module_name_for
 from orderdep.analysis.repair.patches import Insertion, function_path, insertion
 from orderdep.analysis.repair.root_info import RootInfo
-from orderdep.analysis.repair.star_exports import star_names
+from orderdep.analysis.repair.star_exports import star_names, top_level_defs
 from orderdep.errors import UsageError
 
 
@@ -109,22 +109,6 @@ def _free_names(statements: Sequence[str]) -> list[str]:
     return [n for n in loaded if n not in stored and not hasattr(builtins, n)]
 
 
-def _top_level_defs(source: str) -> set[str]:
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return set()
-    out: set[str] = set()
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.add(node.name)
-        elif isinstance(node, ast.Assign):
-            out.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            out.add(node.target.id)
-    return out
-
-
 def transplant(
     statements: Sequence[str], donor: FunctionSource, victim: FunctionSource
 ) -> Insertion:
@@ -141,7 +125,7 @@ def transplant(
     if donor.file != victim.file:
         d_names = ModuleNames.parse(donor.source, donor.module)
         v_names = ModuleNames.parse(victim.source, victim.module)
-        defs = _top_level_defs(donor.source)
+        defs = top_level_defs(donor.source)
         for n in free:
             if n in fixtures:
                 continue

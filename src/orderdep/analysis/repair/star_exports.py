@@ -26,6 +26,23 @@ def module_file(project: Path, module: str) -> Optional[Path]:
     return None
 
 
+def top_level_defs(source: str) -> set[str]:
+    """The names a module's source defines at top level: functions, classes, assignments."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    out: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.Assign):
+            out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            out.add(node.target.id)
+    return out
+
+
 def public_names(source: str) -> set[str]:
     """The names a star import of a module with ``source`` binds: its ``__all__`` when that
     is a literal list or tuple, else its top-level names not starting with ``_``."""
@@ -33,22 +50,17 @@ def public_names(source: str) -> set[str]:
         tree = ast.parse(source)
     except SyntaxError:
         return set()
-    names: set[str] = set()
+    names = top_level_defs(source)
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign):
-            for target in node.targets:
-                if isinstance(target, ast.Name) and target.id == "__all__":
-                    try:
-                        listed = ast.literal_eval(node.value)
-                    except ValueError:
-                        continue
-                    if isinstance(listed, (list, tuple)):
-                        return {str(n) for n in listed}
-                names.update(t.id for t in ast.walk(target) if isinstance(t, ast.Name))
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            names.add(node.target.id)
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            try:
+                listed = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+            if isinstance(listed, (list, tuple)):
+                return {str(n) for n in listed}
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
     return {n for n in names if not n.startswith("_")}

@@ -17,11 +17,15 @@ them a budget instead, for projects where an unlimited run takes too long). Ever
 also reports the estimate detect prints before its search (``~N s estimated`` for
 tuscan, ``~P s per OD test found``) next to what the run then took: from that line to
 the end, against the estimate plus P for each OD test found. With ``--runs-file G`` the
-budget runs are kept in G too, and a run found there is not repeated.
+budget runs are kept in G too, and a run found there is not repeated. With
+``--reference-dir D`` a reference keeps its copy of the project and its store in D, and
+a reference its budget stopped is run again there by the next ``--reference``: it resumes
+where it stopped, and its row gives the wall time of all its runs.
 
 Usage: python benchmarks/scale_real.py --cases FILE [--cases FILE ...]
        [--budgets 120,600] [--min-tests 200] [--jobs 2] [--project NAME ...]
-       [--reference-file F [--reference] [--reference-budget S]] [--runs-file G]
+       [--reference-file F [--reference] [--reference-budget S] [--reference-dir D]]
+       [--runs-file G]
        [--no-doc]
 Writes the section "Scale on real projects" of docs/benchmarks.md (not with --no-doc).
 """
@@ -72,6 +76,8 @@ class DetectRun:
     with_partners: Optional[int] = None  # OD tests whose partners classification found
     exit_code: int = 0
     stderr_tail: list[str] = field(default_factory=list)
+    complete: Optional[bool] = None  # the report names no unfinished work (None: not read)
+    parts: int = 1  # runs of the same command in one kept copy, each resuming the last
 
     @property
     def predicted(self) -> Optional[float]:
@@ -100,12 +106,17 @@ def collected(project: dict[str, Any]) -> int:
     return int(match[1]) if match else 0
 
 
-def detect(project: dict[str, Any], budget: Optional[int], jobs: int, tmp: Path) -> DetectRun:
+def detect(
+    project: dict[str, Any], budget: Optional[int], jobs: int, tmp: Path, keep: bool = False
+) -> DetectRun:
     """``detect --classify`` (with ``--budget`` unless None) in a fresh copy of the project,
-    timing the estimate line as it arrives on stderr."""
+    timing the estimate line as it arrives on stderr. With ``keep`` the copy (and its
+    store) stays in ``tmp``, and a copy already there is run in again: the command
+    resumes where the last run stopped."""
     work = tmp / f"{project['project'].replace('/', '+')}-{budget or 'none'}"
     ignore = shutil.ignore_patterns(".orderdep", ".pytest_cache", "__pycache__")
-    shutil.copytree(project["dir"], work, symlinks=True, ignore=ignore)
+    if not (keep and work.exists()):
+        shutil.copytree(project["dir"], work, symlinks=True, ignore=ignore)
     cmd = [sys.executable, "-c", "from orderdep.shells.cli import run; run()", "detect", "."]
     cmd += ["--classify", "--python", project["python"], "--seed", "1", "--jobs", str(jobs)]
     cmd += ["--budget", str(budget)] if budget is not None else []
@@ -135,8 +146,25 @@ def detect(project: dict[str, Any], budget: Optional[int], jobs: int, tmp: Path)
     report = json.loads(report_file.read_text()) if report_file.exists() else {"od_tests": []}
     run.found = {f["test"]: f.get("kind") for f in report["od_tests"]}
     run.with_partners = sum(1 for f in report["od_tests"] if any(f.get(k) for k in PARTNERS))
-    shutil.rmtree(work, ignore_errors=True)
+    stats = report.get("stats", {})
+    run.complete = report_file.exists() and not (
+        stats.get("unfinished")
+        or stats.get("classify_stopped")
+        or any(f.get("unfinished") for f in report["od_tests"])
+    )
+    if not keep:
+        shutil.rmtree(work, ignore_errors=True)
     return run
+
+
+def resumed(before: DetectRun, after: DetectRun) -> DetectRun:
+    """The run ``before`` continued by ``after`` in the same copy: what ``after`` reports,
+    over the wall time of both (the estimate is the first part's)."""
+    after.wall += before.wall
+    after.parts = before.parts + 1
+    after.strategy, after.estimate, after.per_od = before.strategy, before.estimate, before.per_od
+    after.after_estimate = None  # the estimate priced one run, not a run in parts
+    return after
 
 
 def _fmt(value: Optional[float], digits: int = 0) -> str:
@@ -159,13 +187,22 @@ def row(project: dict[str, Any], n: int, run: DetectRun, ref: Optional[DetectRun
     )  # fmt: skip
     return [
         project["project"], f"`{project['commit'][:10]}`", n,
-        "none" if run.budget is None else run.budget, f"{run.wall:.0f}",
+        _budget(run), f"{run.wall:.0f}",
         "–" if run.budget is None else f"{run.wall / run.budget:.2f}",
         len(found), classified, _fmt(run.with_partners), f"{len(found & known)} of {len(known)}",
         f"{len(found & known) / len(known):.2f}",
         "–" if ref_found is None else len(ref_found), vs_ref, run.strategy or "–",
         _fmt(run.estimate), _fmt(run.per_od), _fmt(run.after_estimate), ratio,
     ]  # fmt: skip
+
+
+def _budget(run: DetectRun) -> str:
+    text = "none" if run.budget is None else str(run.budget)
+    if run.parts > 1:
+        text += f" x {run.parts} runs, resumed"
+    if run.complete is False:
+        text += " (unfinished)"
+    return text
 
 
 def _key(project: dict[str, Any]) -> str:
@@ -195,6 +232,11 @@ def main() -> None:
     parser.add_argument("--reference", action="store_true", help="Run missing references.")
     parser.add_argument("--reference-budget", type=int, help="Budget of new references.")
     parser.add_argument("--runs-file", type=Path, help="JSON cache of the budget runs.")
+    parser.add_argument(
+        "--reference-dir", type=Path,
+        help="Keep each reference's copy (and store) here; with --reference, an unfinished "
+        "reference is run again there and resumes.",
+    )  # fmt: skip
     parser.add_argument("--no-doc", action="store_true")
     args = parser.parse_args()
     if args.reference and args.reference_file is None:
@@ -211,9 +253,14 @@ def main() -> None:
             if n < args.min_tests:
                 continue
             ref = refs.get(_key(project))
-            if ref is None and args.reference:
+            again = ref is not None and ref.complete is False and args.reference_dir is not None
+            if (ref is None or again) and args.reference:
                 print(f"{project['project']} ({n} tests), reference ...", flush=True)
-                ref = detect(project, args.reference_budget, args.jobs, Path(tmpdir))
+                where = args.reference_dir or Path(tmpdir)
+                where.mkdir(parents=True, exist_ok=True)
+                keep = args.reference_dir is not None
+                part = detect(project, args.reference_budget, args.jobs, where, keep)
+                ref = resumed(ref, part) if ref is not None and again else part
                 refs[_key(project)] = ref
                 save_runs(args.reference_file, refs)
             if ref is not None:

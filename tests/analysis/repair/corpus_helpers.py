@@ -157,6 +157,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_settings.py::test_user_settings": (
             "victim", "tests/test_settings.py::test_default_width"),
     },
+    "teardown_module_template": {
+        "tests/test_reporter.py::TestReporter::test_default_header": (
+            "victim", "tests/test_examples.py::test_example_add"),
+    },
     "star_import_data_file": {
         "specio/tests/test_load.py::test_load_group": (
             "brittle", "specio/tests/test_io.py::test_save_group"),

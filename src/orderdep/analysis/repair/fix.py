@@ -93,6 +93,7 @@ from orderdep.analysis.repair.ranking import (
 from orderdep.analysis.repair.root_info import DebugResult, RootInfo
 from orderdep.analysis.repair.root_statements import restore_statements
 from orderdep.analysis.repair.screening import Screener
+from orderdep.analysis.repair.session_start import session_start_candidates
 from orderdep.analysis.repair.shrink import shrink_verified
 from orderdep.analysis.repair.sources import FunctionSource, read_function
 from orderdep.analysis.repair.unittest_patches import placements
@@ -334,6 +335,7 @@ class Repairer:
             for group in [[r] for r in roots] if single else [roots]:
                 what = ", ".join(friendly(r.name) for r in group)
                 out += autouse_candidates(self.project, finding, group, what)
+                out += session_start_candidates(self.project, finding, group, what)
         if kind == "brittle":  # the state a restore sets up outlives the test, as a transplant's
             for cand in out:  # unless monkeypatch undoes it
                 cand.leaks = cand.leaks or (

@@ -99,7 +99,8 @@ def narrow_candidates(project: Path, finding: ODFinding) -> list[Candidate]:
     return out
 
 
-def _slug(root: RootInfo) -> str:
+def fixture_slug(root: RootInfo) -> str:
+    """The name of the autouse fixture restoring ``root`` (``_restore_<what>``)."""
     text = root.var or root.path or ".".join(root.attrs) or root.name.partition(":")[2]
     text = re.sub(r"[^0-9a-zA-Z]+", "_", text or root.kind).strip("_").lower()
     return f"_restore_{text or root.kind}"
@@ -111,11 +112,9 @@ def _common_dir(files: Sequence[str]) -> str:
     return common
 
 
-def autouse_candidates(
-    project: Path, finding: ODFinding, roots: Sequence[RootInfo], what: str
-) -> list[Candidate]:
-    """An autouse fixture in the nearest common ``conftest.py`` of the victim and its
-    polluters that saves each root before every test and puts it back after it."""
+def conftest_for(project: Path, finding: ODFinding) -> tuple[str, ModuleNames]:
+    """The ``conftest.py`` of the deepest directory holding the victim and its polluters
+    (it may not exist yet), and what it binds."""
     files = [t.split("::", 1)[0] for t in [finding.test, *polluters_of(finding)]]
     folder = _common_dir(files)
     conftest = posixpath.join(folder, "conftest.py") if folder else "conftest.py"
@@ -123,7 +122,15 @@ def autouse_candidates(
         source = (project / conftest).read_text(encoding="utf-8")
     except OSError:
         source = ""
-    names = ModuleNames.parse(source, module_name_for(project, conftest))
+    return conftest, ModuleNames.parse(source, module_name_for(project, conftest))
+
+
+def autouse_candidates(
+    project: Path, finding: ODFinding, roots: Sequence[RootInfo], what: str
+) -> list[Candidate]:
+    """An autouse fixture in the nearest common ``conftest.py`` of the victim and its
+    polluters that saves each root before every test and puts it back after it."""
+    conftest, names = conftest_for(project, finding)
     per_root = []
     for root in roots:
         alts = guard_statements(root, names, None) if root.kind not in NOT_AUTOUSE else []
@@ -139,7 +146,7 @@ def autouse_candidates(
                 f"Put {what} back after every test: {short_name(finding.test)} fails "
                 "when an earlier test leaves it changed."
             )
-            base = insertion(f"{conftest}::{_slug(root)}", stmts, fixtures)
+            base = insertion(f"{conftest}::{fixture_slug(root)}", stmts, fixtures)
             ins.append(Insertion(base.test, base.statements, base.fixtures, None, comment,
                                  edit="autouse"))  # fmt: skip
         out.append(Candidate("fixture", f"autouse fixture in {conftest} restores {what}", ins))

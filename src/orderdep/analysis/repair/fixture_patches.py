@@ -13,6 +13,9 @@ Both are :class:`~orderdep.analysis.repair.patches.Insertion` s with another ``e
     whose statements save the polluted root and put it back around every test of that
     directory (``monkeypatch``, ``request.addfinalizer``). When the fixture is there
     already, its statements are inserted into it like into any function.
+``session_fixture``
+    likewise a session-scoped fixture (what a root held when the session started, which
+    an autouse fixture puts back before every test, :mod:`.session_start`).
 """
 
 from __future__ import annotations
@@ -117,6 +120,12 @@ def has_function(source: str, name: str) -> bool:
 
 
 AUTOUSE = "@pytest.fixture(autouse=True)"
+# the decorator of each edit that adds a function (None: a plain function)
+DECORATORS: dict[str, Optional[str]] = {
+    "autouse": AUTOUSE,
+    "session_fixture": '@pytest.fixture(scope="session")',
+    "setup_function": None,
+}
 
 
 def add_function(

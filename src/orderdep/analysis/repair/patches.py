@@ -24,7 +24,7 @@ from typing import Optional
 import libcst as cst
 
 from orderdep.analysis.repair.fixture_patches import (
-    AUTOUSE,
+    DECORATORS,
     add_function,
     comment_lines,
     has_function,
@@ -55,7 +55,8 @@ class Insertion:
     comment: Optional[str] = None  # a line above the statements saying what they do
     # "insert" (statements into a function), "narrow" (make fixture ``test`` names
     # function-scoped), "autouse" (statements in autouse fixture ``test``, created if
-    # missing) or "setup_function" (likewise, a plain function): see
+    # missing), "session_fixture" (likewise, a session-scoped fixture) or
+    # "setup_function" (likewise, a plain function): see
     # :mod:`~orderdep.analysis.repair.fixture_patches`
     edit: str = "insert"
 
@@ -234,14 +235,14 @@ def apply_insertion(source: str, insertion: Insertion) -> str:
     double = prefers_double_quotes(source)
     if insertion.edit == "narrow":
         return narrow_scope(source, name, insertion.comment, insertion.file, classes)
-    if insertion.edit in ("autouse", "setup_function") and not has_function(source, name):
+    if insertion.edit in DECORATORS and not has_function(source, name):
         stmts = [s for s in insertion.statements if s.strip() not in _top_level_imports(source)]
         imports = [s for s in stmts if s.startswith(("import ", "from ")) and liftable(s, module)]
         code = [
             cst.Module([]).code_for_node(s).strip()
             for s in _parse_statements([s for s in stmts if s not in imports], double)
         ]
-        decorator = AUTOUSE if insertion.edit == "autouse" else None
+        decorator = DECORATORS[insertion.edit]
         return add_function(
             source, name, code, insertion.fixtures, insertion.comment, imports, decorator
         )
@@ -277,7 +278,8 @@ def apply_insertions(
                 text = base[rel]
             else:
                 try:
-                    missing = ins.edit == "autouse" and not (project / rel).exists()
+                    new_file = ins.edit in ("autouse", "session_fixture")
+                    missing = new_file and not (project / rel).exists()
                     text = "" if missing else (project / rel).read_text(encoding="utf-8")
                 except OSError as exc:
                     raise UsageError(f"cannot read {rel!r}: {exc.strerror or exc}") from None

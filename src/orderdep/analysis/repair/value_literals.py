@@ -133,3 +133,14 @@ def _differing_literals(root: RootInfo, literal: Callable[[Any], Optional[str]])
             return {}
         out[str(key)] = value
     return out
+
+
+def differing_attributes(root: RootInfo) -> list[str]:
+    """The attributes that differ on an object changed in place (identifiers only; [] when
+    the root is not one object described in both orders)."""
+    f, p = root.failing.desc, root.passing.desc
+    if not (isinstance(f, list) and isinstance(p, list) and f[:2] == p[:2] and f[0] == "obj"):
+        return []
+    fa, pa = dict((k, v) for k, v in f[2]), dict((k, v) for k, v in p[2])
+    keys = [*pa, *(k for k in fa if k not in pa)]
+    return [str(k) for k in keys if fa.get(k) != pa.get(k) and str(k).isidentifier()]

@@ -3,11 +3,15 @@ the brittle ends; class attributes restored together."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from orderdep.analysis.repair.cleaners import _guarded, is_check
+from orderdep.analysis.repair.module_names import ModuleNames
 from orderdep.analysis.repair.patches import insertion
 from orderdep.analysis.repair.root_info import RootInfo, ValueView
+from orderdep.analysis.repair.root_statements import guard_statements
 from orderdep.analysis.repair.sources import FunctionSource
 
 SOURCE = "import routes\n\n\ndef test_dispatch(router):\n    assert router.dispatch('/')\n"
@@ -57,9 +61,6 @@ def test_class_attributes_of_one_class_that_differ_are_grouped() -> None:
 
 
 def test_a_polluter_guard_for_an_attribute_absent_before_it_leaves_it_absent() -> None:
-    from orderdep.analysis.repair.module_names import ModuleNames
-    from orderdep.analysis.repair.root_statements import guard_statements
-
     value = ValueView(True, ["atom", "int", "1"], "1", "int")
     absent = RootInfo(
         "pkg.sexpr.AST.tag", "classattr", value, ValueView(False),
@@ -175,3 +176,32 @@ def test_a_brittles_guard_saves_the_variable_as_it_is_alone() -> None:
 )
 def test_a_donors_own_checks_are_not_transplanted(statement: str, check: bool) -> None:
     assert is_check(statement) is check
+
+
+@pytest.mark.parametrize("rel", ["data/", "data/out.json"])
+def test_a_file_guard_removes_only_what_was_not_there_when_the_test_began(
+    rel: str, tmp_path: Path
+) -> None:
+    """A directory a session fixture made before the test stays (a brittle's set-up
+    "undone when it ends" once removed it, and the test writing into it then failed)."""
+    root = RootInfo(f"file:{rel}", "file", ValueView(True), ValueView(False), path=rel)
+    (stmts, fixtures), *_ = guard_statements(root, ModuleNames(), None)
+    assert fixtures == ["request"]
+    finalizers: list[object] = []
+
+    class Config:
+        rootpath = tmp_path
+
+    class Request:
+        config = Config()
+
+        def addfinalizer(self, fn: object) -> None:
+            finalizers.append(fn)
+
+    code = "\n".join(stmts)
+    exec(code, {"request": Request()})  # absent: removed when the test ends
+    assert len(finalizers) == 1
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "out.json").write_text("{}")
+    exec(code, {"request": Request()})  # there already: left alone
+    assert len(finalizers) == 1

@@ -315,7 +315,10 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
                     [
                         *imports,
                         "import shutil",
-                        f"request.addfinalizer(lambda: shutil.rmtree({expr}, ignore_errors=True))",
+                        # only what the test creates: a directory there already (made by a
+                        # session fixture, say) stays
+                        f"if not {expr}.exists():\n"
+                        f"    request.addfinalizer(lambda: shutil.rmtree({expr}, ignore_errors=True))",
                     ],
                     fixtures,
                 )
@@ -323,7 +326,11 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
         elif not p.present:
             out.append(
                 (
-                    [*imports, f"request.addfinalizer(lambda: {expr}.unlink(missing_ok=True))"],
+                    [
+                        *imports,
+                        f"if not {expr}.exists():\n"
+                        f"    request.addfinalizer(lambda: {expr}.unlink(missing_ok=True))",
+                    ],
                     fixtures,
                 )
             )

@@ -41,9 +41,10 @@ def test_an_object_changed_in_place_gets_the_attributes_that_differ_back() -> No
     )
     imports, snapshot, restore = start_statements(root, ModuleNames(), "_saved")  # type: ignore[misc]
     assert imports == ["import reportgen", "import copy"]
-    assert snapshot == (
-        "{name: copy.deepcopy(getattr(reportgen.reporter, name)) for name in ('template',)}"
-    )
+    assert snapshot == [
+        "names = ('template',)",
+        "return {name: copy.deepcopy(getattr(reportgen.reporter, name)) for name in names}",
+    ]
     assert restore == [
         "for name, value in _saved.items():\n"
         "    monkeypatch.setattr(reportgen.reporter, name, copy.deepcopy(value))"
@@ -57,7 +58,7 @@ def test_a_replaced_value_is_set_back_on_its_owner() -> None:
     )  # fmt: skip
     imports, snapshot, restore = start_statements(root, ModuleNames(), "_level_at_start")  # type: ignore[misc]
     assert imports == ["from app import config", "import copy"]
-    assert snapshot == "copy.deepcopy(config.LEVEL)"
+    assert snapshot == ["return copy.deepcopy(config.LEVEL)"]
     assert restore == ["monkeypatch.setattr(config, 'LEVEL', copy.deepcopy(_level_at_start))"]
     env = RootInfo("env:HOME", "env", ValueView(True), ValueView(True), var="HOME")
     assert start_statements(env, ModuleNames(), "_x") is None

@@ -25,7 +25,8 @@ from orderdep.analysis.repair.root_statements import holds_modules
 from orderdep.analysis.repair.value_literals import differing_attributes
 from orderdep.core.report import ODFinding
 
-Start = tuple[list[str], str, list[str]]  # imports, what to save, statements putting it back
+# imports, the session fixture's statements (ending with its return), the autouse one's
+Start = tuple[list[str], list[str], list[str]]
 
 
 def start_statements(root: RootInfo, names: ModuleNames, saved: str) -> Optional[Start]:
@@ -40,7 +41,10 @@ def start_statements(root: RootInfo, names: ModuleNames, saved: str) -> Optional
     attrs = differing_attributes(root)
     if attrs:
         listed = ", ".join(repr(a) for a in attrs) + ("," if len(attrs) == 1 else "")
-        snapshot = f"{{name: copy.deepcopy(getattr({ref}, name)) for name in ({listed})}}"
+        snapshot = [
+            f"names = ({listed})",
+            f"return {{name: copy.deepcopy(getattr({ref}, name)) for name in names}}",
+        ]
         loop = (
             f"for name, value in {saved}.items():\n"
             f"    monkeypatch.setattr({ref}, name, copy.deepcopy(value))"
@@ -52,7 +56,7 @@ def start_statements(root: RootInfo, names: ModuleNames, saved: str) -> Optional
     attr = root.attrs[-1]
     imports = [*owner_imports, *(i for i in imports if i not in owner_imports)]
     put = f"monkeypatch.setattr({owner}, {attr!r}, copy.deepcopy({saved}))"
-    return imports, f"copy.deepcopy({ref})", [put]
+    return imports, [f"return copy.deepcopy({ref})"], [put]
 
 
 def session_start_candidates(
@@ -70,7 +74,7 @@ def session_start_candidates(
         imports, snapshot, statements = got
         insertions.append(
             Insertion(
-                f"{conftest}::{saved}", (*imports, f"return {snapshot}"), (), None,
+                f"{conftest}::{saved}", (*imports, *snapshot), (), None,
                 f"What {friendly(root.name)} held when the session started.",
                 edit="session_fixture",
             )

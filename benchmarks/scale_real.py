@@ -20,11 +20,14 @@ the end, against the estimate plus P for each OD test found. With ``--runs-file 
 budget runs are kept in G too, and a run found there is not repeated. With
 ``--reference-dir D`` a reference keeps its copy of the project and its store in D, and
 a reference its budget stopped is run again there by the next ``--reference``: it resumes
-where it stopped, and its row gives the wall time of all its runs.
+where it stopped, and its row gives the wall time of all its runs. Such parts need
+``--reference-strategy tuscan`` (what a run with no budget chooses on these suites): with
+a budget too small for tuscan's estimate, the default strategy is random-reverse.
 
 Usage: python benchmarks/scale_real.py --cases FILE [--cases FILE ...]
        [--budgets 120,600] [--min-tests 200] [--jobs 2] [--project NAME ...]
-       [--reference-file F [--reference] [--reference-budget S] [--reference-dir D]]
+       [--reference-file F [--reference] [--reference-budget S] [--reference-dir D]
+       [--reference-strategy tuscan]]
        [--runs-file G]
        [--no-doc]
 Writes the section "Scale on real projects" of docs/benchmarks.md (not with --no-doc).
@@ -107,7 +110,12 @@ def collected(project: dict[str, Any]) -> int:
 
 
 def detect(
-    project: dict[str, Any], budget: Optional[int], jobs: int, tmp: Path, keep: bool = False
+    project: dict[str, Any],
+    budget: Optional[int],
+    jobs: int,
+    tmp: Path,
+    keep: bool = False,
+    strategy: Optional[str] = None,
 ) -> DetectRun:
     """``detect --classify`` (with ``--budget`` unless None) in a fresh copy of the project,
     timing the estimate line as it arrives on stderr. With ``keep`` the copy (and its
@@ -120,6 +128,7 @@ def detect(
     cmd = [sys.executable, "-c", "from orderdep.shells.cli import run; run()", "detect", "."]
     cmd += ["--classify", "--python", project["python"], "--seed", "1", "--jobs", str(jobs)]
     cmd += ["--budget", str(budget)] if budget is not None else []
+    cmd += ["--strategy", strategy] if strategy else []
     cmd += [f"--pytest-arg={a}" for a in project.get("pytest_args", [])]
     run = DetectRun(budget, 0.0, {})
     start = time.perf_counter()
@@ -233,6 +242,11 @@ def main() -> None:
     parser.add_argument("--reference-budget", type=int, help="Budget of new references.")
     parser.add_argument("--runs-file", type=Path, help="JSON cache of the budget runs.")
     parser.add_argument(
+        "--reference-strategy",
+        help="--strategy of new references (a run in parts with --reference-budget needs "
+        "tuscan: under a budget the default would turn to random-reverse).",
+    )  # fmt: skip
+    parser.add_argument(
         "--reference-dir", type=Path,
         help="Keep each reference's copy (and store) here; with --reference, an unfinished "
         "reference is run again there and resumes.",
@@ -259,7 +273,10 @@ def main() -> None:
                 where = args.reference_dir or Path(tmpdir)
                 where.mkdir(parents=True, exist_ok=True)
                 keep = args.reference_dir is not None
-                part = detect(project, args.reference_budget, args.jobs, where, keep)
+                part = detect(
+                    project, args.reference_budget, args.jobs, where, keep,
+                    args.reference_strategy,
+                )  # fmt: skip
                 ref = resumed(ref, part) if ref is not None and again else part
                 refs[_key(project)] = ref
                 save_runs(args.reference_file, refs)

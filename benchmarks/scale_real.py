@@ -184,7 +184,8 @@ def row(project: dict[str, Any], n: int, run: DetectRun, ref: Optional[DetectRun
     known: set[str] = project["known"]
     found = set(run.found)
     classified = sum(1 for kind in run.found.values() if kind)
-    ref_found = set(ref.found) if ref is not None else None
+    # an unfinished reference (a run in parts, not all of them done) is no reference yet
+    ref_found = set(ref.found) if ref is not None and ref.complete is not False else None
     vs_ref = (
         "–" if not ref_found else f"{len(found & ref_found) / len(ref_found):.2f}"
     )  # fmt: skip

@@ -16,10 +16,13 @@ pytest::
 orderdep
     on a copy of each project (without its ``.orderdep``): ``orderdep detect --classify
     --seed 1 --python PY --budget S`` (plus the project's ``orderdep_args``), then
-    ``orderdep fix --python PY --test T ...`` for the listed OD tests; a listed test that
-    detect did not report gets ``fix --test T --polluter P ...`` on its own. *verified*:
-    ``fix`` printed a verified patch for it. *holds*: on a fresh copy with the patch set
-    applied (the set ``fix`` printed, else each verified patch that applies), under plain
+    ``orderdep fix --python PY --test T ...`` for the listed OD tests, whose patch set
+    (else each verified patch that applies) is then applied to the copy; the listed tests
+    that detect did not report get ``fix --test T ... --polluter P ... --apply``, one run
+    per set of partners, each on the files the earlier patches changed, as a user fixes
+    them one after another. *verified*: ``fix`` printed a verified patch for it, or said
+    it needs none (it passes in its failing order once earlier patches are in). *holds*:
+    on a fresh copy of the patched files, under plain
     ``python -m pytest -p no:randomly`` with one fresh process (and a fresh copy) per
     order, the test passes in its failing and its passing order (a victim also after each
     of its listed polluters alone), its own patch is among those applied, and the whole
@@ -193,8 +196,9 @@ def bench_orderdep(project: str, cases: list[Json], baseline: dict[str, str], ar
     listed = [c["test"] for c in cases]
     entries: dict[str, Json] = {}
     outputs = []
-    patches: list[Path] = []
-    patch_for: dict[Path, str] = {}  # patch file -> the OD test it is for (ALL: the set)
+    # the OD tests whose own patch is in the copy's files (ALL: fix's patch set), as a
+    # user applies what fix offers before fixing the next tests
+    with_patch: set[str] = set()
     fix_found = [t for t in listed if t in found]
     held: Optional[bool] = None  # fix's own verdict on the patch set (None: no set checked)
     if fix_found:
@@ -207,40 +211,39 @@ def bench_orderdep(project: str, cases: list[Json], baseline: dict[str, str], ar
         patch_set = root / ".orderdep" / "patches" / "patch-set.patch"
         by_file = {root / ".orderdep" / e["patch"]: t for t, e in entries.items() if e["fixed"]}
         chosen = {patch_set: ALL} if held and patch_set.exists() else by_file
-        # keep the files: a later fix run in this copy rewrites .orderdep/patches
-        keep = tmp / "orderdep-patches"
-        keep.mkdir(exist_ok=True)
-        for p, test in chosen.items():
-            kept = Path(shutil.copy(p, keep / f"{len(list(keep.iterdir()))}-{p.name}"))
-            patches.append(kept)
-            patch_for[kept] = test
+        with_patch |= {chosen[p] for p in apply_patches(root, list(chosen))}
+    # a listed test detect did not report: one `fix --apply` per set of partners, each on
+    # the files the earlier patches changed; a test that an earlier patch repaired passes
+    # in its failing order, and fix says it needs nothing
+    groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
     for c in cases:
-        if c["test"] in found:
-            continue
-        argv = ["fix", str(root), *py, "--test", c["test"]]
-        argv += [a for p in c["partners"] for a in ("--polluter", p)]
-        _, output = quiet(argv)
+        if c["test"] not in found:
+            groups[tuple(c["partners"])].append(c["test"])
+    for partners, tests in groups.items():
+        argv = ["fix", str(root), *py, *[a for t in tests for a in ("--test", t)]]
+        argv += [a for p in partners for a in ("--polluter", p)]
+        _, output = quiet([*argv, "--apply"])
         outputs.append(output)
         fixes = json.loads((root / ".orderdep" / "fixes.json").read_text(encoding="utf-8"))
-        entry = fixes["fixes"].get(c["test"], {"fixed": False, "notes": ["no entry"]})
-        entries[c["test"]] = entry
-        if entry.get("fixed"):
-            kept = Path(shutil.copy(root / ".orderdep" / entry["patch"], tmp))
-            patches.append(kept)
-            patch_for[kept] = c["test"]
+        mine = {t: fixes["fixes"].get(t, {"fixed": False, "notes": ["no entry"]}) for t in tests}
+        entries.update(mine)
+        with_patch |= {t for t, e in mine.items() if e.get("reproduced") is False}
+        if any(line.startswith("applied to ") for line in output.splitlines()):
+            with_patch |= {t for t, e in mine.items() if e.get("fixed")}
+        else:  # the set did not hold: each verified patch that applies, as before
+            by_file = {root / ".orderdep" / e["patch"]: t for t, e in mine.items() if e["fixed"]}
+            with_patch |= {by_file[p] for p in apply_patches(root, list(by_file))}
     wall = time.perf_counter() - start
     for output in outputs:
         print(f"==== orderdep fix, {project}\n{output}", flush=True)  # every patch
-    fixed = [c for c in cases if entries.get(c["test"], {}).get("fixed")]
+    fixed = [c for c in cases if repaired(entries.get(c["test"], {}))]
     checks: dict[str, Json] = {}
     if fixed:
-        tree = copy(first["dir"], tmp / "orderdep-applied")
-        applied = apply_patches(tree, patches)
-        say(f"{project}: {len(applied)} of {len(patches)} patch file(s) applied")
+        tree = copy(str(root), tmp / "orderdep-applied")  # without .orderdep
+        say(f"{project}: {len(with_patch)} OD test(s) with their patch in the files")
         checks = holds_check(tree, fixed, baseline, tmp)
         # a test whose own patch did not apply with the others is not repaired, whatever
         # the other patches did to its polluter
-        with_patch = {patch_for[p] for p in applied}
         for test, check in checks.items():
             if ALL not in with_patch and test not in with_patch:
                 check.update(holds=False, not_applied=True)
@@ -251,12 +254,22 @@ def bench_orderdep(project: str, cases: list[Json], baseline: dict[str, str], ar
         rows.append({
             "project": project, "test": c["test"], "kind": c["kind"],
             "category": category(c), "found": c["test"] in found,
-            "repaired": bool(entry.get("fixed")), "strategy": entry.get("strategy"),
+            "repaired": repaired(entry), "strategy": strategy_of(entry),
             "holds": bool(check.get("holds")), "check": check, "set_held": held,
-            "why": [] if entry.get("fixed") else entry.get("notes", ["not in fix's output"]),
+            "why": [] if repaired(entry) else entry.get("notes", ["not in fix's output"]),
             "seconds": wall / len(cases),
         })  # fmt: skip
     return rows
+
+
+def repaired(entry: Json) -> bool:
+    """fix verified a patch for it, or it passed in its failing order once the patches
+    fix applied before had changed the files."""
+    return bool(entry.get("fixed")) or entry.get("reproduced") is False
+
+
+def strategy_of(entry: Json) -> Optional[str]:
+    return "earlier patch" if entry.get("reproduced") is False else entry.get("strategy")
 
 
 def category(case: Json) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import re
 import shlex
@@ -396,3 +397,27 @@ def test_patches_of_different_strategies_get_files_of_their_own(
     restore = (patches / "tests_test_shop.py__test_no_jobs.restore.patch").read_text()
     polluter = (patches / "tests_test_shop.py__test_no_jobs.polluter.patch").read_text()
     assert restore != polluter
+
+
+def test_a_test_an_applied_patch_fixed_needs_nothing_more(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path / "shop")
+    argv = ["fix", str(root), "--test", EMPTY, "--strategy", "polluter", "--set-orders", "0"]
+    assert main([*argv, "--apply"]) == 0
+    capsys.readouterr()
+    patch = root / ".orderdep" / "patches" / "tests_test_shop.py__test_no_jobs.polluter.patch"
+    assert patch.exists()
+    applied = tree_hash(root)
+    # the report still names it: fix says it passes in its failing order now
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "passed in its failing order" in out
+    assert "none needed: passes in its failing order" in out
+    assert tree_hash(root) == applied
+    assert patch.exists()  # the applied patch is kept
+    entry = json.loads((root / ".orderdep" / "fixes.json").read_text())["fixes"][EMPTY]
+    assert (entry["fixed"], entry["reproduced"]) == (False, False)
+    # the same with the polluter given on the command line
+    assert main([*argv, "--polluter", ADD]) == 0
+    assert "none needed: passes in its failing order" in capsys.readouterr().out

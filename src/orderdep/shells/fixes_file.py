@@ -3,14 +3,15 @@
 Layout of ``PROJECT/.orderdep/fixes.json``::
 
     {"schema": "orderdep.fixes/1",
-     "fixes": {test id: {"kind": "victim" | "brittle", "fixed": bool,
+     "fixes": {test id: {"kind": "victim" | "brittle", "fixed": bool, "reproduced": bool,
                          "strategy": str | null, "description": str | null,
                          "size": int, "verification": str | null,
                          "polluted": [root, ...], "patch": "patches/<name>.patch" | null,
                          "notes": [...]}}}
 
 Each ``orderdep fix`` run updates the entries of the tests it repaired and keeps the
-others. ``patch`` is relative to ``.orderdep/``.
+others. ``patch`` is relative to ``.orderdep/``. ``reproduced`` is false for a test that
+passed in its failing order (nothing to fix: a patch applied since may have fixed it).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ def fix_entry(result: FixResult, patch: Optional[Path], directory: Path) -> dict
     return {
         "kind": result.kind,
         "fixed": fix is not None,
+        "reproduced": result.reproduced,  # False: it passed in its failing order
         "strategy": fix.strategy if fix is not None else None,
         "description": fix.description if fix is not None else None,
         "size": fix.size if fix is not None else 0,

@@ -66,6 +66,11 @@ class DebugError(OrderdepError):
     """The OD test does not behave as its orders say, so there is nothing to debug."""
 
 
+class NotReproduced(DebugError):
+    """The OD test passes in its failing order under plain runs too: nothing to fix
+    there (a change made since may have fixed it, or the finding is stale)."""
+
+
 class _Runs:
     def __init__(self, executor: Executor, test: str, progress: Optional[Progress]) -> None:
         self.executor, self.test = executor, test
@@ -161,9 +166,10 @@ def debug(
                 f"{test!r} {plain.value} in its failing order {list(failing_order)!r} but "
                 f"{f_outcome.value} with the debug probe; its state cannot be observed there"
             )
-        raise DebugError(
+        raise NotReproduced(
             f"{test!r} {f_outcome.value} in its failing order {list(failing_order)!r}; the "
-            "dependency did not reproduce. Re-run `orderdep classify --redo` on it."
+            "dependency did not reproduce: a change made since (a patch applied) may have "
+            "fixed it, or the finding is stale (`orderdep classify --redo` classifies it again)"
         )
     if p_outcome.is_failure and ensure:
         # A lighter probe: importing the failing order's modules may be what breaks the

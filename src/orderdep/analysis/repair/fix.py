@@ -63,7 +63,7 @@ from orderdep.analysis.repair.candidates import (
     with_comments,
 )
 from orderdep.analysis.repair.cleaners import cleaner_candidates
-from orderdep.analysis.repair.debugger import DebugError, debug, orders_for
+from orderdep.analysis.repair.debugger import DebugError, NotReproduced, debug, orders_for
 from orderdep.analysis.repair.file_copies import own_copy_candidates
 from orderdep.analysis.repair.fixture_candidates import (
     autouse_candidates,
@@ -85,6 +85,7 @@ from orderdep.analysis.repair.patches import (
 from orderdep.analysis.repair.patchset import distinct
 from orderdep.analysis.repair.polluter_roots import every_polluters_roots
 from orderdep.analysis.repair.ranking import (
+    changed_chars,
     reading_size,
     to_verify,
     undone_by_monkeypatch,
@@ -142,6 +143,7 @@ class FixResult:
     candidates: int = 0
     verified: int = 0  # candidates run through verification
     target: Optional[Target] = None  # the orders the fix was verified in
+    reproduced: bool = True  # False: it passed in its failing order, nothing to fix
 
 
 class Repairer:
@@ -195,6 +197,10 @@ class Repairer:
                     failing_order=failing,
                     passing_order=passing,
                 )
+            except NotReproduced as exc:
+                result.reproduced = False
+                result.notes.append(f"debugger: {exc}")
+                return result
             except DebugError as exc:
                 result.notes.append(f"debugger: {exc}")
             if result.debug is not None and result.debug.test_module:
@@ -368,12 +374,7 @@ class Repairer:
             # changed lines first (long lines count more); at equal size iFixFlakies'
             # cleaners, then ODRepair's generated calls (003 §5.2 recommends that order),
             # then the rest; then characters
-            chars = sum(
-                len(line)
-                for line in key.splitlines()
-                if line[:1] in "+-" and not line.startswith(("+++", "---"))
-            )
-            rank = (reading_size(key), STRATEGIES.index(cand.strategy), chars, i)
+            rank = (reading_size(key), STRATEGIES.index(cand.strategy), changed_chars(key), i)
             built.append((root_cause_rank(cand), cand.leaks, *rank, cand, changes))
         built.sort(key=lambda b: b[:6])
         if not built:

@@ -80,3 +80,13 @@ def reading_size(diff: str) -> int:
         for line in diff.splitlines()
         if line[:1] in "+-" and not line.startswith(("+++", "---")) and line[1:].strip()
     )
+
+
+def changed_chars(diff: str) -> int:
+    """The characters of ``diff``'s added and removed lines: the last tie-breaker between
+    patches of equal :func:`reading_size` and strategy."""
+    return sum(
+        len(line)
+        for line in diff.splitlines()
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    )

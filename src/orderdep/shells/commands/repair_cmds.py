@@ -261,7 +261,9 @@ def fix(
                     result.fix = repairer.merge(earlier.fix, result.fix)
             target = patches / patch_name(function, strategy)
             patch: Optional[Path] = None
-            if result.fix is None:
+            if not result.reproduced:
+                pass  # it passes in its failing order: nothing left to fix, keep its patch
+            elif result.fix is None:
                 missing += 1
                 if function not in by_function:
                     target.unlink(missing_ok=True)  # an earlier run's patch no longer holds
@@ -307,13 +309,15 @@ def fix(
     if data is not None:
         click.echo(html_report_line(params["project"], report))
     # Exit codes as every command: 1 while an OD test is left in the files.
-    return 1 if missing or not held or not apply_ else 0
+    return 1 if missing or not held or (fixed and not apply_) else 0
 
 
 def table_row(result: FixResult) -> tuple[str, str, str, str]:
     """The closing table's row of one OD test: its kind, the fix found (strategy and
     what it changes) or that none was, and the lines the patch changes."""
     fix = result.fix
+    if not result.reproduced:
+        return (result.test, result.kind, "none needed: passes in its failing order", "-")
     if fix is None:
         return (result.test, result.kind, "no verified fix (reasons above)", "-")
     return (result.test, result.kind, f"{fix.strategy} (verified)", str(fix.size))

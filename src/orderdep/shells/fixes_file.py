@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 from typing import Any, Optional
 
-from orderdep.analysis.repair.fix import FixResult
+from orderdep.analysis.repair.fix_result import FixResult
 
 SCHEMA = "orderdep.fixes/1"
 FIXES_FILE = Path(".orderdep") / "fixes.json"

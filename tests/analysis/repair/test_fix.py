@@ -10,10 +10,10 @@ from tests.engine.conftest import write_files
 
 from orderdep.analysis.repair.fix import (
     Repairer,
-    apply_fix,
     read_function,
     target_for,
 )
+from orderdep.analysis.repair.fix_result import apply_fix
 from orderdep.analysis.repair.patches import apply_insertions
 from orderdep.analysis.repair.sources import transplant
 from orderdep.core.report import ODFinding

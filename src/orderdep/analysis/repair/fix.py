@@ -31,15 +31,14 @@ Strategies, each producing :class:`~orderdep.analysis.repair.patches.Insertion` 
 
 Candidate statements are first screened cheaply: the debug probe executes them right
 before the OD test in its failing order(s) on the unpatched project (statements that
-need fixtures run where the patch would put them: after the test's setup, with the
-fixtures' values). Every candidate is
-then turned into a real patch and verified on a patched copy
-(:mod:`~orderdep.analysis.repair.verify`). The first verified candidate wins, in this
-order: the root cause (a polluter that cleans up after itself, a fixture no longer
-shared), then an autouse fixture cleaning up after every test, then a change to the OD
-test; changes that end with the test before ones that leak state; then the fewest
-changed lines, the strategy listed first, the fewest changed characters. A verified
-cleaner that screening could not minimise is shrunk on real runs (:mod:`.shrink`).
+need fixtures run after the test's setup, with the fixtures' values). Each candidate is
+then turned into a real patch and verified on a patched copy (:mod:`.verify`). The first
+verified candidate wins, in this order (:mod:`.ranking`): the root cause (a polluter
+that cleans up after itself, a fixture no longer shared), then an autouse fixture
+cleaning up after every test, then a change to the OD test; changes that end with the
+test before ones that leak state; then the fewest changed lines, the strategy listed
+first, the fewest changed characters. A verified cleaner that screening could not
+minimise is shrunk on real runs (:mod:`.shrink`).
 Unverified candidates are never offered.
 """
 
@@ -47,8 +46,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable, Optional
 
 from orderdep.analysis.repair.candidates import (
@@ -65,6 +62,7 @@ from orderdep.analysis.repair.candidates import (
 from orderdep.analysis.repair.cleaners import cleaner_candidates
 from orderdep.analysis.repair.debugger import DebugError, NotReproduced, debug, orders_for
 from orderdep.analysis.repair.file_copies import own_copy_candidates
+from orderdep.analysis.repair.fix_result import Fix, FixResult
 from orderdep.analysis.repair.fixture_candidates import (
     autouse_candidates,
     narrow_candidates,
@@ -76,7 +74,6 @@ from orderdep.analysis.repair.module_names import ModuleNames
 from orderdep.analysis.repair.module_roots import package_of
 from orderdep.analysis.repair.patches import (
     Changes,
-    Insertion,
     apply_insertions,
     changed_lines,
     function_path,
@@ -98,7 +95,7 @@ from orderdep.analysis.repair.session_start import session_start_candidates
 from orderdep.analysis.repair.shrink import shrink_verified
 from orderdep.analysis.repair.sources import FunctionSource, read_function
 from orderdep.analysis.repair.unittest_patches import placements
-from orderdep.analysis.repair.verify import Target, Verification, Verifier
+from orderdep.analysis.repair.verify import Target, Verifier
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
@@ -109,41 +106,6 @@ STRATEGY_CHOICES = (*STRATEGIES, "auto")
 MAX_VERIFY = 8
 
 Progress = Callable[[str], None]
-
-
-@dataclass
-class Fix:
-    """A verified patch for one OD test."""
-
-    test: str
-    strategy: str
-    description: str
-    insertions: list[Insertion]
-    changes: Changes
-    verification: Verification
-
-    @property
-    def diff(self) -> str:
-        return unified_diff(self.changes)
-
-    @property
-    def size(self) -> int:
-        return changed_lines(self.changes)
-
-
-@dataclass
-class FixResult:
-    """What repairing one OD test produced."""
-
-    test: str
-    kind: str
-    fix: Optional[Fix] = None
-    debug: Optional[DebugResult] = None
-    notes: list[str] = field(default_factory=list)
-    candidates: int = 0
-    verified: int = 0  # candidates run through verification
-    target: Optional[Target] = None  # the orders the fix was verified in
-    reproduced: bool = True  # False: it passed in its failing order, nothing to fix
 
 
 class Repairer:
@@ -396,11 +358,3 @@ class Repairer:
             result.notes.append(
                 f"{cand.strategy}: rejected ({cand.description}): {check.summary()}"
             )
-
-
-def apply_fix(project: Path, fix: Fix) -> list[str]:
-    """Write ``fix`` into the project's files (through libcst); returns the files changed."""
-    changes = apply_insertions(project, fix.insertions)
-    for rel, (_, new) in changes.items():
-        (project / rel).write_text(new, encoding="utf-8")
-    return sorted(changes)

@@ -21,7 +21,7 @@ from orderdep.engine.runner import Engine
 
 if TYPE_CHECKING:
     # The Repairer (libcst) is imported only when a patch is asked for.
-    from orderdep.analysis.repair.fix import FixResult
+    from orderdep.analysis.repair.fix_result import FixResult
 
 Progress = Callable[[str], None]
 

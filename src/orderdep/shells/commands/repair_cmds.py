@@ -12,7 +12,8 @@ from typing import Any, Optional
 
 import click
 
-from orderdep.analysis.repair.fix import STRATEGY_CHOICES, FixResult, Repairer
+from orderdep.analysis.repair.fix import STRATEGY_CHOICES, Repairer
+from orderdep.analysis.repair.fix_result import FixResult
 from orderdep.analysis.repair.patches import unified_diff
 from orderdep.analysis.repair.patchset import RANDOM_ORDERS, function_id, merged_changes, verify_set
 from orderdep.core.report import ODFinding, Report

@@ -79,7 +79,8 @@ from repair_suites import (
     random_orders,
 )
 
-from orderdep.analysis.repair.fix import STRATEGY_CHOICES, Fix, Repairer, apply_fix
+from orderdep.analysis.repair.fix import STRATEGY_CHOICES, Repairer
+from orderdep.analysis.repair.fix_result import Fix, apply_fix
 from orderdep.core.report import load_report
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine

@@ -18,9 +18,9 @@ orderdep
     --seed 1 --python PY --budget S`` (plus the project's ``orderdep_args``), then
     ``orderdep fix --python PY --test T ...`` for the listed OD tests, whose patch set
     (else each verified patch that applies) is then applied to the copy; the listed tests
-    that detect did not report get ``fix --test T ... --polluter P ... --apply``, one run
-    per set of partners, each on the files the earlier patches changed, as a user fixes
-    them one after another. *verified*: ``fix`` printed a verified patch for it, or said
+    that detect did not report get ``fix --test T --polluter P ... --apply`` one at a
+    time, each on the files the earlier patches changed, as a user fixes them one after
+    another. *verified*: ``fix`` printed a verified patch for it, or said
     it needs none (it passes in its failing order once earlier patches are in). *holds*:
     on a fresh copy of the patched files, under plain
     ``python -m pytest -p no:randomly`` with one fresh process (and a fresh copy) per
@@ -212,20 +212,20 @@ def bench_orderdep(project: str, cases: list[Json], baseline: dict[str, str], ar
         by_file = {root / ".orderdep" / e["patch"]: t for t, e in entries.items() if e["fixed"]}
         chosen = {patch_set: ALL} if held and patch_set.exists() else by_file
         with_patch |= {chosen[p] for p in apply_patches(root, list(chosen))}
-    # a listed test detect did not report: one `fix --apply` per set of partners, each on
-    # the files the earlier patches changed; a test that an earlier patch repaired passes
-    # in its failing order, and fix says it needs nothing
-    groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    # a listed test detect did not report: `fix --test T --polluter P ... --apply`, one
+    # test at a time, each on the files the earlier patches changed; a test an earlier
+    # patch repaired passes in its failing order, and fix says it needs nothing
     for c in cases:
-        if c["test"] not in found:
-            groups[tuple(c["partners"])].append(c["test"])
-    for partners, tests in groups.items():
-        argv = ["fix", str(root), *py, *[a for t in tests for a in ("--test", t)]]
-        argv += [a for p in partners for a in ("--polluter", p)]
-        _, output = quiet([*argv, "--apply"])
+        if c["test"] in found:
+            continue
+        argv = ["fix", str(root), *py, "--test", c["test"]]
+        argv += [a for p in c["partners"] for a in ("--polluter", p)]
+        code, output = quiet([*argv, "--apply"])
         outputs.append(output)
-        fixes = json.loads((root / ".orderdep" / "fixes.json").read_text(encoding="utf-8"))
-        mine = {t: fixes["fixes"].get(t, {"fixed": False, "notes": ["no entry"]}) for t in tests}
+        fixes_file = root / ".orderdep" / "fixes.json"
+        fixes = json.loads(fixes_file.read_text(encoding="utf-8")) if fixes_file.exists() else {}
+        none = {"fixed": False, "notes": [f"fix exited {code} without an entry for it"]}
+        mine = {c["test"]: fixes.get("fixes", {}).get(c["test"], none)}
         entries.update(mine)
         with_patch |= {t for t, e in mine.items() if e.get("reproduced") is False}
         if any(line.startswith("applied to ") for line in output.splitlines()):

@@ -412,6 +412,8 @@ def test_a_test_an_applied_patch_fixed_needs_nothing_more(
     # the report still names it: fix says it passes in its failing order now
     assert main(argv) == 0
     out = capsys.readouterr().out
+    assert f"nothing to fix for {EMPTY} (victim):" in out
+    assert "no verified fix" not in out
     assert "passed in its failing order" in out
     assert "none needed: passes in its failing order" in out
     assert tree_hash(root) == applied

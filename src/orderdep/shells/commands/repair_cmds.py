@@ -110,6 +110,11 @@ def fix_lines(
     applying: bool = False,
 ) -> list[str]:
     fix = result.fix
+    if not result.reproduced:
+        return [
+            f"nothing to fix for {result.test} ({result.kind}):",
+            *(f"  {n}" for n in result.notes),
+        ]
     if fix is None:
         lines = [f"no verified fix for {result.test} ({result.kind}):"]
         lines += [f"  {n}" for n in result.notes] or ["  no candidate patch"]

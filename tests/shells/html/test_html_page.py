@@ -146,6 +146,11 @@ def test_patches_fixes_pradet_and_evaluation_are_shown(tmp_path: Path) -> None:
     assert 'class="c1"># reset</span>' in text  # a Pygments comment token
     assert "verified in 3 orders" in text and "put it back" in text
     assert "no candidate made it pass in its failing order" in text
+    assert ">none verified</td>" in text and ">none needed</td>" not in text
+    # a test that passed in its failing order (an applied patch fixed it) needs none
+    fixes[b] = {**fixes[b], "reproduced": False}
+    (root / FIXES_FILE).write_text(json.dumps({"schema": SCHEMA, "fixes": fixes}))
+    assert ">none needed</td>" in render_html(gather(root))
     # PRADET: the root is a node, in the table and in its section
     assert (p, "app.CART", "writes") in graph_edges(page)
     assert ("app.CART", v, "reads") in graph_edges(page)

@@ -20,9 +20,10 @@ the end, against the estimate plus P for each OD test found. With ``--runs-file 
 budget runs are kept in G too, and a run found there is not repeated. With
 ``--reference-dir D`` a reference keeps its copy of the project and its store in D, and
 a reference its budget stopped is run again there by the next ``--reference``: it resumes
-where it stopped, and its row gives the wall time of all its runs. Such parts need
-``--reference-strategy tuscan`` (what a run with no budget chooses on these suites): with
-a budget too small for tuscan's estimate, the default strategy is random-reverse.
+where it stopped, and its row gives the wall time of all its runs. A run with no budget
+runs tuscan when its estimate is under an hour, else random-reverse; where it runs
+tuscan, parts under a budget need ``--reference-strategy tuscan`` (with a budget below
+tuscan's estimate, the default strategy is random-reverse).
 
 Usage: python benchmarks/scale_real.py --cases FILE [--cases FILE ...]
        [--budgets 120,600] [--min-tests 200] [--jobs 2] [--project NAME ...]
@@ -244,8 +245,9 @@ def main() -> None:
     parser.add_argument("--runs-file", type=Path, help="JSON cache of the budget runs.")
     parser.add_argument(
         "--reference-strategy",
-        help="--strategy of new references (a run in parts with --reference-budget needs "
-        "tuscan: under a budget the default would turn to random-reverse).",
+        help="--strategy of new references (parts under --reference-budget of a suite where "
+        "a run with no budget runs tuscan need tuscan: under a budget the default would "
+        "turn to random-reverse).",
     )  # fmt: skip
     parser.add_argument(
         "--reference-dir", type=Path,

@@ -119,7 +119,8 @@ def detect(
     strategy: Optional[str] = None,
 ) -> DetectRun:
     """``detect --classify`` (with ``--budget`` unless None) in a fresh copy of the project,
-    timing the estimate line as it arrives on stderr. With ``keep`` the copy (and its
+    timing the estimate line as it arrives on stderr (kept in ``tmp``, next to the copy,
+    as ``<copy>.log``). With ``keep`` the copy (and its
     store) stays in ``tmp``, and a copy already there is run in again: the command
     resumes where the last run stopped."""
     work = tmp / f"{project['project'].replace('/', '+')}-{budget or 'none'}"
@@ -135,11 +136,16 @@ def detect(
     start = time.perf_counter()
     seen_at: Optional[float] = None
     lines: list[str] = []
-    with subprocess.Popen(
-        cmd, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-    ) as proc:
+    log = work.parent / f"{work.name}.log"  # detect's progress, to follow a long run
+    with (
+        subprocess.Popen(
+            cmd, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        ) as proc,
+        log.open("a", encoding="utf-8", buffering=1) as progress,
+    ):
         assert proc.stderr is not None
         for line in proc.stderr:
+            progress.write(line)
             lines.append(line.rstrip())
             match = ESTIMATE.search(line)
             if match and seen_at is None:

@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional
 
 from orderdep.analysis.repair.debugger import DebugError
 from orderdep.analysis.repair.root_changes import change_lines
-from orderdep.analysis.repair.root_info import DebugResult, RootInfo, ValueView
+from orderdep.analysis.repair.root_info import DebugResult, RootInfo, ValueView, object_attributes
 from orderdep.analysis.repair.verify import Target
 
 MAX_ORDERS = 12
@@ -127,10 +127,11 @@ def _needed(res: DebugResult) -> list[RootInfo]:
 def union(first: RootInfo, second: RootInfo) -> RootInfo:
     """``first`` with the attributes ``second`` changed too, when both are one object
     changed in place (a different kind of change keeps ``first``)."""
-    f, s, p = first.failing.desc, second.failing.desc, first.passing.desc
-    if not (_is_object(f) and _is_object(s) and _is_object(p) and f[:2] == s[:2] == p[:2]):
+    f = first.failing.desc
+    described = object_attributes(first.passing.desc, f, second.failing.desc)
+    if described is None:
         return first
-    before, one, two = _attributes(p), _attributes(f), _attributes(s)
+    before, one, two = described
     values: dict[Any, Any] = {}
     for key in [*before, *(k for k in [*one, *two] if k not in before)]:
         if one.get(key, _MISSING) != before.get(key, _MISSING):
@@ -147,11 +148,3 @@ def union(first: RootInfo, second: RootInfo) -> RootInfo:
 
 
 _MISSING = object()
-
-
-def _is_object(desc: Any) -> bool:
-    return isinstance(desc, list) and len(desc) == 3 and desc[0] == "obj"
-
-
-def _attributes(desc: Any) -> dict[Any, Any]:
-    return {k: v for k, v in desc[2]}

@@ -38,6 +38,16 @@ class ValueView:
         return {"present": self.present, "type": self.type, "literal": self.literal}
 
 
+def object_attributes(*descs: Any) -> Optional[list[dict[Any, Any]]]:
+    """Attribute -> description, for each of ``descs`` when all describe one object of
+    the same type changed in place (``["obj", type, [[attr, desc], ...]]``); else None."""
+    if not descs or not all(isinstance(d, list) and len(d) == 3 and d[0] == "obj" for d in descs):
+        return None
+    if any(d[:2] != descs[0][:2] for d in descs):
+        return None
+    return [{k: v for k, v in d[2]} for d in descs]
+
+
 @dataclass(frozen=True)
 class RootInfo:
     """One root whose value before the OD test differs between the two orders."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable, Optional
 
-from orderdep.analysis.repair.root_info import RootInfo
+from orderdep.analysis.repair.root_info import RootInfo, object_attributes
 
 
 def _atom_literal(desc: Any) -> Optional[str]:
@@ -120,10 +120,10 @@ def attribute_literals(root: RootInfo) -> dict[str, str]:
 def _differing_literals(root: RootInfo, literal: Callable[[Any], Optional[str]]) -> dict[str, str]:
     """Attribute -> ``literal`` of its passing description, for every attribute that
     differs on an object changed in place ({} when one has none, or is not a name)."""
-    f, p = root.failing.desc, root.passing.desc
-    if not (isinstance(f, list) and isinstance(p, list) and f[:2] == p[:2] and f[0] == "obj"):
+    both = object_attributes(root.failing.desc, root.passing.desc)
+    if both is None:
         return {}
-    fa, pa = dict((k, v) for k, v in f[2]), dict((k, v) for k, v in p[2])
+    fa, pa = both
     out: dict[str, str] = {}
     for key in sorted(set(fa) | set(pa)):
         if fa.get(key) == pa.get(key):
@@ -138,9 +138,9 @@ def _differing_literals(root: RootInfo, literal: Callable[[Any], Optional[str]])
 def differing_attributes(root: RootInfo) -> list[str]:
     """The attributes that differ on an object changed in place (identifiers only; [] when
     the root is not one object described in both orders)."""
-    f, p = root.failing.desc, root.passing.desc
-    if not (isinstance(f, list) and isinstance(p, list) and f[:2] == p[:2] and f[0] == "obj"):
+    both = object_attributes(root.failing.desc, root.passing.desc)
+    if both is None:
         return []
-    fa, pa = dict((k, v) for k, v in f[2]), dict((k, v) for k, v in p[2])
+    fa, pa = both
     keys = [*pa, *(k for k in fa if k not in pa)]
     return [str(k) for k in keys if fa.get(k) != pa.get(k) and str(k).isidentifier()]

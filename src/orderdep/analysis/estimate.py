@@ -11,7 +11,9 @@ the first estimates left out, which made them 2-4x too low): confirmation (the f
 and passing orders shortened by a binary search over the recorded prefix, then re-run
 ``confirm_runs`` times each) and, with classification, the kind (``alone_runs`` runs
 alone), group testing for partners and one cleaner (sets of up to every other test,
-forward and reverse), groups over the recorded prefix. The counts are the ones
+forward and reverse), groups over the recorded prefix, one order at a time (measured on
+a real suite of 575 tests: 206 s per OD test where dividing by two jobs predicted 80).
+The counts are the ones
 ``benchmarks/bench_classify.py --cost`` measures per OD test (about 4 x N test executions
 and 2-3 x log2 N orders for one partner), so they are estimates, not bounds;
 ``benchmarks/bench_estimate.py`` checks them against real runs.
@@ -66,15 +68,19 @@ def per_od_test(
     """The estimated cost of confirming (and classifying) one OD test of ``n_tests``."""
     log = max(1, math.ceil(math.log2(max(2, n_tests))))
     # confirmation: two shortenings (about log N orders of up to N/2 tests each), then
-    # confirm_runs re-runs of each kept order (short ones)
+    # confirm_runs re-runs of each kept order (short ones); ``jobs`` orders at a time
     orders = 2 * log + 2 * confirm_runs
     executions = 4 * n_tests + 2 * confirm_runs * 3
+    seconds = pace.seconds(orders, executions, jobs)
     if classify:
         # kind: alone runs and the precondition; partner search, the check for hidden
-        # polluters and one cleaner: sets of about N tests on each level, both directions
-        orders += alone_runs + 1 + 3 * (2 * log + 1)
-        executions += alone_runs + 5 * n_tests
-    return Cost(orders, executions, pace.seconds(orders, executions, jobs))
+        # polluters and one cleaner: sets of about N tests on each level, both directions.
+        # One order at a time: each bisection step needs the outcome of the last.
+        steps = alone_runs + 1 + 3 * (2 * log + 1)
+        runs = alone_runs + 5 * n_tests
+        orders, executions = orders + steps, executions + runs
+        seconds += pace.seconds(steps, runs, 1)
+    return Cost(orders, executions, seconds)
 
 
 __all__ = ["TUSCAN_EXCESS", "Cost", "Pace", "per_od_test"]

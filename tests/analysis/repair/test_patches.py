@@ -73,6 +73,12 @@ def test_one_line_functions_and_parametrized_ids() -> None:
     assert "def test_param(x):\n    y = 2\n    assert x\n" in new
 
 
+def test_a_fixture_joins_a_signature_whose_parenthesis_has_a_line_of_its_own() -> None:
+    source = "def test_wrapped(\n        self, app, error_code\n):\n    assert app\n"
+    new = apply_insertion(source, Insertion("t.py::test_wrapped", ("x = 1",), ("request",)))
+    assert new.startswith("def test_wrapped(\n        self, app, error_code, request\n):\n")
+
+
 def test_missing_functions_and_bad_sources_are_usage_errors() -> None:
     with pytest.raises(UsageError, match=r"cannot find the function of 't\.py::nope'"):
         apply_insertion(SOURCE, Insertion("t.py::nope", ("x = 1",)))

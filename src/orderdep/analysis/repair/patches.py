@@ -138,7 +138,18 @@ def _with_params(params: cst.Parameters, fixtures: Sequence[str]) -> cst.Paramet
         return params.with_changes(
             star_arg=star or cst.ParamStar(), kwonly_params=[*params.kwonly_params, *new]
         )
-    return params.with_changes(params=[*params.params, *new])
+    return params.with_changes(params=_appended(params.params, new))
+
+
+def _appended(old: Sequence[cst.Param], new: list[cst.Param]) -> list[cst.Param]:
+    """``old`` then ``new``; what followed the last parameter before (the line break of a
+    signature whose ``)`` has a line of its own) follows the new last one."""
+    if not old or not isinstance(old[-1].comma, cst.MaybeSentinel):
+        return [*old, *new]
+    last = old[-1]
+    tail = last.whitespace_after_param
+    new[-1] = new[-1].with_changes(whitespace_after_param=tail)
+    return [*old[:-1], last.with_changes(whitespace_after_param=cst.SimpleWhitespace("")), *new]
 
 
 class _Inserter(cst.CSTTransformer):

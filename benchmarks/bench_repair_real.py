@@ -209,8 +209,7 @@ def bench_orderdep(project: str, cases: list[Json], baseline: dict[str, str], ar
         verdicts = [line for line in output.splitlines() if line.startswith("patch set: ")]
         held = (" hold together " in verdicts[0]) if verdicts else None
         patch_set = root / ".orderdep" / "patches" / "patch-set.patch"
-        by_file = {root / ".orderdep" / e["patch"]: t for t, e in entries.items() if e["fixed"]}
-        chosen = {patch_set: ALL} if held and patch_set.exists() else by_file
+        chosen = {patch_set: ALL} if held and patch_set.exists() else patch_files(root, entries)
         with_patch |= {chosen[p] for p in apply_patches(root, list(chosen))}
     # a listed test detect did not report: `fix --test T --polluter P ... --apply`, one
     # test at a time, each on the files the earlier patches changed; a test an earlier
@@ -225,14 +224,14 @@ def bench_orderdep(project: str, cases: list[Json], baseline: dict[str, str], ar
         fixes_file = root / ".orderdep" / "fixes.json"
         fixes = json.loads(fixes_file.read_text(encoding="utf-8")) if fixes_file.exists() else {}
         none = {"fixed": False, "notes": [f"fix exited {code} without an entry for it"]}
-        mine = {c["test"]: fixes.get("fixes", {}).get(c["test"], none)}
-        entries.update(mine)
-        with_patch |= {t for t, e in mine.items() if e.get("reproduced") is False}
-        if any(line.startswith("applied to ") for line in output.splitlines()):
-            with_patch |= {t for t, e in mine.items() if e.get("fixed")}
-        else:  # the set did not hold: each verified patch that applies, as before
-            by_file = {root / ".orderdep" / e["patch"]: t for t, e in mine.items() if e["fixed"]}
-            with_patch |= {by_file[p] for p in apply_patches(root, list(by_file))}
+        entry = entries[c["test"]] = fixes.get("fixes", {}).get(c["test"], none)
+        applied = any(line.startswith("applied to ") for line in output.splitlines())
+        if entry.get("reproduced") is False or (applied and entry.get("fixed")):
+            with_patch.add(c["test"])
+        elif entry.get("fixed") and apply_patches(
+            root, list(patch_files(root, {c["test"]: entry}))
+        ):
+            with_patch.add(c["test"])  # the set did not hold: its own patch applied
     wall = time.perf_counter() - start
     for output in outputs:
         print(f"==== orderdep fix, {project}\n{output}", flush=True)  # every patch
@@ -260,6 +259,11 @@ def bench_orderdep(project: str, cases: list[Json], baseline: dict[str, str], ar
             "seconds": wall / len(cases),
         })  # fmt: skip
     return rows
+
+
+def patch_files(root: Path, entries: dict[str, Json]) -> dict[Path, str]:
+    """Patch file -> the OD test it is for, of each entry fix verified a patch for."""
+    return {root / ".orderdep" / e["patch"]: t for t, e in entries.items() if e.get("fixed")}
 
 
 def repaired(entry: Json) -> bool:

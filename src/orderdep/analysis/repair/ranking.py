@@ -71,22 +71,27 @@ def workdir_path(cand: Candidate) -> Optional[str]:
 LINE_WIDTH = 100
 
 
+def _changed(diff: str) -> list[str]:
+    """The added and removed lines of ``diff`` (file headers not counted)."""
+    return [
+        line
+        for line in diff.splitlines()
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+
+
 def reading_size(diff: str) -> int:
     """The changed lines of ``diff`` as a reader sees them: a line longer than
     :data:`LINE_WIDTH` counts once per started ``LINE_WIDTH`` characters, so a file's
     content restored as one huge literal does not rank as a one-line patch."""
     return sum(
         max(1, -(-len(line[1:].strip()) // LINE_WIDTH))
-        for line in diff.splitlines()
-        if line[:1] in "+-" and not line.startswith(("+++", "---")) and line[1:].strip()
+        for line in _changed(diff)
+        if line[1:].strip()
     )
 
 
 def changed_chars(diff: str) -> int:
     """The characters of ``diff``'s added and removed lines: the last tie-breaker between
     patches of equal :func:`reading_size` and strategy."""
-    return sum(
-        len(line)
-        for line in diff.splitlines()
-        if line[:1] in "+-" and not line.startswith(("+++", "---"))
-    )
+    return sum(len(line) for line in _changed(diff))

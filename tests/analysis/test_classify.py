@@ -7,9 +7,10 @@ from typing import Any, Optional
 import pytest
 
 from orderdep.analysis.budget import SLICE
-from orderdep.analysis.classify import ClassifyProgress, classify
+from orderdep.analysis.classify import NOTES_KEY, ClassifyProgress, classify
 from orderdep.core.odmodel import ODSpec, group_key
-from orderdep.core.outcomes import OrderResult
+from orderdep.core.outcomes import OrderResult, Outcome
+from orderdep.core.prefix_search import GROUP_CAP
 from orderdep.core.report import ODFinding, Report, RunStats
 from orderdep.core.suite import Suite
 from orderdep.engine.executor import ResultCallback
@@ -275,3 +276,24 @@ def test_flake_rates_are_upper_bounds_when_one_cleaner_per_polluter_was_looked_f
     again = Report.from_json(one.to_json())
     assert again.finding(V3).flake_rate_is_upper_bound
     assert not again.finding(B1).flake_rate_is_upper_bound
+
+
+def test_a_victim_of_many_tests_together_is_classified_without_a_group() -> None:
+    """A victim that fails after any 6 other tests (a counter; a shared random generator's
+    state behaves alike) has no small polluter group: its search stops at the cap."""
+    ids = [f"tests/test_r.py::test_{i:02d}" for i in range(40)] + ["tests/test_r.py::test_v"]
+    victim = ids[-1]
+
+    class Counting(ModelExecutor):
+        def _outcome(self, test: str, prefix: Sequence[str]) -> Outcome:
+            return Outcome.FAILED if test == victim and len(prefix) >= 6 else Outcome.PASSED
+
+    model = Counting(Suite.from_ids(ids))
+    finding = ODFinding(test=victim, failing_order=list(ids), passing_order=[victim])
+    report = Report(project="/p", tests=list(ids), od_tests=[finding], stats=RunStats(seed=3))
+    (out,) = classify(model, report, flake_samples=20).od_tests
+    assert out.kind == "victim" and not out.polluters and not out.polluter_groups
+    assert any(
+        f"needs more than {GROUP_CAP} of its 40 tests together" in n for n in out.extras[NOTES_KEY]
+    )
+    assert model.orders_run < 200

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pytest
 
 from orderdep.analysis import confirm as confirm_module
 from orderdep.analysis.confirm import OrderRunner, RunLog, confirm
-from orderdep.analysis.shortening import Shortening, narrowed
+from orderdep.analysis.shortening import STOPPED_KEY, Shortening, narrowed, stopped_note
 from orderdep.core.odmodel import ODSpec
+from orderdep.core.outcomes import Outcome
+from orderdep.core.prefix_search import GROUP_CAP
 from orderdep.core.suite import Suite
 from orderdep.synth.model import ModelExecutor
 
@@ -112,3 +114,39 @@ def rng_order(ids: list[str], seed: int) -> list[str]:
     order = list(ids)
     random.Random(seed).shuffle(order)
     return order
+
+
+def test_an_outcome_needing_more_tests_than_the_cap_stops_with_an_order_that_shows_it() -> None:
+    order = [f"t{i:02d}" for i in range(40)] + ["v"]
+
+    def fails(o: list[str]) -> bool:  # v fails after any 6 of the other tests
+        return len(o) - 1 >= 6
+
+    s = Shortening("v", True, order)
+    asked = walk(s, fails)
+    assert s.stopped and s.found is not None and fails(s.found)
+    assert len(s.found) - 1 > GROUP_CAP and s.found[-1] == "v"
+    assert len(asked) <= 1 + GROUP_CAP * 3 * math.ceil(math.log2(40)) + 2
+    assert f"more than {GROUP_CAP} of the tests before v" in stopped_note(s)
+    # a group of up to the cap is shortened whole, and not marked
+    s = Shortening("v", True, order)
+    walk(s, lambda o: {"t03", "t20", "t31"} <= set(o))
+    assert not s.stopped and s.found == ["t03", "t20", "t31", "v"]
+
+
+def test_confirmation_marks_a_finding_whose_order_stayed_long() -> None:
+    ids = [f"t{i:02d}" for i in range(30)] + ["v"]
+
+    class Counting(ModelExecutor):
+        """v fails after any 6 other tests (a counter, a random generator's state)."""
+
+        def _outcome(self, test: str, prefix: Sequence[str]) -> Outcome:
+            return Outcome.FAILED if test == "v" and len(prefix) >= 6 else Outcome.PASSED
+
+    model = Counting(Suite.from_ids(ids))
+    runner = OrderRunner(model, RunLog(None), 1)
+    verdicts = confirm(runner, [model.run(ids), model.run(["v", *ids[:-1]])], confirm_runs=1)
+    (finding,) = verdicts.od
+    assert len(finding.failing_order) - 1 > GROUP_CAP
+    (note,) = finding.extras[STOPPED_KEY]
+    assert note.startswith("the failing order needs more than")

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from orderdep.core.ddmin import DDMinPreconditionError, DDStats, ddmin
-from orderdep.core.prefix_search import minimal_prefix_subset
+from orderdep.core.prefix_search import GROUP_CAP, TooManyNeeded, minimal_prefix_subset
 
 
 def subsequence(needle: list[int], hay: list[int]) -> bool:
@@ -68,3 +68,43 @@ def test_preconditions_and_changing_answers() -> None:
     # verification of the answer, in fresh runs, is what finds it nondeterministic)
     answers = iter([True] + [False] * 50)
     assert minimal_prefix_subset(list(range(8)), lambda s: next(answers)) == list(range(8))
+
+
+@pytest.mark.parametrize("size", [1, 2, GROUP_CAP])
+def test_a_group_up_to_the_cap_is_found_whole(size: int) -> None:
+    group = list(range(3, 3 + 20 * size, 20))
+    assert (
+        minimal_prefix_subset(list(range(150)), lambda s: subsequence(group, s), cap=GROUP_CAP)
+        == group
+    )
+
+
+def test_a_group_beyond_the_cap_stops_at_a_sublist_that_still_holds() -> None:
+    group = list(range(5, 5 + 30 * (GROUP_CAP + 2), 30))  # GROUP_CAP + 2 members
+    stats = DDStats()
+    with pytest.raises(TooManyNeeded) as stopped:
+        minimal_prefix_subset(
+            list(range(200)), lambda s: subsequence(group, s), stats=stats, cap=GROUP_CAP
+        )
+    kept = stopped.value.kept
+    assert subsequence(group, kept) and len(kept) > GROUP_CAP
+    assert kept[-GROUP_CAP:] == group[-GROUP_CAP:]  # the members found before it stopped
+    assert stats.calls <= GROUP_CAP * 3 * math.ceil(math.log2(200)) + 2
+    assert f"more than {GROUP_CAP} of the 200 tests" in str(stopped.value)
+
+
+def test_an_outcome_that_needs_the_exact_prefix_ends_within_the_cap() -> None:
+    # like a shared random generator: only the whole prefix (in order) shows the outcome,
+    # so each round finds one more needed test; without a cap it would take n rounds
+    n = 120
+    stats = DDStats()
+    with pytest.raises(TooManyNeeded) as stopped:
+        minimal_prefix_subset(list(range(n)), lambda s: len(s) == n, stats=stats, cap=GROUP_CAP)
+    assert stopped.value.kept == list(range(n))
+    assert stats.calls <= GROUP_CAP * 3 * math.ceil(math.log2(n)) + 2
+    uncapped = DDStats()
+    # no cap: one member per round, all the way down the prefix
+    assert minimal_prefix_subset(list(range(n)), lambda s: len(s) == n, stats=uncapped) == list(
+        range(n)
+    )
+    assert uncapped.calls > n

@@ -290,3 +290,94 @@ def test_processes_started_by_tests_end_with_their_order(
             time.sleep(0.05)
         else:
             pytest.fail(f"process {pid} started by the test outlived its order")
+
+
+_FIRST = repr(__import__("random").Random(16).random())
+SEEDED = {
+    "pytest.ini": "[pytest]\n",
+    # the suite seeds both global generators while it is collected, as many do
+    "conftest.py": "import random\n\nrandom.seed(16)\n",
+    "tests/test_draws.py": f"""
+        import random
+
+        import numpy as np
+
+        np.random.seed(4135157)
+        FIRST_NP = np.random.RandomState(4135157).rand()
+
+
+        def test_first_draw():
+            assert random.random() == {_FIRST}
+
+
+        def test_first_numpy_draw():
+            assert np.random.rand() == FIRST_NP
+
+
+        def test_draws_both():
+            random.random()
+            np.random.rand()
+        """,
+}
+D = "tests/test_draws.py::"
+
+
+def test_generators_the_suite_seeded_start_each_order_as_in_a_fresh_process(
+    make_project: ProjectWriter, tmp_path: Path
+) -> None:
+    pytest.importorskip("numpy")
+    project = make_project(SEEDED)
+    first, first_np, both = (
+        D + "test_first_draw",
+        D + "test_first_numpy_draw",
+        D + "test_draws_both",
+    )
+    orders = [[first, first_np], [both, first, first_np], [first_np, first], [both, first_np]]
+    expected = [
+        ["passed"] * 2,
+        ["passed", "failed", "failed"],
+        ["passed"] * 2,
+        ["passed", "failed"],
+    ]
+    for runner in ("fork", "subprocess"):
+        with Engine(EngineConfig(project, runner=runner)) as engine:
+            results = engine.run_many([*orders, *orders])  # each child starts afresh
+        assert [_outcomes(r.results) for r in results] == expected * 2, runner
+        assert all(r.runner == runner for r in results)
+    plain = PlainRunner(EngineConfig(project), tmp_path / "plain")
+    try:
+        assert [_outcomes(plain.run(o).results) for o in orders] == expected
+    finally:
+        plain.close()
+
+
+def test_generators_nothing_seeded_are_reseeded_in_every_child(
+    make_project: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("numpy")
+    drawn = tmp_path / "drawn"
+    monkeypatch.setenv("DRAWN", str(drawn))
+    project = make_project(
+        {
+            "pytest.ini": "[pytest]\n",
+            "tests/test_noise.py": """
+                import os
+                import random
+
+                import numpy as np
+
+                np.random.rand()  # drawn at import, never seeded
+
+
+                def test_noise():
+                    with open(os.environ["DRAWN"], "a") as fh:
+                        fh.write(f"{random.random()} {np.random.rand()}\\n")
+                """,
+        }
+    )
+    with Engine(EngineConfig(project, runner="fork")) as engine:
+        engine.run_many([["tests/test_noise.py::test_noise"]] * 4)
+    lines = drawn.read_text().split("\n")[:-1]
+    assert len(lines) == 4
+    assert len({line.split()[0] for line in lines}) == 4  # random: as 4 fresh processes
+    assert len({line.split()[1] for line in lines}) == 4  # numpy too

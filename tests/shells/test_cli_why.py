@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from clitools import write_files
 from why_project import (
     CACHE_EMPTY,
     CSV,
@@ -321,3 +322,55 @@ def test_last_reads_the_cache_dir_pytest_is_configured_with(
     assert code == 2 and out == ""
     line = one_line(err)
     assert "cannot find pytest's cache" in line and "pass --order-file" in line
+
+
+# A simulation package whose tests share the global random generator, seeded once when
+# the conftest is imported (as many scientific suites do): the converging test passes
+# alone, but after 8, 11, 20 or 24 earlier draws it gets a value below its threshold.
+RANDOM_STATE = {
+    "sim/__init__.py": """
+        import random
+
+
+        def jitter():
+            return random.random()
+    """,
+    "conftest.py": "import random\n\nrandom.seed(16)\n",
+    "tests/test_a_walk.py": """
+        import pytest
+
+        import sim
+
+
+        @pytest.mark.parametrize("step", range(24))
+        def test_step(step):
+            assert 0 <= sim.jitter() < 1
+    """,
+    "tests/test_z_converge.py": """
+        import sim
+
+
+        def test_converges():
+            assert sim.jitter() >= 0.25
+    """,
+}
+CONVERGES = "tests/test_z_converge.py::test_converges"
+
+
+def test_a_victim_of_a_shared_random_generator_ends_marked_not_minimal(
+    tmp_path: Path, cli: CliRunner
+) -> None:
+    project = tmp_path / "sim"
+    write_files(project, RANDOM_STATE)
+    steps = [f"tests/test_a_walk.py::test_step[{i}]" for i in range(24)]
+    code, out, err = cli("why", CONVERGES, project, "--order-file",
+                         order_file(project, [*steps, CONVERGES]), *FAST)  # fmt: skip
+    assert code == 0, err
+    assert "victim of many tests together:" in out and "(not minimal)" in out
+    assert "more than 4 of the tests before it together" in out
+    failing = labelled(out, "reproduce the failure")
+    kept = shlex.split(failing)[3:-1]
+    assert "--runner" not in kept  # the fork runner reproduced it, as a fresh pytest does
+    assert len(kept) in (8, 11, 20, 24)  # any 8, 11, 20 or 24 draws make it fail
+    assert run_back(cli, failing) == 1
+    assert run_back(cli, labelled(out, "and the pass")) == 0

@@ -19,9 +19,10 @@ from orderdep.analysis.partners import (
     find_state_setters,
     hidden_polluters,
 )
-from orderdep.core.ddmin import ddmin
+from orderdep.core.ddmin import DDMinPreconditionError
 from orderdep.core.odmodel import Kind, fails_at
 from orderdep.core.outcomes import OrderResult, Outcome
+from orderdep.core.prefix_search import GROUP_CAP, TooManyNeeded, minimal_prefix_subset
 from orderdep.core.report import FLAKE_RATE_KEYS, ODFinding
 from orderdep.engine.executor import Executor
 
@@ -185,9 +186,11 @@ def _polluter_group(item: Item, say: Say) -> None:
             _note(finding, "the failing order fails only with its single polluters; no group found")
         return
     # No single polluter explains the failing order: look for a polluter group in it.
-    say("polluter-group", f"delta debugging over a prefix of {len(items)} tests",
+    say("polluter-group", f"group testing a prefix of {len(items)} tests",
         2 * _log2(len(items)) * 2)  # fmt: skip
-    group = ddmin(items, runner.failed)
+    group = _group(finding, items, runner.failed, "failing")
+    if group is None:
+        return
     if not runner.confirmations([group])[0].is_failure:
         _note(finding, f"the minimal failing sequence {group!r} did not reproduce")
     elif len(group) == 1:  # a single polluter group testing did not see (cleaners around it)
@@ -202,15 +205,36 @@ def _setter_group(item: Item, say: Say) -> None:
     if prefix is None or not fails_at(finding.to_spec(), prefix):
         return
     # No single state-setter ran before the brittle in its passing order: find the group.
-    say("state-setter-group", f"delta debugging over a prefix of {len(prefix)} tests",
+    say("state-setter-group", f"group testing a prefix of {len(prefix)} tests",
         2 * _log2(len(prefix)) * 2)  # fmt: skip
-    group = ddmin(prefix, runner.passed)
+    group = _group(finding, prefix, runner.passed, "passing")
+    if group is None:
+        return
     if not runner.confirmations([group])[0].is_pass:
         _note(finding, f"the minimal passing sequence {group!r} did not reproduce")
     elif len(group) == 1:  # a single state-setter group testing did not see (others undo it)
         finding.state_setters = [t for t in item.others if t in {*finding.state_setters, *group}]
     elif group not in finding.state_setter_groups:
         finding.state_setter_groups = [group]
+
+
+def _group(
+    finding: ODFinding, items: list[str], shows: Callable[[list[str]], bool], which: str
+) -> Optional[list[str]]:
+    """A 1-minimal group of ``items`` whose order still ``shows`` the outcome; None (with a
+    note) when more than :data:`GROUP_CAP` tests are needed together or the answers
+    changed while searching."""
+    try:
+        return minimal_prefix_subset(items, shows, cap=GROUP_CAP)
+    except TooManyNeeded as many:
+        _note(
+            finding,
+            f"the {which} order needs more than {many.cap} of its {len(items)} tests together "
+            f"(such as a shared random generator's state): no group reported",
+        )
+    except DDMinPreconditionError:
+        _note(finding, f"the outcome changed while searching the {which} order: no group reported")
+    return None
 
 
 def cleaners_step(item: Item, say: Say, all_cleaners: bool) -> None:

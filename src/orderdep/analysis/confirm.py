@@ -28,7 +28,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Protocol
 
-from orderdep.analysis.shortening import Shortening, narrowed
+from orderdep.analysis.shortening import STOPPED_KEY, Shortening, narrowed, stopped_note
 from orderdep.core.outcomes import OrderResult, TestResult
 from orderdep.core.report import ODFinding
 from orderdep.engine.executor import Executor
@@ -257,10 +257,17 @@ def confirm(
     # 4. Verdicts; ND (outcome changed within one order) overrides everything else.
     out = Verdicts()
     chosen = {(s.test, s.want_fail): s.found or s.recorded for s in shortenings}
+    stopped: dict[str, list[str]] = {}
+    for s in shortenings:
+        if s.stopped:
+            stopped.setdefault(s.test, []).append(stopped_note(s))
     for t in suspects:
         fail_order, pass_order = chosen[(t, True)], chosen[(t, False)]
         if _verdict(log, fail_order, t, True) and _verdict(log, pass_order, t, False):
-            out.od.append(ODFinding(t, failing_order=fail_order, passing_order=pass_order))
+            finding = ODFinding(t, failing_order=fail_order, passing_order=pass_order)
+            if t in stopped:
+                finding.extras[STOPPED_KEY] = stopped[t]
+            out.od.append(finding)
     out.always_failing = [t for t in suspects_af if all(log.outcomes([t], 0))]
     for t in nio_suspects:
         firsts, seconds = log.outcomes([t, t], 0), log.outcomes([t, t], 1)

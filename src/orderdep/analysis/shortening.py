@@ -12,7 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Optional
 
-from orderdep.core.prefix_search import Steps, prefix_subset_steps
+from orderdep.core.prefix_search import GROUP_CAP, Steps, prefix_subset_steps
+
+#: A finding's extras key: why its failing (passing) order stayed long.
+STOPPED_KEY = "shortening_stopped"
 
 
 @dataclass
@@ -30,6 +33,10 @@ class Shortening:
     ``n/2, n/4, ...`` tests, and the order kept is then two tests long, cheap to observe
     again. The result is always an order that was seen to show the outcome; when the
     answers contradict each other (an ND test), the recorded order itself is kept.
+
+    The group testing finds at most ``cap`` needed tests one at a time: when the outcome
+    needs more together (a shared random generator's state), ``stopped`` is set and the
+    order kept is the last one seen to show it, more than ``cap`` tests before ``test``.
     """
 
     test: str
@@ -37,6 +44,8 @@ class Shortening:
     recorded: list[str]
     hints: list[list[str]] = field(default_factory=list)
     found: Optional[list[str]] = None
+    cap: Optional[int] = GROUP_CAP
+    stopped: bool = False
     _steps: Optional[Steps] = field(default=None, repr=False)
     _asked: Optional[list[int]] = field(default=None, repr=False)
     _phase: str = field(default="alone", repr=False)  # alone, hint, steps
@@ -58,7 +67,7 @@ class Shortening:
 
     def _start_steps(self) -> None:
         self._phase = "steps"
-        self._steps = prefix_subset_steps(len(self.prefix))
+        self._steps = prefix_subset_steps(len(self.prefix), self.cap)
         self._asked = next(self._steps)
 
     def saw(self, wanted: bool) -> None:
@@ -87,10 +96,21 @@ class Shortening:
         except StopIteration as done:
             keep: Optional[list[int]] = done.value
             prefix = self.prefix
+            self.stopped = keep is not None and self.cap is not None and len(keep) > self.cap
             self.found = (
                 [*(prefix[i] for i in keep), self.test] if keep is not None else self.recorded
             )
             return
+
+
+def stopped_note(s: Shortening) -> str:
+    """What a :attr:`Shortening.stopped` search says in the finding (:data:`STOPPED_KEY`)."""
+    which = "failing" if s.want_fail else "passing"
+    kept = len(s.found or s.recorded) - 1
+    return (
+        f"the {which} order needs more than {s.cap} of the tests before {s.test} together "
+        f"(such as a shared random generator's state): shortening stopped at {kept} tests"
+    )
 
 
 def narrowed(

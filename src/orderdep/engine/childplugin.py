@@ -25,6 +25,7 @@ from typing import Any, Optional
 import pytest
 
 from orderdep.engine.protocol import CONTROL_ENV, EventWriter
+from orderdep.engine.seeds import SeedWatch
 
 _control: Optional[dict[str, Any]] = None
 
@@ -48,6 +49,12 @@ def _load_control() -> Optional[dict[str, Any]]:
 
 
 _load_control()
+# A fork server watches how the suite seeds the global random generators while it collects
+# (before any conftest or test module is imported): see orderdep.engine.seeds.
+_seed_watch: Optional[SeedWatch] = None
+if _control is not None and _control.get("mode") == "serve":
+    _seed_watch = SeedWatch()
+    _seed_watch.install()
 
 
 def describe_items(items: list[pytest.Item], rootdir: Path) -> list[dict[str, Any]]:
@@ -97,6 +104,7 @@ class _ChildSession:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.rng_states = _seed_watch.finish() if _seed_watch is not None else {}
         self.collected_modules = set(sys.modules)
         if self.control["mode"] in ("collect", "serve") or self.collect_errors:
             self.writer.emit(
@@ -123,7 +131,10 @@ class _ChildSession:
 
             try:
                 collected = getattr(self, "collected_modules", None)
-                serve(session, self.control, self.recorder, collected)  # the server leaves inside
+                rng = getattr(self, "rng_states", None)
+                serve(
+                    session, self.control, self.recorder, collected, rng
+                )  # the server leaves inside
             except ChildOrder as order:  # a forked child, its stack unwound to here
                 child = order.with_traceback(None)
             if child is None:

@@ -27,7 +27,9 @@ What a test can observe of that copy, and what is done about it here:
 - *Watchdogs*: a ``faulthandler.dump_traceback_later`` armed during collection is
   cancelled in the server (it would kill the server, which lives for the whole run);
   children run without it.
-- *Random state*: ``random`` and numpy's global generator are reseeded from the OS.
+- *Random state*: ``random`` and numpy's global generator start from their state after
+  collection when the suite seeded them then, else are reseeded from the OS
+  (:mod:`orderdep.engine.seeds`).
 - *``tmp_path``*: a private base directory per child.
 
 What remains different is listed in docs/design.md ("Fidelity").
@@ -38,7 +40,6 @@ from __future__ import annotations
 import atexit
 import gc
 import os
-import random
 import signal
 import sys
 import tempfile
@@ -47,6 +48,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from orderdep.engine import seeds
 
 _SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM")
 
@@ -57,6 +60,8 @@ class ServerState:
 
     handlers: dict[int, Any] = field(default_factory=dict)
     server_modules: list[str] = field(default_factory=list)
+    # global generators the suite seeded while collected, and their states after it
+    rng_states: dict[str, Any] = field(default_factory=dict)
 
     def forget_modules_since(self, collected: set[str]) -> None:
         """Remember the modules imported since collection (to hide them in children)."""
@@ -90,13 +95,7 @@ class ServerState:
         gc.unfreeze()
         for name in self.server_modules:
             sys.modules.pop(name, None)
-        random.seed()
-        numpy = sys.modules.get("numpy")
-        if numpy is not None:
-            try:
-                numpy.random.seed()
-            except Exception:
-                pass
+        seeds.enter_child(self.rng_states)
 
 
 def private_capture_files(config: pytest.Config, directory: Path) -> None:

@@ -194,16 +194,20 @@ def serve(
     control: dict[str, Any],
     recorder: Recorder,
     collected: Optional[set[str]] = None,
+    rng_states: Optional[dict[str, Any]] = None,
 ) -> None:
     """Answer order requests until the request pipe closes.
 
     ``collected``: the names in ``sys.modules`` once the suite was collected; what the
-    server imports after that is hidden from children.
+    server imports after that is hidden from children. ``rng_states``: the global random
+    generators the suite seeded while collected, with their states after it
+    (:class:`orderdep.engine.seeds.SeedWatch`).
     """
     rfd, wfd = control["fds"]
     inbox = os.fdopen(rfd, "r", encoding="utf-8")
     outbox = os.fdopen(wfd, "w", encoding="utf-8")
     state = ServerState.capture()
+    state.rng_states = dict(rng_states or {})
     if collected is not None:
         state.forget_modules_since(collected)
     signal.signal(signal.SIGINT, signal.SIG_IGN)

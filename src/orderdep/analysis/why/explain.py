@@ -76,8 +76,8 @@ def explain(
         repairer = Repairer(engine.config, engine, progress=say, full_suite=suite_check)
         out.fix = repairer.repair(finding)
         out.debug = out.fix.debug
-        if out.debug is not None:
-            return out
+        if out.debug is not None or not out.fix.reproduced:
+            return out  # debugged already, or it passed in its failing order: nothing to diff
     say("diffing the state before the test in its failing and passing orders")
     try:
         out.debug = debug(

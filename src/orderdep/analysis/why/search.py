@@ -16,7 +16,9 @@ to brittles and groups):
    (:func:`~orderdep.core.prefix_search.minimal_prefix_subset`: binary search on where
    the prefix is cut, one needed test at a time, then delta debugging on what was
    found), so a single polluter among ``n`` tests costs about ``log2 n`` orders, and
-   what remains is a 1-minimal polluter group (every member needed). For a brittle, the passing order is
+   what remains is a 1-minimal polluter group (every member needed); a failure that
+   needs more than :data:`~orderdep.core.prefix_search.GROUP_CAP` tests together keeps
+   the last order seen to fail, marked not minimal. For a brittle, the passing order is
    the test after the tests before it in collection order, else after every other test
    in collection order, else after one other test (``[s, t]``, every ``s``); it is
    minimised the same way to its state-setter (set).
@@ -36,7 +38,7 @@ from typing import Callable, Optional
 
 from orderdep.core.ddmin import DDMinPreconditionError, DDStats
 from orderdep.core.outcomes import OrderResult, Outcome
-from orderdep.core.prefix_search import minimal_prefix_subset
+from orderdep.core.prefix_search import GROUP_CAP, TooManyNeeded, minimal_prefix_subset
 from orderdep.engine.executor import Executor
 from orderdep.errors import UnknownTestsError, UsageError
 
@@ -67,6 +69,7 @@ class WhyResult:
     verdict: str  # victim | brittle | nd | always-fails
     runner: str  # the runner the failure reproduced with
     culprits: list[str] = field(default_factory=list)  # polluter (group) / setter (set)
+    minimal: bool = True  # False: more tests were needed together than the search takes
     failing_order: list[str] = field(default_factory=list)  # minimal, ends with the test
     passing_order: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -186,10 +189,17 @@ def _victim(runs: _Orders, out: WhyResult, prefix: list[str], say: Progress) -> 
     say(f"passes alone: a victim; searching the {len(prefix)} tests before it")
     stats = DDStats()
     try:
-        group = minimal_prefix_subset(prefix, runs.fails, stats=stats)
+        group = minimal_prefix_subset(prefix, runs.fails, stats=stats, cap=GROUP_CAP)
     except DDMinPreconditionError:
         out.notes.append(f"{_UNSTABLE}: nondeterministic (ND), not order-dependent")
         return
+    except TooManyNeeded as many:
+        group, out.minimal = many.kept, False
+        out.notes.append(
+            f"it fails only after more than {many.cap} of the tests before it together "
+            f"(such as a shared random generator's state): the search stopped at "
+            f"{len(group)} tests, which are not a minimal group"
+        )
     say(f"minimal: {len(group)} test(s) after {stats.calls} orders; verifying")
     if not _stable(runs, fail=group, pass_=[]):
         out.notes.append(
@@ -224,10 +234,16 @@ def _brittle(runs: _Orders, out: WhyResult, ids: Sequence[str], say: Progress) -
             return
     say(f"passes after {len(start)} test(s); searching them for its state-setter(s)")
     try:
-        setters = minimal_prefix_subset(start, runs.passes)
+        setters = minimal_prefix_subset(start, runs.passes, cap=GROUP_CAP)
     except DDMinPreconditionError:
         out.notes.append(f"{_UNSTABLE}: nondeterministic (ND), not order-dependent")
         return
+    except TooManyNeeded as many:
+        setters, out.minimal = many.kept, False
+        out.notes.append(
+            f"it passes only after more than {many.cap} other tests together: the search "
+            f"stopped at {len(setters)} tests, which are not a minimal set"
+        )
     say(f"minimal: {len(setters)} state-setter(s); verifying")
     if not _stable(runs, fail=[], pass_=setters):
         out.notes.append(

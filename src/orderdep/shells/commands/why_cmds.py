@@ -92,7 +92,10 @@ def result_lines(result: WhyResult, source: str) -> list[str]:
     test, n = result.test, len(result.given) - 1
     lines = [f"{test} fails in the order of {source} ({n} tests before it)"]
     culprits = " -> ".join(result.culprits)
-    if result.verdict == "victim" and len(result.culprits) == 1:
+    if not result.minimal:
+        what = "victim of" if result.verdict == "victim" else "brittle: passes after"
+        lines.append(f"{what} many tests together: {len(result.culprits)} kept (not minimal)")
+    elif result.verdict == "victim" and len(result.culprits) == 1:
         needed = f"of the {n} tests before it, only this one is needed; it passes alone"
         lines.append(f"victim of: {culprits} ({needed})")
     elif result.verdict == "victim":

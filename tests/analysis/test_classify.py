@@ -7,7 +7,7 @@ from typing import Any, Optional
 import pytest
 
 from orderdep.analysis.budget import SLICE
-from orderdep.analysis.classify import NOTES_KEY, ClassifyProgress, classify
+from orderdep.analysis.classify import ClassifyProgress, classify
 from orderdep.core.odmodel import ODSpec, group_key
 from orderdep.core.outcomes import OrderResult, Outcome
 from orderdep.core.prefix_search import GROUP_CAP
@@ -294,6 +294,6 @@ def test_a_victim_of_many_tests_together_is_classified_without_a_group() -> None
     (out,) = classify(model, report, flake_samples=20).od_tests
     assert out.kind == "victim" and not out.polluters and not out.polluter_groups
     assert any(
-        f"needs more than {GROUP_CAP} of its 40 tests together" in n for n in out.extras[NOTES_KEY]
+        f"needs more than {GROUP_CAP} of its 40 tests together" in n for n in out.needs_many_tests
     )
     assert model.orders_run < 200

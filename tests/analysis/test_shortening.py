@@ -10,7 +10,7 @@ import pytest
 
 from orderdep.analysis import confirm as confirm_module
 from orderdep.analysis.confirm import OrderRunner, RunLog, confirm
-from orderdep.analysis.shortening import STOPPED_KEY, Shortening, narrowed, stopped_note
+from orderdep.analysis.shortening import Shortening, narrowed, stopped_note
 from orderdep.core.odmodel import ODSpec
 from orderdep.core.outcomes import Outcome
 from orderdep.core.prefix_search import GROUP_CAP
@@ -148,5 +148,5 @@ def test_confirmation_marks_a_finding_whose_order_stayed_long() -> None:
     verdicts = confirm(runner, [model.run(ids), model.run(["v", *ids[:-1]])], confirm_runs=1)
     (finding,) = verdicts.od
     assert len(finding.failing_order) - 1 > GROUP_CAP
-    (note,) = finding.extras[STOPPED_KEY]
+    (note,) = finding.needs_many_tests
     assert note.startswith("the failing order needs more than")

@@ -29,6 +29,7 @@ PROJECTS = [
     "gc_collect_alias",
     "watchdog",
     "lazy_imports",
+    "random_state",
 ]
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from orderdep.core.report import ODFinding, Report, load_report
 from orderdep.shells.cli import main
-from orderdep.shells.explain import named, partner_lines
+from orderdep.shells.explain import named, partner_lines, sentence
 from orderdep.shells.summary import table_rows
 from orderdep.synth.generate import SuitePlan, generate_suite
 
@@ -211,3 +211,19 @@ def test_summary_table_rows_for_every_kind_of_finding() -> None:
         ("t.py::test_nd", "non-deterministic", "-", "-", "-"),
         ("t.py::test_red", "always failing", "-", "-", "-"),
     ]
+
+
+def test_a_victim_of_many_tests_together_says_so_instead_of_an_unknown_polluter() -> None:
+    many = "the failing order needs more than 4 of its 120 tests together (...): no group reported"
+    victim = ODFinding(test="t.py::test_v", kind="victim", failing_order=["t.py::test_v"])
+    assert sentence(victim) == "fails after an unknown polluter; 0 cleaners reset it"
+    victim.say_needs_many_tests(many)
+    victim.say_needs_many_tests(many)  # said once
+    assert sentence(victim) == "fails after many tests together; 0 cleaners reset it"
+    assert partner_lines(victim) == [
+        "polluters: none found",
+        "cleaners (0): none found",
+        f"note: {many}",
+    ]
+    again = ODFinding.from_json(victim.to_json())  # kept in the report's JSON
+    assert again.needs_many_tests == [many] and sentence(again) == sentence(victim)

@@ -227,10 +227,9 @@ def _group(
     try:
         return minimal_prefix_subset(items, shows, cap=GROUP_CAP)
     except TooManyNeeded as many:
-        _note(
-            finding,
+        finding.say_needs_many_tests(
             f"the {which} order needs more than {many.cap} of its {len(items)} tests together "
-            f"(such as a shared random generator's state): no group reported",
+            f"(such as a shared random generator's state): no group reported"
         )
     except DDMinPreconditionError:
         _note(finding, f"the outcome changed while searching the {which} order: no group reported")

@@ -28,7 +28,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Protocol
 
-from orderdep.analysis.shortening import STOPPED_KEY, Shortening, narrowed, stopped_note
+from orderdep.analysis.shortening import Shortening, narrowed, stopped_note
 from orderdep.core.outcomes import OrderResult, TestResult
 from orderdep.core.report import ODFinding
 from orderdep.engine.executor import Executor
@@ -265,8 +265,8 @@ def confirm(
         fail_order, pass_order = chosen[(t, True)], chosen[(t, False)]
         if _verdict(log, fail_order, t, True) and _verdict(log, pass_order, t, False):
             finding = ODFinding(t, failing_order=fail_order, passing_order=pass_order)
-            if t in stopped:
-                finding.extras[STOPPED_KEY] = stopped[t]
+            for sentence in stopped.get(t, []):
+                finding.say_needs_many_tests(sentence)
             out.od.append(finding)
     out.always_failing = [t for t in suspects_af if all(log.outcomes([t], 0))]
     for t in nio_suspects:

@@ -14,9 +14,6 @@ from typing import Optional
 
 from orderdep.core.prefix_search import GROUP_CAP, Steps, prefix_subset_steps
 
-#: A finding's extras key: why its failing (passing) order stayed long.
-STOPPED_KEY = "shortening_stopped"
-
 
 @dataclass
 class Shortening:
@@ -104,7 +101,8 @@ class Shortening:
 
 
 def stopped_note(s: Shortening) -> str:
-    """What a :attr:`Shortening.stopped` search says in the finding (:data:`STOPPED_KEY`)."""
+    """What a :attr:`Shortening.stopped` search says in the finding
+    (:meth:`~orderdep.core.report.ODFinding.say_needs_many_tests`)."""
     which = "failing" if s.want_fail else "passing"
     kept = len(s.found or s.recorded) - 1
     return (

@@ -57,6 +57,10 @@ KINDS: tuple[str, ...] = ("victim", "brittle")
 #: Set (true) in a finding's JSON when its flake rates are upper bounds: they were
 #: computed from the cleaners found, and more may exist (one looked for per polluter).
 FLAKE_RATE_BOUND_KEY = "flake_rate_is_upper_bound"
+#: Sentences in a finding's JSON when its outcome needs more tests together than group
+#: searches look for one at a time (a shared random generator's state, say): its orders
+#: stayed long and no group is reported.
+MANY_TESTS_KEY = "needs_many_tests"
 # The commands that write a report / fill in its classification (named in error messages).
 DETECT_COMMAND = "orderdep detect"
 CLASSIFY_COMMAND = "orderdep classify"
@@ -105,6 +109,17 @@ class ODFinding:
         """True when classification left cleaners unsearched, so a random order may pass
         more often than the flake rates say."""
         return self.extras.get(FLAKE_RATE_BOUND_KEY) is True
+
+    @property
+    def needs_many_tests(self) -> list[str]:
+        """Why its orders stayed long (see :data:`MANY_TESTS_KEY`); empty for most."""
+        said = self.extras.get(MANY_TESTS_KEY)
+        return [str(x) for x in said] if isinstance(said, list) else []
+
+    def say_needs_many_tests(self, sentence: str) -> None:
+        said = self.extras.setdefault(MANY_TESTS_KEY, [])
+        if sentence not in said:
+            said.append(sentence)
 
     def to_spec(self) -> ODSpec:
         """The finding as an :class:`ODSpec` (needs a kind: classify first)."""

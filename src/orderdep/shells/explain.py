@@ -31,7 +31,8 @@ def sentence(finding: ODFinding, rate: bool = True) -> str:
             what.append(f"any of {_n(len(finding.polluters), 'polluter')}")
         if finding.polluter_groups:
             what.append(_n(len(finding.polluter_groups), "polluter group"))
-        parts.append("fails after " + (" or ".join(what) if what else "an unknown polluter"))
+        unknown = "many tests together" if finding.needs_many_tests else "an unknown polluter"
+        parts.append("fails after " + (" or ".join(what) if what else unknown))
         cleaners = {c for cs in finding.cleaners.values() for c in cs}
         parts.append(f"{_n(len(cleaners), 'cleaner')} reset{'s' if len(cleaners) == 1 else ''} it")
     elif finding.kind == "brittle":
@@ -40,7 +41,8 @@ def sentence(finding: ODFinding, rate: bool = True) -> str:
             what.append(f"one of {_n(len(finding.state_setters), 'state-setter')}")
         if finding.state_setter_groups:
             what.append(_n(len(finding.state_setter_groups), "state-setter group"))
-        parts.append("fails unless " + (" or ".join(what) if what else "some test") + " runs first")
+        unknown = "many tests" if finding.needs_many_tests else "some test"
+        parts.append("fails unless " + (" or ".join(what) if what else unknown) + " runs first")
     else:
         parts.append("order-dependent (not classified yet: run `orderdep classify`)")
     if rate and finding.flake_rate.get("all") is not None:
@@ -140,6 +142,7 @@ def partner_lines(finding: ODFinding) -> list[str]:
             lines.append(f"state-setter groups ({len(groups)}): {named(groups)}")
         if not finding.state_setters and not finding.state_setter_groups:
             lines.append("state-setters: none found")
+    lines += [f"note: {sentence}" for sentence in finding.needs_many_tests]
     rates = finding.flake_rate
     if rates.get("all") is not None:
         # With one cleaner looked for per polluter, others may exist: the rate is a bound.

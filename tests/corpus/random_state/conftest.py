@@ -1,0 +1,3 @@
+import random
+
+random.seed(7)  # "reproducible" test runs

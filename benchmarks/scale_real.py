@@ -55,7 +55,8 @@ from benchdoc import table, write_section
 
 HEADERS = ["project", "commit", "tests", "budget (s)", "wall (s)", "wall / budget",
            "found", "kind known", "partners found", "known found", "recall of known", "reference found",
-           "recall vs no budget", "strategy", "estimate (s)", "per OD test (s)",
+           "recall vs no budget", "known relations as by hand", "strategy", "estimate (s)",
+           "per OD test (s)",
            "took after it (s)", "took / predicted"]  # fmt: skip
 # "orderdep: no --strategy given, running tuscan: ... (~12 orders, ~34 s estimated;
 # ~5 s per OD test found)"
@@ -81,6 +82,8 @@ class DetectRun:
     exit_code: int = 0
     stderr_tail: list[str] = field(default_factory=list)
     complete: Optional[bool] = None  # the report names no unfinished work (None: not read)
+    # OD test -> the partner sets found: each polluter or state-setter alone, each group
+    relations: Optional[dict[str, list[list[str]]]] = None
     parts: int = 1  # runs of the same command in one kept copy, each resuming the last
 
     @property
@@ -96,8 +99,10 @@ def projects(paths: list[Path]) -> list[dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for path in paths:
         for case in json.loads(path.read_text(encoding="utf-8"))["cases"]:
-            p = out.setdefault(case["project"], {**case, "known": set()})
+            p = out.setdefault(case["project"], {**case, "known": set(), "relations": {}})
             p["known"].add(case["test"])
+            order = case["failing_order" if case["kind"] == "victim" else "passing_order"]
+            p["relations"][case["test"]] = list(order[:-1])
     return list(out.values())
 
 
@@ -162,6 +167,7 @@ def detect(
     report = json.loads(report_file.read_text()) if report_file.exists() else {"od_tests": []}
     run.found = {f["test"]: f.get("kind") for f in report["od_tests"]}
     run.with_partners = sum(1 for f in report["od_tests"] if any(f.get(k) for k in PARTNERS))
+    run.relations = {f["test"]: relations(f) for f in report["od_tests"]}
     stats = report.get("stats", {})
     run.complete = report_file.exists() and not (
         stats.get("unfinished")
@@ -171,6 +177,29 @@ def detect(
     if not keep:
         shutil.rmtree(work, ignore_errors=True)
     return run
+
+
+def relations(finding: dict[str, Any]) -> list[list[str]]:
+    """A finding's partner sets: each single polluter or state-setter, then each group."""
+    singles = [[t] for k in ("polluters", "state_setters") for t in finding.get(k) or []]
+    groups = [
+        list(g) for k in ("polluter_groups", "state_setter_groups") for g in finding.get(k) or []
+    ]
+    return singles + groups
+
+
+def as_by_hand(project: dict[str, Any], run: DetectRun) -> str:
+    """How many known OD tests the run relates to exactly the tests their hand-confirmed
+    order needs (a polluter, or a group of them, before a victim; the setters before a
+    brittle): ``k of n``; "–" for a run recorded before relations were kept."""
+    if run.relations is None:
+        return "–"
+    hand: dict[str, list[str]] = project["relations"]
+    same = sum(
+        1 for test, needed in hand.items()
+        if sorted(needed) in [sorted(r) for r in run.relations.get(test, [])]
+    )  # fmt: skip
+    return f"{same} of {len(hand)}"
 
 
 def resumed(before: DetectRun, after: DetectRun) -> DetectRun:
@@ -208,7 +237,8 @@ def row(project: dict[str, Any], n: int, run: DetectRun, ref: Optional[DetectRun
         "–" if run.budget is None else f"{run.wall / run.budget:.2f}",
         len(found), classified, _fmt(run.with_partners), f"{len(found & known)} of {len(known)}",
         f"{len(found & known) / len(known):.2f}",
-        "–" if ref_found is None else len(ref_found), vs_ref, run.strategy or "–",
+        "–" if ref_found is None else len(ref_found), vs_ref, as_by_hand(project, run),
+        run.strategy or "–",
         _fmt(run.estimate), _fmt(run.per_od), _fmt(run.after_estimate), ratio,
     ]  # fmt: skip
 
@@ -307,7 +337,9 @@ def main() -> None:
         "commit given in a venv of its own, in a fresh copy (no store). *Known OD*: the OD "
         "tests of the project confirmed by hand with plain pytest (one process per order); "
         "the project may have more, so *found* can exceed them. *Kind known*: victim or "
-        "brittle settled; *partners found*: its polluters or state-setters found too. The "
+        "brittle settled; *partners found*: its polluters or state-setters found too; "
+        "*known relations as by hand*: known OD tests whose polluter (or polluter group, "
+        "or state-setters) is exactly the one their hand-confirmed order needs. The "
         "row with budget *none* "
         "is the reference: the same command with no budget (or the budget it names), whose "
         "OD tests *recall vs no budget* counts. *Estimate*: what detect prints before its "

@@ -29,3 +29,14 @@ def test_per_od_test_cost_counts_classification_and_grows_with_the_suite() -> No
     assert per_od_test(pace, 200, confirm_runs=5, classify=True, jobs=2).seconds == (
         pytest.approx(confirm_only.seconds / 2 + classification)
     )
+
+
+def test_classification_is_priced_within_one_and_a_half_of_a_real_suite() -> None:
+    """flask-smorest (575 tests; its original order ran at 0.027 s per test and 0.2 s per
+    order beyond them): confirming and classifying took 206 s per OD test with two jobs
+    (docs/benchmarks.md, "Estimates"). Counting one polluter without cleaners said 125."""
+    cost = per_od_test(
+        Pace(per_order=0.2, per_test=0.027), 575, confirm_runs=5, classify=True, jobs=2
+    )
+    assert 206 / 1.5 <= cost.seconds <= 206 * 1.5
+    assert 206 / cost.seconds < 1.3

@@ -10,13 +10,16 @@ executions is then priced as ``orders x per_order + executions x per_test``, sha
 the first estimates left out, which made them 2-4x too low): confirmation (the failing
 and passing orders shortened by a binary search over the recorded prefix, then re-run
 ``confirm_runs`` times each) and, with classification, the kind (``alone_runs`` runs
-alone), group testing for partners and one cleaner (sets of up to every other test,
-forward and reverse), groups over the recorded prefix, one order at a time (measured on
-a real suite of 575 tests: 206 s per OD test where dividing by two jobs predicted 80).
-The counts are the ones
-``benchmarks/bench_classify.py --cost`` measures per OD test (about 4 x N test executions
-and 2-3 x log2 N orders for one partner), so they are estimates, not bounds;
-``benchmarks/bench_estimate.py`` checks them against real runs.
+alone), then group testing, one order at a time, priced for the shape real victims
+mostly have: a polluter with a cleaner. That is four searches over sets of up to every
+other test: the polluter (both directions), its cleaner, the polluters the cleaner could
+hide among the rest (both directions), and the cleaner search again, about 8 x N test
+executions and 4 x (2 log2 N + 1) orders. A victim with one polluter and no cleaner costs
+about half of that (``benchmarks/bench_classify.py --cost``: 4 x N); flask-smorest's
+victims, with two polluters and cleaners each, cost 16 x N executions in 110 orders
+(206 s per OD test at 575 tests, where counting one polluter without cleaners said 125).
+These are estimates, not bounds; ``benchmarks/bench_estimate.py`` checks them against
+real runs.
 """
 
 from __future__ import annotations
@@ -30,6 +33,10 @@ from orderdep.core.outcomes import OrderResult
 # 100-2,000 tests in groups of 8-10).
 TUSCAN_EXCESS = 1.22
 DEFAULT_ALONE_RUNS = 10
+# Classification of a victim with a polluter and a cleaner: group searches over about N
+# candidates, and the test executions they cost together, in units of N.
+SEARCHES = 4
+SEARCH_EXECUTIONS = 8
 
 
 @dataclass(frozen=True)
@@ -73,11 +80,11 @@ def per_od_test(
     executions = 4 * n_tests + 2 * confirm_runs * 3
     seconds = pace.seconds(orders, executions, jobs)
     if classify:
-        # kind: alone runs and the precondition; partner search, the check for hidden
-        # polluters and one cleaner: sets of about N tests on each level, both directions.
-        # One order at a time: each bisection step needs the outcome of the last.
-        steps = alone_runs + 1 + 3 * (2 * log + 1)
-        runs = alone_runs + 5 * n_tests
+        # kind: alone runs and the precondition; then SEARCHES group searches over about
+        # N candidates (see the module docstring). One order at a time: each bisection
+        # step needs the outcome of the last.
+        steps = alone_runs + 1 + SEARCHES * (2 * log + 1)
+        runs = alone_runs + SEARCH_EXECUTIONS * n_tests
         orders, executions = orders + steps, executions + runs
         seconds += pace.seconds(steps, runs, 1)
     return Cost(orders, executions, seconds)

@@ -297,3 +297,26 @@ def test_a_victim_of_many_tests_together_is_classified_without_a_group() -> None
         f"needs more than {GROUP_CAP} of its 40 tests together" in n for n in out.needs_many_tests
     )
     assert model.orders_run < 200
+
+
+def test_a_failing_order_confirmation_could_not_shorten_is_not_searched_again() -> None:
+    ids = [f"tests/test_r.py::test_{i:02d}" for i in range(40)] + ["tests/test_r.py::test_v"]
+    victim = ids[-1]
+
+    class Counting(ModelExecutor):
+        def _outcome(self, test: str, prefix: Sequence[str]) -> Outcome:
+            return Outcome.FAILED if test == victim and len(prefix) >= 6 else Outcome.PASSED
+
+    def orders_to_classify(finding: ODFinding) -> tuple[int, ODFinding]:
+        model = Counting(Suite.from_ids(ids))
+        report = Report(project="/p", tests=list(ids), od_tests=[finding], stats=RunStats(seed=3))
+        (out,) = classify(model, report, flake_samples=20).od_tests
+        return model.orders_run, out
+
+    marked = ODFinding(test=victim, failing_order=list(ids), passing_order=[victim])
+    marked.say_needs_many_tests("failing", "the failing order needs more than 4 ...")
+    unmarked = ODFinding(test=victim, failing_order=list(ids), passing_order=[victim])
+    skipped, out_marked = orders_to_classify(marked)
+    searched, out_unmarked = orders_to_classify(unmarked)
+    assert out_marked.needs_many_tests_in("failing") and out_unmarked.needs_many_tests_in("failing")
+    assert skipped + GROUP_CAP * 3 <= searched  # at least a few orders per round saved

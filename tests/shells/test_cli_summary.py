@@ -217,8 +217,8 @@ def test_a_victim_of_many_tests_together_says_so_instead_of_an_unknown_polluter(
     many = "the failing order needs more than 4 of its 120 tests together (...): no group reported"
     victim = ODFinding(test="t.py::test_v", kind="victim", failing_order=["t.py::test_v"])
     assert sentence(victim) == "fails after an unknown polluter; 0 cleaners reset it"
-    victim.say_needs_many_tests(many)
-    victim.say_needs_many_tests(many)  # said once
+    victim.say_needs_many_tests("failing", many)
+    victim.say_needs_many_tests("failing", many)  # said once
     assert sentence(victim) == "fails after many tests together; 0 cleaners reset it"
     assert partner_lines(victim) == [
         "polluters: none found",

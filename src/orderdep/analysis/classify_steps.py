@@ -185,6 +185,8 @@ def _polluter_group(item: Item, say: Say) -> None:
         if not explained:
             _note(finding, "the failing order fails only with its single polluters; no group found")
         return
+    if finding.needs_many_tests_in("failing"):  # confirmation's search stopped at the cap
+        return
     # No single polluter explains the failing order: look for a polluter group in it.
     say("polluter-group", f"group testing a prefix of {len(items)} tests",
         2 * _log2(len(items)) * 2)  # fmt: skip
@@ -203,6 +205,8 @@ def _setter_group(item: Item, say: Say) -> None:
     finding, runner = item.finding, item.runner
     prefix = prefix_of(finding.passing_order, finding.test)
     if prefix is None or not fails_at(finding.to_spec(), prefix):
+        return
+    if finding.needs_many_tests_in("passing"):  # confirmation's search stopped at the cap
         return
     # No single state-setter ran before the brittle in its passing order: find the group.
     say("state-setter-group", f"group testing a prefix of {len(prefix)} tests",
@@ -228,8 +232,9 @@ def _group(
         return minimal_prefix_subset(items, shows, cap=GROUP_CAP)
     except TooManyNeeded as many:
         finding.say_needs_many_tests(
+            which,
             f"the {which} order needs more than {many.cap} of its {len(items)} tests together "
-            f"(such as a shared random generator's state): no group reported"
+            f"(such as a shared random generator's state): no group reported",
         )
     except DDMinPreconditionError:
         _note(finding, f"the outcome changed while searching the {which} order: no group reported")

@@ -257,16 +257,17 @@ def confirm(
     # 4. Verdicts; ND (outcome changed within one order) overrides everything else.
     out = Verdicts()
     chosen = {(s.test, s.want_fail): s.found or s.recorded for s in shortenings}
-    stopped: dict[str, list[str]] = {}
+    stopped: dict[str, list[tuple[str, str]]] = {}
     for s in shortenings:
         if s.stopped:
-            stopped.setdefault(s.test, []).append(stopped_note(s))
+            which = "failing" if s.want_fail else "passing"
+            stopped.setdefault(s.test, []).append((which, stopped_note(s)))
     for t in suspects:
         fail_order, pass_order = chosen[(t, True)], chosen[(t, False)]
         if _verdict(log, fail_order, t, True) and _verdict(log, pass_order, t, False):
             finding = ODFinding(t, failing_order=fail_order, passing_order=pass_order)
-            for sentence in stopped.get(t, []):
-                finding.say_needs_many_tests(sentence)
+            for which, sentence in stopped.get(t, []):
+                finding.say_needs_many_tests(which, sentence)
             out.od.append(finding)
     out.always_failing = [t for t in suspects_af if all(log.outcomes([t], 0))]
     for t in nio_suspects:

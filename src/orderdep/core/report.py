@@ -57,9 +57,10 @@ KINDS: tuple[str, ...] = ("victim", "brittle")
 #: Set (true) in a finding's JSON when its flake rates are upper bounds: they were
 #: computed from the cleaners found, and more may exist (one looked for per polluter).
 FLAKE_RATE_BOUND_KEY = "flake_rate_is_upper_bound"
-#: Sentences in a finding's JSON when its outcome needs more tests together than group
-#: searches look for one at a time (a shared random generator's state, say): its orders
-#: stayed long and no group is reported.
+#: In a finding's JSON when its outcome needs more tests together than group searches
+#: look for one at a time (a shared random generator's state, say): for its "failing"
+#: and/or "passing" order, a sentence saying so. That order stayed long, and no group is
+#: reported for it.
 MANY_TESTS_KEY = "needs_many_tests"
 # The commands that write a report / fill in its classification (named in error messages).
 DETECT_COMMAND = "orderdep detect"
@@ -114,12 +115,17 @@ class ODFinding:
     def needs_many_tests(self) -> list[str]:
         """Why its orders stayed long (see :data:`MANY_TESTS_KEY`); empty for most."""
         said = self.extras.get(MANY_TESTS_KEY)
-        return [str(x) for x in said] if isinstance(said, list) else []
+        return [str(x) for x in said.values()] if isinstance(said, dict) else []
 
-    def say_needs_many_tests(self, sentence: str) -> None:
-        said = self.extras.setdefault(MANY_TESTS_KEY, [])
-        if sentence not in said:
-            said.append(sentence)
+    def needs_many_tests_in(self, order: str) -> bool:
+        """Whether its ``"failing"`` (``"passing"``) order needs many tests together."""
+        said = self.extras.get(MANY_TESTS_KEY)
+        return isinstance(said, dict) and order in said
+
+    def say_needs_many_tests(self, order: str, sentence: str) -> None:
+        """Record that its ``"failing"`` (``"passing"``) order needs many tests together."""
+        said = self.extras.get(MANY_TESTS_KEY)
+        self.extras[MANY_TESTS_KEY] = {**(said if isinstance(said, dict) else {}), order: sentence}
 
     def to_spec(self) -> ODSpec:
         """The finding as an :class:`ODSpec` (needs a kind: classify first)."""

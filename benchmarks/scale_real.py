@@ -55,7 +55,8 @@ from benchdoc import table, write_section
 
 HEADERS = ["project", "commit", "tests", "budget (s)", "wall (s)", "wall / budget",
            "found", "kind known", "partners found", "known found", "recall of known", "reference found",
-           "recall vs no budget", "known relations as by hand", "strategy", "estimate (s)",
+           "recall vs no budget", "known relations: as by hand / confirmed", "strategy",
+           "estimate (s)",
            "per OD test (s)",
            "took after it (s)", "took / predicted"]  # fmt: skip
 # "orderdep: no --strategy given, running tuscan: ... (~12 orders, ~34 s estimated;
@@ -84,6 +85,8 @@ class DetectRun:
     complete: Optional[bool] = None  # the report names no unfinished work (None: not read)
     # OD test -> the partner sets found: each polluter or state-setter alone, each group
     relations: Optional[dict[str, list[list[str]]]] = None
+    # known OD tests with a found relation that plain pytest confirmed (None: not checked)
+    confirmed: Optional[int] = None
     parts: int = 1  # runs of the same command in one kept copy, each resuming the last
 
     @property
@@ -99,8 +102,11 @@ def projects(paths: list[Path]) -> list[dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for path in paths:
         for case in json.loads(path.read_text(encoding="utf-8"))["cases"]:
-            p = out.setdefault(case["project"], {**case, "known": set(), "relations": {}})
+            p = out.setdefault(
+                case["project"], {**case, "known": set(), "relations": {}, "kinds": {}}
+            )
             p["known"].add(case["test"])
+            p["kinds"][case["test"]] = case["kind"]
             order = case["failing_order" if case["kind"] == "victim" else "passing_order"]
             p["relations"][case["test"]] = list(order[:-1])
     return list(out.values())
@@ -168,6 +174,7 @@ def detect(
     run.found = {f["test"]: f.get("kind") for f in report["od_tests"]}
     run.with_partners = sum(1 for f in report["od_tests"] if any(f.get(k) for k in PARTNERS))
     run.relations = {f["test"]: relations(f) for f in report["od_tests"]}
+    run.confirmed = confirm_relations(project, run, work)
     stats = report.get("stats", {})
     run.complete = report_file.exists() and not (
         stats.get("unfinished")
@@ -189,9 +196,11 @@ def relations(finding: dict[str, Any]) -> list[list[str]]:
 
 
 def as_by_hand(project: dict[str, Any], run: DetectRun) -> str:
-    """How many known OD tests the run relates to exactly the tests their hand-confirmed
-    order needs (a polluter, or a group of them, before a victim; the setters before a
-    brittle): ``k of n``; "–" for a run recorded before relations were kept."""
+    """``a / c of n``: of the n known OD tests, how many the run relates to exactly the
+    tests their hand-confirmed order needs (a polluter, or a group, before a victim; the
+    setters before a brittle), and how many to a relation plain pytest confirmed (the
+    same or another: a state many tests set up has many polluter groups); "–" for a run
+    recorded before relations were kept."""
     if run.relations is None:
         return "–"
     hand: dict[str, list[str]] = project["relations"]
@@ -199,7 +208,29 @@ def as_by_hand(project: dict[str, Any], run: DetectRun) -> str:
         1 for test, needed in hand.items()
         if sorted(needed) in [sorted(r) for r in run.relations.get(test, [])]
     )  # fmt: skip
-    return f"{same} of {len(hand)}"
+    confirmed = "–" if run.confirmed is None else str(run.confirmed)
+    return f"{same} / {confirmed} of {len(hand)}"
+
+
+def confirm_relations(project: dict[str, Any], run: DetectRun, work: Path) -> int:
+    """Known OD tests for which one of the run's relations, run before the test in one
+    plain ``pytest -p no:randomly`` process in ``work``, gives the test's wrong outcome
+    again (fails after a victim's partners, passes after a brittle's)."""
+    options = [a for a in project.get("pytest_args", []) if a.startswith("-")]
+    kinds: dict[str, str] = project["kinds"]
+    count = 0
+    for test in project["known"]:
+        for relation in (run.relations or {}).get(test, []):
+            cmd = [project["python"], "-m", "pytest", "-p", "no:randomly", "-p",
+                   "no:cacheprovider", "-q", "-rfE", *options, *relation, test]  # fmt: skip
+            out = subprocess.run(cmd, cwd=work, capture_output=True, text=True)
+            failed = {line.split()[1] for line in out.stdout.splitlines()
+                      if line.startswith(("FAILED ", "ERROR "))}  # fmt: skip
+            victim = kinds[test] == "victim"
+            if (test in failed) == victim and not failed & set(relation):
+                count += 1
+                break
+    return count
 
 
 def resumed(before: DetectRun, after: DetectRun) -> DetectRun:
@@ -319,6 +350,13 @@ def main() -> None:
                 ref = resumed(ref, part) if ref is not None and again else part
                 refs[_key(project)] = ref
                 save_runs(args.reference_file, refs)
+            kept = (args.reference_dir or Path(tmpdir)) / (
+                f"{project['project'].replace('/', '+')}-{args.reference_budget or 'none'}"
+            )
+            if ref is not None and ref.confirmed is None and ref.relations and kept.exists():
+                ref.confirmed = confirm_relations(project, ref, kept)  # a reference kept before
+                if args.reference_file is not None:
+                    save_runs(args.reference_file, refs)
             if ref is not None:
                 rows.append(row(project, n, ref, ref))
                 print(f"  {rows[-1]}", flush=True)
@@ -338,8 +376,10 @@ def main() -> None:
         "tests of the project confirmed by hand with plain pytest (one process per order); "
         "the project may have more, so *found* can exceed them. *Kind known*: victim or "
         "brittle settled; *partners found*: its polluters or state-setters found too; "
-        "*known relations as by hand*: known OD tests whose polluter (or polluter group, "
-        "or state-setters) is exactly the one their hand-confirmed order needs. The "
+        "*known relations*: known OD tests whose polluter (or polluter group, or "
+        "state-setters) found is exactly the one their hand-confirmed order needs, and "
+        "known OD tests with a relation found that one plain pytest process confirms "
+        "(relation, then the test). The "
         "row with budget *none* "
         "is the reference: the same command with no budget (or the budget it names), whose "
         "OD tests *recall vs no budget* counts. *Estimate*: what detect prints before its "

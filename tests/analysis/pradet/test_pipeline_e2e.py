@@ -14,7 +14,7 @@ from typing import Optional
 
 import pytest
 
-from orderdep.analysis.pradet.confirm import Checks, screen
+from orderdep.analysis.pradet.confirm import Checks, screen, search
 from orderdep.analysis.pradet.evidence import Evidence
 from orderdep.analysis.pradet.pipeline import (
     Collected,
@@ -31,6 +31,7 @@ from orderdep.analysis.pradet.refine import ManifestDependency
 from orderdep.core.depsfile import deps_from_report
 from orderdep.core.odmodel import ODSpec
 from orderdep.core.outcomes import OrderResult, Outcome
+from orderdep.core.prefix_search import GROUP_CAP
 from orderdep.core.report import ODFinding, Report
 from orderdep.core.suite import Suite
 from orderdep.engine.config import EngineConfig
@@ -434,3 +435,29 @@ def test_screening_runs_a_dependent_alone_once_more_per_doubling_of_its_candidat
     assert screen(checks, result, alone_runs=5) == set()
     assert ex.history.count(["v"]) == 5 + 2  # log2(4) more
     assert result.confirm_executions == 7
+
+
+@pytest.mark.parametrize("needed", [2, 6])
+def test_the_search_behind_a_conditional_dependency_stops_at_the_group_cap(needed: int) -> None:
+    """A victim that fails after any ``needed`` earlier tests (a counter, a random
+    generator's state): a group up to the cap is found, a larger one is left unexplained
+    after a bounded number of orders."""
+    ids = [f"t{i:02d}" for i in range(40)] + ["v", "c"]
+
+    class Counting(ModelExecutor):
+        def _outcome(self, test: str, prefix: Sequence[str]) -> Outcome:
+            return Outcome.FAILED if test == "v" and len(prefix) >= needed else Outcome.PASSED
+
+    model = Counting(Suite.from_ids(ids))
+    dependency = ManifestDependency(
+        "v", "c", [], "brittle", failing_order=ids[:41], passing_order=[*ids[:40], "c", "v"]
+    )
+    collected = Collected(project="/p", tests=ids, collections=[])
+    result = PradetResult(collected=collected, evidence=[Evidence(dependency, conditional=True)])
+    search(Checks(model, runs=1, jobs=1, result=result), result, {})
+    found = [e for e in result.evidence if e.found_by == "search"]
+    if needed <= GROUP_CAP:
+        group = {e.dependency.dependee for e in found}  # any `needed` of the tests before v
+        assert len(group) == needed and group <= set(ids[:40])
+    else:
+        assert found == [] and result.check_orders < GROUP_CAP * 3 * 6 + 2

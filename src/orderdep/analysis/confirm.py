@@ -260,8 +260,7 @@ def confirm(
     stopped: dict[str, list[tuple[str, str]]] = {}
     for s in shortenings:
         if s.stopped:
-            which = "failing" if s.want_fail else "passing"
-            stopped.setdefault(s.test, []).append((which, stopped_note(s)))
+            stopped.setdefault(s.test, []).append((s.which, stopped_note(s)))
     for t in suspects:
         fail_order, pass_order = chosen[(t, True)], chosen[(t, False)]
         if _verdict(log, fail_order, t, True) and _verdict(log, pass_order, t, False):

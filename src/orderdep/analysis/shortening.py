@@ -48,6 +48,11 @@ class Shortening:
     _phase: str = field(default="alone", repr=False)  # alone, hint, steps
 
     @property
+    def which(self) -> str:
+        """``"failing"`` or ``"passing"``: the order this search shortens."""
+        return "failing" if self.want_fail else "passing"
+
+    @property
     def prefix(self) -> list[str]:
         return self.recorded[: self.recorded.index(self.test)]
 
@@ -103,10 +108,9 @@ class Shortening:
 def stopped_note(s: Shortening) -> str:
     """What a :attr:`Shortening.stopped` search says in the finding
     (:meth:`~orderdep.core.report.ODFinding.say_needs_many_tests`)."""
-    which = "failing" if s.want_fail else "passing"
     kept = len(s.found or s.recorded) - 1
     return (
-        f"the {which} order needs more than {s.cap} of the tests before {s.test} together "
+        f"the {s.which} order needs more than {s.cap} of the tests before {s.test} together "
         f"(such as a shared random generator's state): shortening stopped at {kept} tests"
     )
 

@@ -132,9 +132,8 @@ class _ChildSession:
             try:
                 collected = getattr(self, "collected_modules", None)
                 rng = getattr(self, "rng_states", None)
-                serve(
-                    session, self.control, self.recorder, collected, rng
-                )  # the server leaves inside
+                # the server leaves inside serve(); a forked child raises ChildOrder
+                serve(session, self.control, self.recorder, collected, rng)
             except ChildOrder as order:  # a forked child, its stack unwound to here
                 child = order.with_traceback(None)
             if child is None:

@@ -33,7 +33,7 @@ from types import ModuleType
 from typing import Any, Callable, Optional
 
 _NUMPY = "numpy.random"
-# (module, attribute, the keyword naming the seed; None: the call always fixes the state)
+# (attribute, the keyword naming the seed; None: the call always fixes the state)
 _RANDOM_CALLS = (("seed", "a"), ("setstate", None))
 _NUMPY_CALLS = (("seed", "seed"), ("set_state", None))
 

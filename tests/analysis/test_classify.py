@@ -5,11 +5,12 @@ from collections.abc import Sequence
 from typing import Any, Optional
 
 import pytest
+from tests.analysis.counting import CountingModel
 
 from orderdep.analysis.budget import SLICE
 from orderdep.analysis.classify import ClassifyProgress, classify
 from orderdep.core.odmodel import ODSpec, group_key
-from orderdep.core.outcomes import OrderResult, Outcome
+from orderdep.core.outcomes import OrderResult
 from orderdep.core.prefix_search import GROUP_CAP
 from orderdep.core.report import ODFinding, Report, RunStats
 from orderdep.core.suite import Suite
@@ -284,11 +285,7 @@ def test_a_victim_of_many_tests_together_is_classified_without_a_group() -> None
     ids = [f"tests/test_r.py::test_{i:02d}" for i in range(40)] + ["tests/test_r.py::test_v"]
     victim = ids[-1]
 
-    class Counting(ModelExecutor):
-        def _outcome(self, test: str, prefix: Sequence[str]) -> Outcome:
-            return Outcome.FAILED if test == victim and len(prefix) >= 6 else Outcome.PASSED
-
-    model = Counting(Suite.from_ids(ids))
+    model = CountingModel(ids, victim, needed=6)
     finding = ODFinding(test=victim, failing_order=list(ids), passing_order=[victim])
     report = Report(project="/p", tests=list(ids), od_tests=[finding], stats=RunStats(seed=3))
     (out,) = classify(model, report, flake_samples=20).od_tests
@@ -303,12 +300,8 @@ def test_a_failing_order_confirmation_could_not_shorten_is_not_searched_again() 
     ids = [f"tests/test_r.py::test_{i:02d}" for i in range(40)] + ["tests/test_r.py::test_v"]
     victim = ids[-1]
 
-    class Counting(ModelExecutor):
-        def _outcome(self, test: str, prefix: Sequence[str]) -> Outcome:
-            return Outcome.FAILED if test == victim and len(prefix) >= 6 else Outcome.PASSED
-
     def orders_to_classify(finding: ODFinding) -> tuple[int, ODFinding]:
-        model = Counting(Suite.from_ids(ids))
+        model = CountingModel(ids, victim, needed=6)
         report = Report(project="/p", tests=list(ids), od_tests=[finding], stats=RunStats(seed=3))
         (out,) = classify(model, report, flake_samples=20).od_tests
         return model.orders_run, out

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import pytest
+from tests.analysis.counting import CountingModel
 
 from orderdep.analysis import confirm as confirm_module
 from orderdep.analysis.confirm import OrderRunner, RunLog, confirm
 from orderdep.analysis.shortening import Shortening, narrowed, stopped_note
 from orderdep.core.odmodel import ODSpec
-from orderdep.core.outcomes import Outcome
 from orderdep.core.prefix_search import GROUP_CAP
 from orderdep.core.suite import Suite
 from orderdep.synth.model import ModelExecutor
@@ -137,13 +137,7 @@ def test_an_outcome_needing_more_tests_than_the_cap_stops_with_an_order_that_sho
 def test_confirmation_marks_a_finding_whose_order_stayed_long() -> None:
     ids = [f"t{i:02d}" for i in range(30)] + ["v"]
 
-    class Counting(ModelExecutor):
-        """v fails after any 6 other tests (a counter, a random generator's state)."""
-
-        def _outcome(self, test: str, prefix: Sequence[str]) -> Outcome:
-            return Outcome.FAILED if test == "v" and len(prefix) >= 6 else Outcome.PASSED
-
-    model = Counting(Suite.from_ids(ids))
+    model = CountingModel(ids, "v", needed=6)
     runner = OrderRunner(model, RunLog(None), 1)
     verdicts = confirm(runner, [model.run(ids), model.run(["v", *ids[:-1]])], confirm_runs=1)
     (finding,) = verdicts.od

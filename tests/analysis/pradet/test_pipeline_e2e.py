@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Optional
 
 import pytest
+from tests.analysis.counting import CountingModel
 
 from orderdep.analysis.pradet.confirm import Checks, screen, search
 from orderdep.analysis.pradet.evidence import Evidence
@@ -444,11 +445,7 @@ def test_the_search_behind_a_conditional_dependency_stops_at_the_group_cap(neede
     after a bounded number of orders."""
     ids = [f"t{i:02d}" for i in range(40)] + ["v", "c"]
 
-    class Counting(ModelExecutor):
-        def _outcome(self, test: str, prefix: Sequence[str]) -> Outcome:
-            return Outcome.FAILED if test == "v" and len(prefix) >= needed else Outcome.PASSED
-
-    model = Counting(Suite.from_ids(ids))
+    model = CountingModel(ids, "v", needed)
     dependency = ManifestDependency(
         "v", "c", [], "brittle", failing_order=ids[:41], passing_order=[*ids[:40], "c", "v"]
     )

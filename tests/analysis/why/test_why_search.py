@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Optional
 
 import pytest
+from tests.analysis.counting import CountingModel
 
 from orderdep.analysis.why.search import NotReproducedError, why
 from orderdep.core.odmodel import ODSpec
@@ -138,13 +139,7 @@ def test_a_failure_the_fork_runner_misses_is_reproduced_in_fresh_processes() -> 
 def test_a_victim_of_many_tests_together_ends_with_a_long_order_marked_not_minimal() -> None:
     ids = [tid("r", f"t{i:03d}") for i in range(120)] + [tid("r", "v")]
 
-    class Counting(ModelExecutor):
-        """v fails after any 30 other tests (like a shared random generator's state)."""
-
-        def _outcome(self, test: str, prefix: Sequence[str]) -> Outcome:
-            return Outcome.FAILED if test == ids[-1] and len(prefix) >= 30 else Outcome.PASSED
-
-    result = why(Counting(Suite.from_ids(ids)), ids[-1], ids)
+    result = why(CountingModel(ids, ids[-1], needed=30), ids[-1], ids)  # any 30 before it
     assert result.verdict == "victim" and not result.minimal
     assert 30 <= len(result.culprits) < 120 and result.failing_order[-1] == ids[-1]
     assert any("more than 4 of the tests before it together" in n for n in result.notes)

@@ -14,16 +14,19 @@ from orderdep.analysis.confirm import OrderRunner, RunLog, confirm
 from orderdep.analysis.detect import (
     AUTO_TUSCAN_SECONDS,
     DEFAULT_ROUNDS,
+    EXACT_PLAN_TESTS,
     choose_default,
     detect,
     estimate_tuscan,
 )
-from orderdep.analysis.estimate import TUSCAN_EXCESS
+from orderdep.analysis.estimate import TIMING_ORDERS, TUSCAN_EXCESS, Pace
 from orderdep.analysis.search import DetectProgress
+from orderdep.core import orders as gen
 from orderdep.core.odmodel import ODSpec, fails
 from orderdep.core.outcomes import OrderResult, Outcome, TestResult
 from orderdep.core.report import Report
 from orderdep.core.suite import Suite
+from orderdep.core.tuscan import order_lower_bound
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.executor import ResultCallback
 from orderdep.engine.probe import ProbeSpec
@@ -362,20 +365,34 @@ def timed(order: list[str], per_test: float, overhead: float) -> OrderResult:
 
 def test_tuscan_estimate() -> None:
     groups = [IDS[:4], IDS[4:8], IDS[8:]]
-    est = estimate_tuscan(groups, timed(IDS, 0.01, 0.5))
+    pace = Pace.of(timed(IDS, 0.01, 0.5))
+    est = estimate_tuscan(groups, pace)
     # the lower bound |C|(N-|C|) = 4 * 8 for each, ceil((144-48)/2) = 48, and the orders
     # pair_cover makes beyond it
     assert est.orders == math.ceil(48 * TUSCAN_EXCESS) == 59
     assert est.executions == 12 * 11 + 59
     assert est.seconds == pytest.approx(59 * 0.5 + 191 * 0.01)
-    assert estimate_tuscan(groups, timed(IDS, 0.01, 0.5), jobs=2).seconds == pytest.approx(
-        est.seconds / 2
-    )
+    assert estimate_tuscan(groups, pace, jobs=2).seconds == pytest.approx(est.seconds / 2)
+
+
+def test_tuscan_estimate_counts_the_plan_of_a_small_suite() -> None:
+    groups = [IDS[:4], IDS[4:8], IDS[8:]]
+    rng = random.Random(3)
+    state = rng.getstate()
+    est = estimate_tuscan(groups, Pace(0.5, 0.01), rng=rng)
+    assert rng.getstate() == state  # the plan is made on a copy: the search's stays the same
+    planned = gen.generate("tuscan", groups, rng)
+    assert est.orders == len(planned) != math.ceil(48 * TUSCAN_EXCESS)
+    assert est.seconds == pytest.approx(len(planned) * 0.5 + (132 + len(planned)) * 0.01)
+    # beyond EXACT_PLAN_TESTS tests, the bound (making the plan would take too long)
+    big = [[f"m{m}::t{i}" for i in range(8)] for m in range(EXACT_PLAN_TESTS // 8 + 1)]
+    bound = estimate_tuscan(big, Pace(0.5, 0.01), rng=random.Random(3))
+    assert bound.orders == math.ceil(order_lower_bound([8] * len(big)) * TUSCAN_EXCESS)
 
 
 def test_default_is_tuscan_when_it_fits_else_random_reverse() -> None:
     groups = [IDS[:4], IDS[4:8], IDS[8:]]
-    fast = timed(IDS, 0.001, 0.01)
+    fast = Pace.of(timed(IDS, 0.001, 0.01))
     assert choose_default(groups, fast, jobs=1, budget_left=None, orders_left=None)[0] == "tuscan"
     assert choose_default(groups, fast, jobs=1, budget_left=0.1, orders_left=None)[0] == (
         "random-reverse"
@@ -383,7 +400,7 @@ def test_default_is_tuscan_when_it_fits_else_random_reverse() -> None:
     assert choose_default(groups, fast, jobs=1, budget_left=None, orders_left=10)[0] == (
         "random-reverse"
     )
-    slow = timed(IDS, AUTO_TUSCAN_SECONDS / 100, 0.0)
+    slow = Pace.of(timed(IDS, AUTO_TUSCAN_SECONDS / 100, 0.0))
     assert choose_default(groups, slow, jobs=1, budget_left=None, orders_left=None)[0] == (
         "random-reverse"
     )
@@ -393,10 +410,12 @@ def test_default_strategy_runs_and_is_named() -> None:
     specs = [ODSpec(A0, "victim", polluters=[C3])]
     notes: list[str] = []
     report, _ = run_detect(specs, notice=notes.append)
-    assert report.stats.strategies == ["original", "tuscan"]
+    assert report.stats.strategies == ["original", "timing", "tuscan"]
     assert notes and "tuscan" in notes[0]
+    timing = [a for a in report.stats.extras["coverage"] if a["strategy"] == "timing"]
+    assert timing and timing[0]["orders_run"] == TIMING_ORDERS
     report, _ = run_detect(specs, max_orders=10, notice=notes.append)
-    assert report.stats.strategies == ["original", "random-reverse"]
+    assert report.stats.strategies == ["original", "timing", "random-reverse"]
     assert report.stats.extras["search_orders"] == 10
 
 

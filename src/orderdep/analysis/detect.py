@@ -11,10 +11,13 @@ Default strategy (no strategy given), after the original order:
 * ``tuscan`` (every consecutive pair of tests covered, 004 §5, so every victim of a single
   polluter and every brittle of a single state-setter is found) when its estimated cost
   fits: at most ``max_orders`` orders, and an estimated time within the budget left
-  (:data:`AUTO_TUSCAN_SECONDS` when no budget is given). The estimate takes the lower
-  bound on the number of orders (:func:`orderdep.core.tuscan.order_lower_bound`) and the
-  n(n-1) + orders test executions that cover the pairs, priced with the per-order overhead
-  and mean test time measured on the original order, divided by ``jobs``;
+  (:data:`AUTO_TUSCAN_SECONDS` when no budget is given). The estimate takes the number of
+  orders of the plan itself for suites of up to :data:`EXACT_PLAN_TESTS` tests (else the
+  lower bound, :func:`orderdep.core.tuscan.order_lower_bound`, scaled by what the
+  generator was measured to need) and the n(n-1) + orders test executions that cover the
+  pairs, priced with the :class:`~orderdep.analysis.estimate.Pace` of the original order
+  and of :data:`~orderdep.analysis.estimate.TIMING_ORDERS` short orders run for it
+  (strategy ``timing``), divided by ``jobs``;
 * ``random-reverse`` (004 §4.4) otherwise: ``rounds`` orders, or as many as the budget and
   ``max_orders`` allow.
 
@@ -42,7 +45,7 @@ from typing import Callable, Optional
 
 from orderdep.analysis.budget import UNFINISHED_KEY, BudgetExhausted, unfinished
 from orderdep.analysis.confirm import OrderRunner, RunLog, RunSource, confirm_in_chunks
-from orderdep.analysis.estimate import TUSCAN_EXCESS, Cost, Pace, per_od_test
+from orderdep.analysis.estimate import TUSCAN_EXCESS, Cost, Pace, per_od_test, timing_orders
 from orderdep.analysis.higher_order import spend_leftover
 from orderdep.analysis.search import DetectProgress, ProgressCallback, Search
 from orderdep.core import orders as gen
@@ -61,6 +64,9 @@ DEFAULT_ROUNDS = 20
 # Time allowed for the default tuscan strategy when no budget is given.
 AUTO_TUSCAN_SECONDS = 3600.0
 DEFAULT_CONFIRM_RUNS = 5
+# Up to this many tests, the tuscan estimate counts the orders of the plan itself (made
+# in well under a second; at 1,000 tests it takes half a minute).
+EXACT_PLAN_TESTS = 300
 
 
 @dataclass(frozen=True)
@@ -73,14 +79,24 @@ class TuscanEstimate:
 
 
 def estimate_tuscan(
-    groups: Sequence[Sequence[str]], original: OrderResult, jobs: int = 1
+    groups: Sequence[Sequence[str]],
+    pace: Pace,
+    jobs: int = 1,
+    rng: Optional[random.Random] = None,
 ) -> TuscanEstimate:
-    """Estimated orders, executions and seconds of ``tuscan`` for these groups."""
+    """Estimated orders, executions and seconds of ``tuscan`` for these groups; with
+    ``rng`` (left as it was), a suite of up to :data:`EXACT_PLAN_TESTS` tests is priced
+    by the plan ``rng`` would make."""
     sizes = [len(g) for g in groups]
     n = sum(sizes)
-    orders = math.ceil(order_lower_bound(sizes) * TUSCAN_EXCESS)
+    if rng is not None and n <= EXACT_PLAN_TESTS:
+        twin = random.Random()
+        twin.setstate(rng.getstate())
+        orders = len(gen.generate("tuscan", groups, twin))
+    else:
+        orders = math.ceil(order_lower_bound(sizes) * TUSCAN_EXCESS)
     executions = n * (n - 1) + orders
-    return TuscanEstimate(orders, executions, Pace.of(original).seconds(orders, executions, jobs))
+    return TuscanEstimate(orders, executions, pace.seconds(orders, executions, jobs))
 
 
 def check_options(
@@ -127,18 +143,18 @@ def _rounds(rounds: Optional[int], search: Search) -> Optional[int]:
 
 def choose_default(
     groups: Sequence[Sequence[str]],
-    original: OrderResult,
+    pace: Pace,
     *,
     jobs: int,
     budget_left: Optional[float],
     orders_left: Optional[int],
     per_od: Optional[Cost] = None,
+    rng: Optional[random.Random] = None,
 ) -> tuple[str, str]:
     """The default strategy (see the module docstring) and why, as a sentence; with
     ``per_od``, the sentence gives the cost of each OD test found, too."""
-    est = estimate_tuscan(groups, original, jobs)
+    est = estimate_tuscan(groups, pace, jobs, rng)
     allowed = AUTO_TUSCAN_SECONDS if budget_left is None else budget_left
-    # The lower bound on orders, scaled by what the generator was measured to need.
     what = f"~{est.orders} orders, ~{est.seconds:.0f} s estimated"
     if per_od is not None:
         what += f"; ~{per_od.seconds:.0f} s per OD test found"
@@ -203,26 +219,35 @@ def detect(
         run = search.run_stream("changed-pairs", pair_orders, len(pair_orders))
         next_order["changed-pairs"] = run
     chosen = list(dict.fromkeys(strategies))
+    timed: list[str] = []
     if not chosen and search.results:
+        original = search.results[0]
+        before = len(search.results)
+        short = timing_orders(suite.ids, random.Random(f"{seed}/timing"))
+        if short:
+            search.run_stream("timing", short, len(short))
+            timed = ["timing"]
+        pace = Pace.of(original, search.results[before:])
         strategy, why = choose_default(
             groups,
-            search.results[0],
+            pace,
             jobs=jobs,
             budget_left=search.budget_left(),
             orders_left=search.orders_left(),
             per_od=per_od_test(
-                Pace.of(search.results[0]), len(suite), confirm_runs=confirm_runs,
-                classify=classify_after, jobs=jobs,
+                pace, len(suite), confirm_runs=confirm_runs, classify=classify_after, jobs=jobs
             ),
-        )  # fmt: skip
+            rng=rng,
+        )
         say(f"orderdep: no --strategy given, running {strategy}: {why}")
         chosen = [strategy]
     used = [
         "original",
         *(["changed-pairs"] if changed else []),
+        *timed,
         *[s for s in chosen if s != "original"],
     ]
-    for strategy in used[1 + bool(changed) :]:
+    for strategy in used[1 + bool(changed) + len(timed) :]:
         if search.stopped:
             break
         if strategy == "random-reverse":

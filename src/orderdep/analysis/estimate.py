@@ -1,42 +1,78 @@
-"""What work will cost, priced by the original order: the numbers printed before a search.
+"""What work will cost: the numbers printed before a search.
 
-:class:`Pace` is measured on the original order (the first order every detection runs):
-the time of one test execution on average, and the cost of an order beyond its tests
-(starting it in a fresh interpreter state, collecting results). Any plan of orders and
-executions is then priced as ``orders x per_order + executions x per_test``, shared by
-``jobs`` workers.
+:class:`Pace` is measured on the original order (the first order every detection runs)
+and a few short orders of :func:`timing_orders`: the time of one test execution on
+average, and the cost of an order beyond its tests (starting it in a fresh interpreter
+state, collecting results, and whatever set-up the first test of a process pays: a data
+file parsed on first use, a lazily built cache). The original order pays such set-up
+once, inside one of its tests, so it alone cannot tell it from test time; every short
+order pays it again. The short orders' wall time beyond their tests' own durations (the
+least each took, in the original or in a short order) is therefore the cost of an order,
+and what that exceeds the original's overhead by is taken out of the original's test
+time. eppy's 39 tests ran in 1.2 s, and its orders of 2-4 tests took 1.15 s each, about
+1 s of it a data dictionary parsed on first use: the original order alone priced its
+555 tuscan orders at 0.02 s + 3.6 x 0.03 s each, the short orders at 1.1 s. Any plan of
+orders and executions is then priced as ``orders x per_order + executions x
+per_test``, shared by ``jobs`` workers.
 
 :func:`per_od_test` prices what follows the search for each OD test it finds (the part
 the first estimates left out, which made them 2-4x too low): confirmation (the failing
 and passing orders shortened by a binary search over the recorded prefix, then re-run
 ``confirm_runs`` times each) and, with classification, the kind (``alone_runs`` runs
-alone), then group testing, one order at a time, priced for the shape real victims
-mostly have: a polluter with a cleaner. That is four searches over sets of up to every
-other test: the polluter (both directions), its cleaner, the polluters the cleaner could
-hide among the rest (both directions), and the cleaner search again, about 8 x N test
-executions and 4 x (2 log2 N + 1) orders. A victim with one polluter and no cleaner costs
-about half of that (``benchmarks/bench_classify.py --cost``: 4 x N); flask-smorest's
-victims, with two polluters and cleaners each, cost 16 x N executions in 110 orders
-(206 s per OD test at 575 tests, where counting one polluter without cleaners said 125).
-These are estimates, not bounds; ``benchmarks/bench_estimate.py`` checks them against
-real runs.
+alone), then group testing, one order at a time, over sets of up to every other test.
+Real victims differ: a victim of one polluter (or one polluter group) without a cleaner
+needs two searches, about 4 x N executions (``benchmarks/bench_classify.py --cost``;
+eppy's victims, all of that shape, cost 7 x N in all, confirmation included, in 46
+orders); a polluter with a cleaner four, about 8 x N (the polluter, its cleaner, the
+polluters the cleaner could hide among the rest, the cleaner search again);
+flask-smorest's victims, with two polluters and cleaners each, cost 16 x N executions in
+110 orders. The price is set between these: :data:`SEARCHES` searches of 2 log2 N + 1
+orders and :data:`SEARCH_EXECUTIONS` x N executions, so that both real suites come within
+1.5x. These are estimates, not bounds; ``benchmarks/bench_estimate.py`` checks them
+against real runs.
 """
 
 from __future__ import annotations
 
 import math
+import random
+import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orderdep.core.outcomes import OrderResult
+from orderdep.core.outcomes import OrderResult, Outcome
 
 # pair_cover() makes this many more orders than order_lower_bound() (measured: 19-22% on
 # 100-2,000 tests in groups of 8-10).
 TUSCAN_EXCESS = 1.22
 DEFAULT_ALONE_RUNS = 10
-# Classification of a victim with a polluter and a cleaner: group searches over about N
-# candidates, and the test executions they cost together, in units of N.
-SEARCHES = 4
-SEARCH_EXECUTIONS = 8
+# Classification, between a victim with one polluter (2 searches, 4 x N) and one with a
+# cleaner (4 searches, 8 x N): group searches over about N candidates, and the test
+# executions they cost together, in units of N.
+SEARCHES = 3
+SEARCH_EXECUTIONS = 6
+# Short orders that time what an order costs beyond its tests.
+TIMING_ORDERS = 3
+TIMING_ORDER_TESTS = 2
+
+
+def timing_orders(ids: Sequence[str], rng: random.Random) -> list[list[str]]:
+    """:data:`TIMING_ORDERS` orders of :data:`TIMING_ORDER_TESTS` tests drawn from ``ids``
+    (none for a suite too small to need them)."""
+    if len(ids) <= TIMING_ORDER_TESTS + 1:
+        return []
+    return [rng.sample(list(ids), TIMING_ORDER_TESTS) for _ in range(TIMING_ORDERS)]
+
+
+def _ran_whole(result: OrderResult) -> bool:
+    return (
+        len(result.results) == len(result.order)
+        and not result.interrupted
+        and all(
+            r.outcome not in (Outcome.TIMEOUT, Outcome.CRASHED, Outcome.NOT_RUN)
+            for r in result.results
+        )
+    )
 
 
 @dataclass(frozen=True)
@@ -47,10 +83,24 @@ class Pace:
     per_test: float
 
     @classmethod
-    def of(cls, original: OrderResult) -> Pace:
+    def of(cls, original: OrderResult, short: Sequence[OrderResult] = ()) -> Pace:
+        """The pace of ``original``, corrected by the ``short`` orders' wall times (see
+        the module docstring); short orders a crash or timeout cut are left out."""
         test_time = sum(r.duration for r in original.results)
-        per_test = test_time / len(original.results) if original.results else 0.0
-        return cls(max(0.0, original.wall_seconds - test_time), per_test)
+        overhead = max(0.0, original.wall_seconds - test_time)
+        n = len(original.results)
+        if not n:
+            return cls(overhead, 0.0)
+        whole = [s for s in short if _ran_whole(s)]
+        # a test's own time: the least it took anywhere (the one that paid the set-up in
+        # the original took less in a short order that another test's set-up opened)
+        own = {r.test: r.duration for r in original.results}
+        for r in (r for s in whole for r in s.results):
+            own[r.test] = min(own.get(r.test, r.duration), r.duration)
+        beyond = [s.wall_seconds - sum(own[r.test] for r in s.results) for s in whole]
+        per_order = max(overhead, statistics.fmean(beyond)) if beyond else overhead
+        set_up = min(per_order - overhead, test_time)
+        return cls(per_order, (test_time - set_up) / n)
 
     def seconds(self, orders: float, executions: float, jobs: int = 1) -> float:
         return (orders * self.per_order + executions * self.per_test) / max(1, jobs)
@@ -90,4 +140,4 @@ def per_od_test(
     return Cost(orders, executions, seconds)
 
 
-__all__ = ["TUSCAN_EXCESS", "Cost", "Pace", "per_od_test"]
+__all__ = ["TUSCAN_EXCESS", "Cost", "Pace", "per_od_test", "timing_orders"]

@@ -6,6 +6,7 @@ Every command the summary prints is fed back into ``main()`` and must do what it
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 import textwrap
@@ -219,6 +220,47 @@ def test_always_failing_and_max_orders(tmp_path: Path, capsys: pytest.CaptureFix
     report = load_report(report_file)
     assert report.always_failing == ["test_x.py::test_bad"]
     assert report.stats.extras["search_orders"] == 2
+
+
+def test_the_estimate_prices_the_set_up_each_process_pays(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every test reads a table the first reader in a process builds (0.2 s), as a real
+    suite parses a data file on first use. The original order pays it once; each of
+    tuscan's orders (one test per module) pays it again. The notice prices tuscan from
+    the short ``timing`` orders too, so at 0.2 s per order at least; from the original
+    order alone it said about 12 x 0.02 s per order (3 modules of 4 tests: 0.2 s spread
+    over 12 tests, 4 tests per order)."""
+    files = {
+        "pytest.ini": "[pytest]\n",
+        "tests/table.py": """
+            import time
+
+            _ROWS = None
+
+            def rows():
+                global _ROWS
+                if _ROWS is None:
+                    time.sleep(0.2)
+                    _ROWS = [1, 2, 3]
+                return _ROWS
+        """,
+    }
+    for m in range(3):
+        body = "".join(f"def test_{k}():\n    assert table.rows()\n\n" for k in range(4))
+        files[f"tests/test_m{m}.py"] = "import table\n\n" + body
+    root = write(tmp_path / "table", files)
+    argv = ["detect", str(root), "--max-orders", "6", "--jobs", "1", "--seed", "1"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "search: timing (3 order(s))" in err
+    found = re.search(r"tuscan needs ~(\d+) orders, ~(\d+) s estimated", err)
+    assert found is not None, err
+    orders, seconds = int(found.group(1)), int(found.group(2))
+    assert orders > 12
+    assert seconds >= 0.8 * 0.2 * orders
+    report = load_report(root / ".orderdep" / "report.json")
+    assert report.stats.strategies == ["original", "timing", "random-reverse"]
 
 
 def test_usage_and_collection_errors_exit_2(

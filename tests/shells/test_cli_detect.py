@@ -252,8 +252,10 @@ def test_the_estimate_prices_the_set_up_each_process_pays(
     root = write(tmp_path / "table", files)
     argv = ["detect", str(root), "--max-orders", "6", "--jobs", "1", "--seed", "1"]
     assert main(argv) == 0
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert "search: timing (3 order(s))" in err
+    assert "original + timing + random-reverse: " in out
+    assert "coverage of timing" not in out  # they promise no coverage
     found = re.search(r"tuscan needs ~(\d+) orders, ~(\d+) s estimated", err)
     assert found is not None, err
     orders, seconds = int(found.group(1)), int(found.group(2))

@@ -45,7 +45,14 @@ from typing import Callable, Optional
 
 from orderdep.analysis.budget import UNFINISHED_KEY, BudgetExhausted, unfinished
 from orderdep.analysis.confirm import OrderRunner, RunLog, RunSource, confirm_in_chunks
-from orderdep.analysis.estimate import TUSCAN_EXCESS, Cost, Pace, per_od_test, timing_orders
+from orderdep.analysis.estimate import (
+    TIMING_STRATEGY,
+    TUSCAN_EXCESS,
+    Cost,
+    Pace,
+    per_od_test,
+    timing_orders,
+)
 from orderdep.analysis.higher_order import spend_leftover
 from orderdep.analysis.search import DetectProgress, ProgressCallback, Search
 from orderdep.core import orders as gen
@@ -225,8 +232,8 @@ def detect(
         before = len(search.results)
         short = timing_orders(suite.ids, random.Random(f"{seed}/timing"))
         if short:
-            search.run_stream("timing", short, len(short))
-            timed = ["timing"]
+            search.run_stream(TIMING_STRATEGY, short, len(short))
+            timed = [TIMING_STRATEGY]
         pace = Pace.of(original, search.results[before:])
         strategy, why = choose_default(
             groups,

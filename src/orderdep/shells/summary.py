@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from orderdep.analysis.budget import UNFINISHED_KEY
+from orderdep.analysis.estimate import TIMING_STRATEGY
 from orderdep.core import replan
 from orderdep.core.outcomes import Outcome
 from orderdep.core.report import ODFinding, Report
@@ -248,12 +249,13 @@ def stats_line(report: Report) -> str:
 
 
 def coverage_lines(report: Report) -> list[str]:
-    """Per strategy after the original order, what it promised and what ran."""
+    """Per strategy after the original order (and the short orders that timed it), what
+    it promised and what ran."""
     accounts = report.stats.extras.get("coverage") or []
     return [
         f"  coverage of {replan.describe(a)}"
         for a in accounts
-        if isinstance(a, dict) and a.get("strategy") != "original"
+        if isinstance(a, dict) and a.get("strategy") not in ("original", TIMING_STRATEGY)
     ] + [
         f"  original order: {', '.join(sorted(a['lost_to']))} cut it short; "
         f"{a['recovery_orders']} recovery order(s) ran the tests after"

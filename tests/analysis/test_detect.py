@@ -19,7 +19,7 @@ from orderdep.analysis.detect import (
     detect,
     estimate_tuscan,
 )
-from orderdep.analysis.estimate import TIMING_ORDERS, TUSCAN_EXCESS, Pace
+from orderdep.analysis.estimate import TIMING_ORDERS, TUSCAN_EXCESS, Cost, Pace
 from orderdep.analysis.search import DetectProgress
 from orderdep.core import orders as gen
 from orderdep.core.odmodel import ODSpec, fails
@@ -404,6 +404,28 @@ def test_default_is_tuscan_when_it_fits_else_random_reverse() -> None:
     assert choose_default(groups, slow, jobs=1, budget_left=None, orders_left=None)[0] == (
         "random-reverse"
     )
+
+
+def test_the_cost_per_od_test_is_priced_for_the_orders_the_strategy_runs() -> None:
+    groups = [IDS[:4], IDS[4:8], IDS[8:]]
+    asked: list[Optional[float]] = []
+
+    def per_od(length: Optional[float]) -> Cost:
+        asked.append(length)
+        return Cost(1, 1, 42.0)
+
+    pace = Pace.of(timed(IDS, 0.001, 0.01))
+    strategy, why = choose_default(
+        groups, pace, jobs=1, budget_left=None, orders_left=None, per_od=per_od
+    )
+    est = estimate_tuscan(groups, pace)
+    assert strategy == "tuscan" and "~42 s per OD test found" in why
+    assert asked == [pytest.approx(est.executions / est.orders)]  # one of tuscan's orders
+    strategy, why = choose_default(
+        groups, pace, jobs=1, budget_left=None, orders_left=10, per_od=per_od
+    )
+    assert strategy == "random-reverse" and "~42 s per OD test found" in why
+    assert asked[-1] is None  # a whole random order
 
 
 def test_default_strategy_runs_and_is_named() -> None:

@@ -82,16 +82,27 @@ def test_per_od_test_cost_counts_classification_and_grows_with_the_suite() -> No
     )
 
 
-def test_classification_is_priced_within_one_and_a_half_of_real_suites() -> None:
-    """Recorded runs (docs/benchmarks.md, "Estimates"). flask-smorest: 575 tests at
-    0.033 s each and 0.17 s per order beyond them; confirming and classifying its victims
-    (two polluters and cleaners each) took 206 s per OD test with two jobs. eppy (39
-    tests, a subset of five modules): 0.003 s per test and 1.1 s per order (a data
-    dictionary parsed by each process); its victims of one polluter group each took 56 s
-    with one job."""
+def test_real_suites_are_priced_within_one_and_a_half() -> None:
+    """Recorded runs of ``detect --classify --jobs 2`` (docs/benchmarks.md).
+
+    flask-smorest (575 tests at 0.033 s each, 0.17 s per order beyond them; random-reverse
+    found its 16 OD tests in whole orders): confirming and classifying took 206 s per OD
+    test. eppy (39 tests of five modules; 0.008 s per test and 0.82 s per order, a data
+    dictionary parsed by each process): tuscan's 555 orders of 3.7 tests on average, then
+    25 OD tests confirmed and classified, took 854 s after the estimate."""
     smorest = per_od_test(
         Pace(per_order=0.17, per_test=0.033), 575, confirm_runs=5, classify=True, jobs=2
     )
     assert 206 / 1.5 <= smorest.seconds <= 206 * 1.5
-    eppy = per_od_test(Pace(per_order=1.1, per_test=0.003), 39, confirm_runs=5, classify=True)
-    assert 56 / 1.5 <= eppy.seconds <= 56 * 1.5
+    eppy = Pace(per_order=0.82, per_test=0.008)
+    search = eppy.seconds(555, 39 * 38 + 555, jobs=2)
+    od = per_od_test(eppy, 39, confirm_runs=5, classify=True, jobs=2, failing_length=3.7)
+    assert 854 / 1.5 <= search + 25 * od.seconds <= 854 * 1.5
+
+
+def test_an_od_test_found_in_a_short_order_is_cheaper_to_confirm() -> None:
+    pace = Pace(per_order=0.5, per_test=0.01)
+    whole = per_od_test(pace, 400, confirm_runs=5, classify=False)
+    short = per_od_test(pace, 400, confirm_runs=5, classify=False, failing_length=8)
+    assert short.orders < whole.orders and short.executions < whole.executions
+    assert per_od_test(pace, 400, confirm_runs=5, classify=False, failing_length=4000) == whole

@@ -155,22 +155,26 @@ def choose_default(
     jobs: int,
     budget_left: Optional[float],
     orders_left: Optional[int],
-    per_od: Optional[Cost] = None,
+    per_od: Optional[Callable[[Optional[float]], Cost]] = None,
     rng: Optional[random.Random] = None,
 ) -> tuple[str, str]:
     """The default strategy (see the module docstring) and why, as a sentence; with
-    ``per_od``, the sentence gives the cost of each OD test found, too."""
+    ``per_od`` (the cost of an OD test found in an order of so many tests, None: the
+    whole suite), the sentence gives the cost of each OD test found, too."""
     est = estimate_tuscan(groups, pace, jobs, rng)
     allowed = AUTO_TUSCAN_SECONDS if budget_left is None else budget_left
+    strategy, why = "tuscan", "complete pair coverage fits ({})"
+    if orders_left is not None and est.orders > orders_left:
+        strategy, why = "random-reverse", "tuscan needs {}, more than --max-orders leaves"
+    elif est.seconds > allowed:
+        limit = "the budget left" if budget_left is not None else "the default limit"
+        strategy, why = "random-reverse", f"tuscan needs {{}}, more than {limit} ({allowed:.0f} s)"
     what = f"~{est.orders} orders, ~{est.seconds:.0f} s estimated"
     if per_od is not None:
-        what += f"; ~{per_od.seconds:.0f} s per OD test found"
-    if orders_left is not None and est.orders > orders_left:
-        return "random-reverse", f"tuscan needs {what}, more than --max-orders leaves"
-    if est.seconds > allowed:
-        limit = "the budget left" if budget_left is not None else "the default limit"
-        return "random-reverse", f"tuscan needs {what}, more than {limit} ({allowed:.0f} s)"
-    return "tuscan", f"complete pair coverage fits ({what})"
+        # an OD test tuscan finds fails in one of its orders, random-reverse's are whole
+        length = est.executions / est.orders if strategy == "tuscan" and est.orders else None
+        what += f"; ~{per_od(length).seconds:.0f} s per OD test found"
+    return strategy, why.format(what)
 
 
 def detect(
@@ -241,8 +245,13 @@ def detect(
             jobs=jobs,
             budget_left=search.budget_left(),
             orders_left=search.orders_left(),
-            per_od=per_od_test(
-                pace, len(suite), confirm_runs=confirm_runs, classify=classify_after, jobs=jobs
+            per_od=lambda length: per_od_test(
+                pace,
+                len(suite),
+                confirm_runs=confirm_runs,
+                classify=classify_after,
+                jobs=jobs,
+                failing_length=length,
             ),
             rng=rng,
         )

@@ -18,18 +18,21 @@ per_test``, shared by ``jobs`` workers.
 :func:`per_od_test` prices what follows the search for each OD test it finds (the part
 the first estimates left out, which made them 2-4x too low): confirmation (the failing
 and passing orders shortened by a binary search over the recorded prefix, then re-run
-``confirm_runs`` times each) and, with classification, the kind (``alone_runs`` runs
-alone), then group testing, one order at a time, over sets of up to every other test.
-Real victims differ: a victim of one polluter (or one polluter group) without a cleaner
-needs two searches, about 4 x N executions (``benchmarks/bench_classify.py --cost``;
-eppy's victims, all of that shape, cost 7 x N in all, confirmation included, in 46
-orders); a polluter with a cleaner four, about 8 x N (the polluter, its cleaner, the
-polluters the cleaner could hide among the rest, the cleaner search again);
-flask-smorest's victims, with two polluters and cleaners each, cost 16 x N executions in
-110 orders. The price is set between these: :data:`SEARCHES` searches of 2 log2 N + 1
-orders and :data:`SEARCH_EXECUTIONS` x N executions, so that both real suites come within
-1.5x. These are estimates, not bounds; ``benchmarks/bench_estimate.py`` checks them
-against real runs.
+``confirm_runs`` times each; the failing order is a whole random order, or one of
+tuscan's, much shorter) and, with classification, the kind (``alone_runs`` runs alone),
+then group testing, one order at a time, over sets of up to every other test. What that
+costs depends on the victim. Its orders grow with the searches: a polluter (or a polluter
+group of two) and no cleaner takes about 2 log2 N + 1 orders, each cleaner and each
+further polluter as many again. Its executions grow with N: 4 x N for one polluter
+without a cleaner (``benchmarks/bench_classify.py --cost``), 8 x N with a cleaner, 16 x N
+for flask-smorest's victims, with two polluters and cleaners each (575 tests, 110 orders
+per OD test). No one shape fits real suites: eppy's victims (a polluter group each, no
+cleaner) pay mostly for orders, at 1.1 s each (see above); flask-smorest's mostly for
+executions. The price takes :data:`SEARCHES` x (2 log2 N + 1) orders and
+:data:`SEARCH_EXECUTIONS` x N executions, which brings both within 1.5x (1.0x and 1.4x
+over, from their recorded runs). These are estimates, not bounds;
+``benchmarks/bench_estimate.py`` and ``benchmarks/scale_real.py`` check them against real
+runs.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import random
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Optional
 
 from orderdep.core.outcomes import OrderResult, Outcome
 
@@ -46,11 +50,10 @@ from orderdep.core.outcomes import OrderResult, Outcome
 # 100-2,000 tests in groups of 8-10).
 TUSCAN_EXCESS = 1.22
 DEFAULT_ALONE_RUNS = 10
-# Classification, between a victim with one polluter (2 searches, 4 x N) and one with a
-# cleaner (4 searches, 8 x N): group searches over about N candidates, and the test
-# executions they cost together, in units of N.
-SEARCHES = 3
-SEARCH_EXECUTIONS = 6
+# Classification (see the module docstring): group searches of 2 log2 N + 1 orders, and
+# the test executions they cost together, in units of N.
+SEARCHES = 2
+SEARCH_EXECUTIONS = 8
 # Short orders that time what an order costs beyond its tests, run as this strategy.
 TIMING_STRATEGY = "timing"
 TIMING_ORDERS = 3
@@ -122,13 +125,18 @@ def per_od_test(
     classify: bool,
     jobs: int = 1,
     alone_runs: int = DEFAULT_ALONE_RUNS,
+    failing_length: Optional[float] = None,
 ) -> Cost:
-    """The estimated cost of confirming (and classifying) one OD test of ``n_tests``."""
+    """The estimated cost of confirming (and classifying) one OD test of ``n_tests``,
+    found in an order of ``failing_length`` tests (default: the whole suite; tuscan's
+    orders are shorter, and so is what confirmation shortens)."""
     log = max(1, math.ceil(math.log2(max(2, n_tests))))
-    # confirmation: two shortenings (about log N orders of up to N/2 tests each), then
+    length = n_tests if failing_length is None else max(1.0, min(failing_length, n_tests))
+    short_log = max(1, math.ceil(math.log2(max(2.0, length))))
+    # confirmation: two shortenings (about log L orders of up to L/2 tests each), then
     # confirm_runs re-runs of each kept order (short ones); ``jobs`` orders at a time
-    orders = 2 * log + 2 * confirm_runs
-    executions = 4 * n_tests + 2 * confirm_runs * 3
+    orders = 2 * short_log + 2 * confirm_runs
+    executions = math.ceil(4 * length) + 2 * confirm_runs * 3
     seconds = pace.seconds(orders, executions, jobs)
     if classify:
         # kind: alone runs and the precondition; then SEARCHES group searches over about

@@ -100,6 +100,16 @@ def test_real_suites_are_priced_within_one_and_a_half() -> None:
     assert 854 / 1.5 <= search + 25 * od.seconds <= 854 * 1.5
 
 
+def test_classification_of_victims_with_several_polluters_and_cleaners() -> None:
+    """pyswarms (466 tests at 0.079 s each, 0.46 s per order beyond them): classifying two
+    victims of 2 and 4 polluters, each with a cleaner, took 1,434 s (17 x N executions and
+    98 orders per OD test, no confirmation)."""
+    pace = Pace(per_order=0.455, per_test=0.079)
+    both = per_od_test(pace, 466, confirm_runs=5, classify=True, jobs=2)
+    confirm = per_od_test(pace, 466, confirm_runs=5, classify=False, jobs=2)
+    assert 717 / 1.5 <= both.seconds - confirm.seconds <= 717 * 1.5
+
+
 def test_an_od_test_found_in_a_short_order_is_cheaper_to_confirm() -> None:
     pace = Pace(per_order=0.5, per_test=0.01)
     whole = per_od_test(pace, 400, confirm_runs=5, classify=False)

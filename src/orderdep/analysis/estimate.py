@@ -24,14 +24,18 @@ then group testing, one order at a time, over sets of up to every other test. Wh
 costs depends on the victim. Its orders grow with the searches: a polluter (or a polluter
 group of two) and no cleaner takes about 2 log2 N + 1 orders, each cleaner and each
 further polluter as many again. Its executions grow with N: 4 x N for one polluter
-without a cleaner (``benchmarks/bench_classify.py --cost``), 8 x N with a cleaner, 16 x N
-for flask-smorest's victims, with two polluters and cleaners each (575 tests, 110 orders
-per OD test). No one shape fits real suites: eppy's victims (a polluter group each, no
-cleaner) pay mostly for orders, at 1.1 s each (see above); flask-smorest's mostly for
-executions. The price takes :data:`SEARCHES` x (2 log2 N + 1) orders and
-:data:`SEARCH_EXECUTIONS` x N executions, which brings both within 1.5x: flask-smorest's
-206 s per OD test is priced at 202 s (from its recorded run), and a run of eppy's that
-took 800 s after its estimate was priced at 991 s. These are estimates, not bounds;
+without a cleaner (``benchmarks/bench_classify.py --cost``), 8 x N with a cleaner; on real
+suites whose victims have several polluters with cleaners, classification alone took
+about 12 x N (flask-smorest: 575 tests, 16 x N and 110 orders per OD test with
+confirmation) and 17 x N (pyswarms: 466 tests, 98 orders). No one shape fits real suites:
+eppy's victims (a polluter group each, no cleaner) pay mostly for orders, at 1.1 s each
+(see above); flask-smorest's and pyswarms' mostly for executions. The price takes
+:data:`SEARCHES` x (2 log2 N + 1) orders and :data:`SEARCH_EXECUTIONS` x N executions,
+set so that all of these come within 1.5x, the two suites with cleaners at its two ends:
+flask-smorest's 206 s per OD test is priced at 297 s, pyswarms' 717 s of classification
+per OD test at 502 s (both from the pace their runs measured), and runs of eppy and
+odinweb took 0.8x and 0.95x what their estimates said with 8 x N (the executions barely
+move them). These are estimates, not bounds;
 ``benchmarks/bench_estimate.py`` and ``benchmarks/scale_real.py`` check them against real
 runs.
 """
@@ -54,7 +58,7 @@ DEFAULT_ALONE_RUNS = 10
 # Classification (see the module docstring): group searches of 2 log2 N + 1 orders, and
 # the test executions they cost together, in units of N.
 SEARCHES = 2
-SEARCH_EXECUTIONS = 8
+SEARCH_EXECUTIONS = 13
 # Short orders that time what an order costs beyond its tests, run as this strategy.
 TIMING_STRATEGY = "timing"
 TIMING_ORDERS = 3

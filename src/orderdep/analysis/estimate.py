@@ -34,7 +34,7 @@ eppy's victims (a polluter group each, no cleaner) pay mostly for orders, at 1.1
 set so that all of these come within 1.5x, the two suites with cleaners at its two ends:
 flask-smorest's 206 s per OD test is priced at 297 s, pyswarms' 717 s of classification
 per OD test at 502 s (both from the pace their runs measured), and runs of eppy and
-odinweb took 0.8x and 0.95x what their estimates said with 8 x N (the executions barely
+odinweb took 0.75x and 0.89x of what their printed estimates said (the executions barely
 move them). These are estimates, not bounds;
 ``benchmarks/bench_estimate.py`` and ``benchmarks/scale_real.py`` check them against real
 runs.

@@ -49,7 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Optional
 
-from orderdep.core.outcomes import OrderResult, Outcome
+from orderdep.core.outcomes import OrderResult
 
 # pair_cover() makes this many more orders than order_lower_bound() (measured: 19-22% on
 # 100-2,000 tests in groups of 8-10).
@@ -73,17 +73,6 @@ def timing_orders(ids: Sequence[str], rng: random.Random) -> list[list[str]]:
     return [rng.sample(list(ids), TIMING_ORDER_TESTS) for _ in range(TIMING_ORDERS)]
 
 
-def _ran_whole(result: OrderResult) -> bool:
-    return (
-        len(result.results) == len(result.order)
-        and not result.interrupted
-        and all(
-            r.outcome not in (Outcome.TIMEOUT, Outcome.CRASHED, Outcome.NOT_RUN)
-            for r in result.results
-        )
-    )
-
-
 @dataclass(frozen=True)
 class Pace:
     """Seconds per order (beyond its tests) and per test execution."""
@@ -100,7 +89,7 @@ class Pace:
         n = len(original.results)
         if not n:
             return cls(overhead, 0.0)
-        whole = [s for s in short if _ran_whole(s)]
+        whole = [s for s in short if s.complete and len(s.results) == len(s.order)]
         # a test's own time: the least it took anywhere (the one that paid the set-up in
         # the original took less in a short order that another test's set-up opened)
         own = {r.test: r.duration for r in original.results}
@@ -113,6 +102,10 @@ class Pace:
 
     def seconds(self, orders: float, executions: float, jobs: int = 1) -> float:
         return (orders * self.per_order + executions * self.per_test) / max(1, jobs)
+
+
+def _log2(n: float) -> int:
+    return max(1, math.ceil(math.log2(max(2.0, n))))
 
 
 @dataclass(frozen=True)
@@ -135,9 +128,9 @@ def per_od_test(
     """The estimated cost of confirming (and classifying) one OD test of ``n_tests``,
     found in an order of ``failing_length`` tests (default: the whole suite; tuscan's
     orders are shorter, and so is what confirmation shortens)."""
-    log = max(1, math.ceil(math.log2(max(2, n_tests))))
+    log = _log2(n_tests)
     length = n_tests if failing_length is None else max(1.0, min(failing_length, n_tests))
-    short_log = max(1, math.ceil(math.log2(max(2.0, length))))
+    short_log = _log2(length)
     # confirmation: two shortenings (about log L orders of up to L/2 tests each), then
     # confirm_runs re-runs of each kept order (short ones); ``jobs`` orders at a time
     orders = 2 * short_log + 2 * confirm_runs

@@ -263,3 +263,29 @@ def test_progress_fires_in_search_confirmation_and_every_classification_phase() 
     confirming = [e for e in detect_events if e.phase == "confirm"]
     assert [e.done for e in confirming] == list(range(1, len(confirming) + 1))  # every order
     assert {e.phase for e in classify_events} == set(PHASES)
+
+
+def test_a_part_of_the_budget_stops_alone_but_an_interrupt_stops_the_whole() -> None:
+    now = [0.0]
+    whole = Budget(100.0, clock=lambda: now[0])
+    now[0] = 30.0
+    part = whole.part(0.2)
+    assert part.seconds == 20.0  # a fifth of the whole, from now
+    now[0] = 50.0
+    assert part.stopped and part.stop_reason == "budget"
+    assert not whole.stopped  # the rest is the search's
+    late = whole.part(0.9)
+    assert late.seconds == 50.0  # never more than the whole has left
+    caught = KeyboardInterrupt()
+    late.interrupted(caught)
+    assert whole.stop_reason == "interrupted" and whole.interrupt is caught
+    fresh = Budget(None).part(0.2)
+    assert fresh.seconds is None and not fresh.stopped
+
+
+def test_a_part_stops_when_the_whole_budget_does() -> None:
+    now = [0.0]
+    whole = Budget(10.0, clock=lambda: now[0])
+    part = whole.part(0.5)
+    whole.stop("interrupted")
+    assert part.stopped and part.stop_reason == "interrupted"

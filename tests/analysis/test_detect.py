@@ -24,6 +24,7 @@ from orderdep.analysis.search import DetectProgress
 from orderdep.core import orders as gen
 from orderdep.core.odmodel import ODSpec, fails
 from orderdep.core.outcomes import OrderResult, Outcome, TestResult
+from orderdep.core.promise import SHORTFALLS_KEY, shortfalls
 from orderdep.core.report import Report
 from orderdep.core.suite import Suite
 from orderdep.core.tuscan import order_lower_bound
@@ -254,10 +255,23 @@ def test_budget_stops_the_search_and_suspects_are_still_confirmed() -> None:
     start = time.monotonic()
     report = detect(ex, strategies=["reverse", "random"], seed=1, budget_seconds=0.15)
     assert time.monotonic() - start < 10
-    assert report.stats.extras["stop_reason"] == "budget"
-    assert report.stats.extras["stopped_early"] is True
+    # random orders run until the budget: their promise, kept, so not "stopped early"
+    assert report.stats.extras["search_stop"] == "budget"
+    assert report.stats.extras["stopped_early"] is False
+    assert shortfalls(report) == []
     assert 2 <= report.stats.extras["search_orders"] < 15
     assert report.od_ids == [A0]  # found by reverse, confirmed after the budget ran out
+
+
+def test_a_budget_that_stops_a_planned_strategy_leaves_the_search_incomplete() -> None:
+    ex = SlowModel(Suite.from_ids(IDS), [])
+    report = detect(ex, strategies=["tuscan"], seed=1, budget_seconds=0.15)
+    assert report.stats.extras["stopped_early"] is True
+    assert report.od_tests == []
+    gaps = shortfalls(report)
+    assert len(gaps) == 1 and gaps[0].startswith("tuscan: ")
+    assert "planned orders ran (the budget ran out)" in gaps[0]
+    assert report.stats.extras[SHORTFALLS_KEY] == gaps
 
 
 def test_jobs_batch_orders_but_do_not_change_them() -> None:
@@ -419,12 +433,12 @@ def test_the_cost_per_od_test_is_priced_for_the_orders_the_strategy_runs() -> No
         groups, pace, jobs=1, budget_left=None, orders_left=None, per_od=per_od
     )
     est = estimate_tuscan(groups, pace)
-    assert strategy == "tuscan" and "~42 s per OD test found" in why
+    assert strategy == "tuscan" and "then each OD test found costs ~42 s more" in why
     assert asked == [pytest.approx(est.executions / est.orders)]  # one of tuscan's orders
     strategy, why = choose_default(
         groups, pace, jobs=1, budget_left=None, orders_left=10, per_od=per_od
     )
-    assert strategy == "random-reverse" and "~42 s per OD test found" in why
+    assert strategy == "random-reverse" and "then each OD test found costs ~42 s more" in why
     assert asked[-1] is None  # a whole random order
 
 
@@ -495,3 +509,19 @@ def test_a_second_run_of_the_same_job_runs_no_new_orders(tmp_path: Path) -> None
     assert first.od_tests == second.od_tests
     # the second run reuses the search orders and finds every confirmation in the store
     assert runs[0] == 0 and runs[1] == second.stats.orders_run > 0
+
+
+def test_the_reason_for_random_reverse_compares_tuscan_with_the_budget_not_the_od_price() -> None:
+    groups = [IDS[:4], IDS[4:8], IDS[8:]]
+    pace = Pace.of(timed(IDS, 1.0, 0.5))
+    est = estimate_tuscan(groups, pace)
+    strategy, why = choose_default(
+        groups, pace, jobs=1, budget_left=est.seconds / 2, orders_left=None,
+        per_od=lambda length: Cost(1, 1, 7.0),
+    )  # fmt: skip
+    assert strategy == "random-reverse"
+    # the comparison follows tuscan's estimate; the OD price comes after, as its own clause
+    assert why.index("more than the budget left") < why.index("each OD test found costs ~7 s")
+    assert f"~{est.seconds:.0f} s estimated, more than the budget left" in why
+    _, spent = choose_default(groups, pace, jobs=1, budget_left=-0.4, orders_left=None)
+    assert "no budget is left for a search" in spent and "-0" not in spent

@@ -213,10 +213,12 @@ def test_always_failing_and_max_orders(tmp_path: Path, capsys: pytest.CaptureFix
     )
     report_file = tmp_path / "out" / "r.json"
     argv = ["detect", str(root), "--strategy", "pairs", "--max-orders", "2", "--seed", "1"]
-    assert main([*argv, "--report", str(report_file)]) == 0
+    # --max-orders cut the pairs' plan: not a clean result
+    assert main([*argv, "--report", str(report_file)]) == 3
     out = capsys.readouterr().out
     assert "1 test always failing (also alone):\n  test_x.py::test_bad" in out
     assert "search stopped early (max-orders)" in out
+    assert "pairs: 1 of 2 planned orders ran (--max-orders was reached)" in out
     report = load_report(report_file)
     assert report.always_failing == ["test_x.py::test_bad"]
     assert report.stats.extras["search_orders"] == 2

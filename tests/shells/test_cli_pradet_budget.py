@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,11 +21,28 @@ def untimed(out: str) -> str:
 
 def test_a_spent_budget_leaves_data_dependencies_untested(od_project: Path, cli: CliRunner) -> None:
     code, out, err = cli("pradet", "run", od_project, "--no-check", "--budget", "0.001")
-    assert code == 0, out + err
+    assert code == 3, out + err  # nothing found in what was tested: not a clean result
     assert "budget spent: skipping alternatives and search" in err
     summary = json.loads((od_project / ".orderdep" / "report.json").read_text())["pradet"]
     assert "not tested (budget)" in out
     assert [VICTIM, POLLUTER] in summary["untested"]
+    assert "orderdep: the refinement did not run whole: 1 data dependencies not tested" in out
+    go_on = "orderdep: to go on where it stopped, rerun: orderdep "
+    command = next(line for line in out.splitlines() if line.startswith(go_on))
+    argv = shlex.split(command[len(go_on) :])
+    assert argv == ["pradet", "run", str(od_project), "--no-check", "--budget", "0.001"]
+    code, out, err = cli(*argv[:-1], "600")  # the printed command, with time to finish
+    assert code == 1 and "orderdep: resumed: refining the collection" in err, out + err
+    code, out, err = cli(*argv, "--allow-incomplete")
+    assert code in (0, 1), out + err
+
+
+def test_allow_incomplete_makes_a_partial_refinement_exit_0(
+    od_project: Path, cli: CliRunner
+) -> None:
+    argv = ("pradet", "run", od_project, "--no-check", "--budget", "0.001", "--allow-incomplete")
+    code, out, err = cli(*argv)
+    assert code == 0 and "did not run whole" in out, out + err
 
 
 def test_refine_within_its_budget_finds_the_victim(od_project: Path, cli: CliRunner) -> None:
@@ -39,7 +57,7 @@ def test_a_rerun_resumes_from_the_saved_collection_and_the_store(
     od_project: Path, cli: CliRunner
 ) -> None:
     code, out, err = cli("pradet", "run", od_project, "--no-check", "--budget", "0.001")
-    assert code == 0 and "not tested (budget)" in out, out + err
+    assert code == 3 and "not tested (budget)" in out, out + err
     code, out, err = cli("pradet", "run", od_project, "--no-check", "--budget", "600")
     assert code == 1, out + err
     assert "orderdep: resumed: refining the collection" in err

@@ -46,10 +46,18 @@ class BudgetExhausted(OrderdepError):
 class Budget:
     """Seconds allowed from creation (None: unlimited), and whether work must stop."""
 
-    def __init__(self, seconds: Optional[float] = None, clock: Clock = time.monotonic) -> None:
+    def __init__(
+        self,
+        seconds: Optional[float] = None,
+        clock: Clock = time.monotonic,
+        parent: Optional[Budget] = None,
+    ) -> None:
         self.seconds = seconds
         self.clock = clock
         self.started = clock()
+        # A part of a larger budget (see part()): stops when the whole does, and an
+        # interrupt stops the whole.
+        self.parent = parent
         self.stop_reason: Optional[str] = None  # "budget" | "interrupted"
         # The Ctrl-C (or SIGTERM) that stopped the work: re-raised once the report is saved.
         self.interrupt: Optional[BaseException] = None
@@ -69,8 +77,21 @@ class Budget:
             return None
         return max(0.001, self.seconds * fraction - self.elapsed())
 
+    def part(self, fraction: float) -> Budget:
+        """A budget for one phase starting now: ``fraction`` of this whole budget, at most
+        what is left of it (unlimited when this one is). It stops when this one does;
+        Ctrl-C in it stops this one too, while running out of its own seconds stops only
+        the part."""
+        left = self.left()
+        seconds = (
+            None if left is None or self.seconds is None else min(left, self.seconds * fraction)
+        )
+        return Budget(seconds, self.clock, parent=self)
+
     @property
     def stopped(self) -> bool:
+        if self.stop_reason is None and self.parent is not None and self.parent.stopped:
+            self.stop_reason = self.parent.stop_reason
         if self.stop_reason is None and self.seconds is not None and self.left() == 0:
             self.stop_reason = "budget"
         return self.stop_reason is not None
@@ -84,6 +105,8 @@ class Budget:
         self.stop("interrupted")
         if self.interrupt is None:
             self.interrupt = exc
+        if self.parent is not None:
+            self.parent.interrupted(exc)
 
     def check(self) -> None:
         """Raise :class:`BudgetExhausted` when work must stop."""

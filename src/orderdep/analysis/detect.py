@@ -58,6 +58,7 @@ from orderdep.analysis.search import DetectProgress, ProgressCallback, Search
 from orderdep.core import orders as gen
 from orderdep.core.changed import changed_pair_count, changed_pair_orders
 from orderdep.core.outcomes import OrderResult
+from orderdep.core.promise import SHORTFALLS_KEY, shortfalls
 from orderdep.core.report import Report, RunStats
 from orderdep.core.suite import GROUP_LEVELS, GroupLevel
 from orderdep.core.tuscan import order_lower_bound
@@ -162,19 +163,23 @@ def choose_default(
     ``per_od`` (the cost of an OD test found in an order of so many tests, None: the
     whole suite), the sentence gives the cost of each OD test found, too."""
     est = estimate_tuscan(groups, pace, jobs, rng)
-    allowed = AUTO_TUSCAN_SECONDS if budget_left is None else budget_left
-    strategy, why = "tuscan", "complete pair coverage fits ({})"
+    allowed = AUTO_TUSCAN_SECONDS if budget_left is None else max(0.0, budget_left)
+    what = f"tuscan needs ~{est.orders} orders, ~{est.seconds:.0f} s estimated"
+    strategy = "tuscan"
     if orders_left is not None and est.orders > orders_left:
-        strategy, why = "random-reverse", "tuscan needs {}, more than --max-orders leaves"
+        strategy, why = "random-reverse", f"{what}, more than --max-orders leaves ({orders_left})"
+    elif est.seconds > allowed and budget_left is not None and allowed < 1:
+        strategy, why = "random-reverse", f"{what}, and no budget is left for a search"
     elif est.seconds > allowed:
         limit = "the budget left" if budget_left is not None else "the default limit"
-        strategy, why = "random-reverse", f"tuscan needs {{}}, more than {limit} ({allowed:.0f} s)"
-    what = f"~{est.orders} orders, ~{est.seconds:.0f} s estimated"
+        strategy, why = "random-reverse", f"{what}, more than {limit} ({allowed:.0f} s)"
+    else:
+        why = f"complete pair coverage fits ({what})"
     if per_od is not None:
         # an OD test tuscan finds fails in one of its orders, random-reverse's are whole
         length = est.executions / est.orders if strategy == "tuscan" and est.orders else None
-        what += f"; ~{per_od(length).seconds:.0f} s per OD test found"
-    return strategy, why.format(what)
+        why += f"; then each OD test found costs ~{per_od(length).seconds:.0f} s more"
+    return strategy, why
 
 
 def detect(
@@ -263,13 +268,18 @@ def detect(
         *timed,
         *[s for s in chosen if s != "original"],
     ]
+    open_ended = False  # the strategy running last promised "until a limit stops it"
     for strategy in used[1 + bool(changed) + len(timed) :]:
         if search.stopped:
             break
+        open_ended = False
         if strategy == "random-reverse":
-            search.random_reverse(groups, rng, _rounds(rounds, search))
+            total = _rounds(rounds, search)
+            open_ended = total is None
+            search.random_reverse(groups, rng, total)
         elif strategy == "random":
             total = _rounds(rounds, search)
+            open_ended = total is None
             stream = _random_stream(groups, rng)
             search.run_stream(
                 strategy, stream if total is None else itertools.islice(stream, total), total
@@ -285,11 +295,14 @@ def detect(
             run = search.run_stream(strategy, rotated, len(planned))
             next_order[strategy] = (first + run) % max(1, len(planned))
     search.cover_missing_pairs()
-    # Budget left after the strategies: orders for dependencies on several tests, which
-    # end at the budget by design (not "stopped early" unless interrupted).
-    finished = not search.stopped
-    used += spend_leftover(search, suite.ids, groups, random.Random(f"{seed}/leftover"))
-    early = search.stopped and not (finished and search.stop_reason == "budget")
+    promised = list(used)
+    # An open-ended strategy ends at a limit by design; budget left after the strategies
+    # goes to orders for dependencies on several tests, which end at the budget too
+    # (neither is "stopped early" unless interrupted).
+    finished = not search.stopped or (open_ended and search.stop_reason in ("budget", "max-orders"))
+    if not search.stopped:
+        used += spend_leftover(search, suite.ids, groups, random.Random(f"{seed}/leftover"))
+    early = search.stopped and not (finished and search.stop_reason in ("budget", "max-orders"))
     search_orders, search_executions = runner.orders_run, runner.executions
 
     def confirming(_result: OrderResult) -> None:
@@ -321,6 +334,8 @@ def detect(
         extras={
             "stopped_early": early,
             "stop_reason": search.stop_reason if early else None,
+            "promised": promised,
+            "search_stop": search.stop_reason,
             "search_orders": search_orders,
             "search_executions": search_executions,
             "confirm_runs": confirm_runs,
@@ -342,7 +357,7 @@ def detect(
             "confirmation": unfinished("not finished", unconfirmed),
             "suspects": pending,
         }
-    return Report(
+    report = Report(
         project=suite.rootdir,
         tests=suite.ids,
         od_tests=verdicts.od,
@@ -351,3 +366,6 @@ def detect(
         always_failing=verdicts.always_failing,
         stats=stats,
     )
+    # What readers of the report (HTML, CI outputs) show without judging it again.
+    stats.extras[SHORTFALLS_KEY] = shortfalls(report)
+    return report

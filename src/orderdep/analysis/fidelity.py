@@ -36,6 +36,8 @@ QUICK_SINGLES = 5
 HEARTBEAT = 15.0
 # Seconds to wait for killed runs to report back.
 STOP_WAIT = 30.0
+#: Share of a command's budget the fork runner's check may use: the rest is the search's.
+CHECK_SHARE = 0.2
 
 
 def config_key(config: EngineConfig) -> str:
@@ -214,12 +216,16 @@ def _unchecked(reason: str, tests: int, budget: Optional[Budget]) -> str:
     """What the user reads when the check stopped before its verdict."""
     if reason == "interrupted":
         return "orderdep: interrupted while checking the fork runner; nothing was checked"
-    seconds = f" {budget.seconds:g}" if budget is not None and budget.seconds else ""
+    whole = budget.parent if budget is not None and budget.parent is not None else budget
+    share = f" ({budget.seconds:.0f} s)" if budget is not None and budget.seconds else ""
+    now = f" (now {whole.seconds:g} s)" if whole is not None and whole.seconds else ""
     return (
-        f"orderdep: the budget ran out while checking the fork runner against a fresh "
-        f"pytest (the original order of {tests} tests, then failing tests alone), before "
-        f"its verdict: nothing was cached or searched. Rerun with a larger --budget (now"
-        f"{seconds} s), or with --no-check to use the fork runner unchecked"
+        f"orderdep: checking the fork runner against a fresh pytest (the original order of "
+        f"{tests} tests, then failing tests alone) did not finish within its share of the "
+        f"budget{share}; using the subprocess runner, which needs no check (each order in a "
+        f"fresh pytest, slower). To let the check finish once (its verdict is kept for this "
+        f"code version), rerun with a larger --budget{now}; --no-check uses the fork runner "
+        "unchecked"
     )
 
 
@@ -238,10 +244,11 @@ def trust_fork(
     analysis that follows does not run it again. Returns the verdict (None when nothing
     was checked).
 
-    With ``budget`` (the command's ``--budget``), the check is part of it: when the budget
-    runs out (or Ctrl-C) before the check ends, its runs are killed, nothing is cached,
-    the budget is marked stopped (so the analysis writes its report at once) and None is
-    returned.
+    With ``budget`` (the command's ``--budget``), the check may use :data:`CHECK_SHARE` of
+    it, so it never eats the search: when that share runs out before the check ends, its
+    runs are killed, nothing is cached, the engine switches to the subprocess runner (fresh
+    processes need no check) and None is returned. On Ctrl-C the whole budget is marked
+    stopped (so the analysis writes its report at once) and None is returned.
     """
     if engine.runner != "fork":
         return None
@@ -254,13 +261,14 @@ def trust_fork(
             f"orderdep: checking the fork runner against a fresh pytest on the original "
             f"order ({len(ids)} tests; once per code version)"
         )
+        part = budget.part(CHECK_SHARE) if budget is not None else None
         # Not recorded: runs of a runner that may not be trusted are no evidence.
         with make_workdir() as tmp, engine.unrecorded():
             plain = PlainRunner(engine.config, Path(tmp) / "plain")
             plain.policy = engine.timeouts
             try:
                 report = FidelityReport(["fork", "plain"], planned=1)
-                original = _side_by_side(engine, plain, ids, notice, budget)
+                original = _side_by_side(engine, plain, ids, notice, part)
                 report.add(SampleOrder("original", tuple(ids)), original)
                 failing: list[str] = []
                 for result in original.values():
@@ -273,10 +281,12 @@ def trust_fork(
                     )
                 for sample in alone[:QUICK_SINGLES]:
                     report.planned += 1
-                    report.add(sample, _side_by_side(engine, plain, sample.order, notice, budget))
+                    report.add(sample, _side_by_side(engine, plain, sample.order, notice, part))
                 kept = original["fork"]
             except BudgetExhausted as stop:
-                notice(_unchecked(stop.reason, len(ids), budget))
+                notice(_unchecked(stop.reason, len(ids), part))
+                if stop.reason != "interrupted":
+                    engine.use_subprocess()
                 return None
             finally:
                 plain.close()

@@ -236,6 +236,7 @@ class Search:
         it: Iterator[list[str]] = iter(orders)
         done = 0
         self.begin(strategy)
+        self.account.promised = planned
         self._progress(strategy, done, planned)
         while not self.stopped:
             batch = list(itertools.islice(it, self.slice_size()))
@@ -252,6 +253,7 @@ class Search:
         chains = [gen.RandomReverse(groups, rng) for _ in range(RR_CHAINS)]
         done = 0
         self.begin("random-reverse")
+        self.account.promised = total
         self._progress("random-reverse", done, total)
         while not self.stopped and (total is None or done < total):
             k = RR_CHAINS if total is None else min(RR_CHAINS, total - done)

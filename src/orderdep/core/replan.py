@@ -48,6 +48,21 @@ def continuations(order: Sequence[str], k: int, skip: Collection[str] = ()) -> l
     return out
 
 
+def unexplained_unrun(result: OrderResult) -> list[str]:
+    """Tests of ``result``'s order that got no outcome although no crash or timeout came
+    before them: the runner did not find or did not reach them."""
+    out: list[str] = []
+    for r in result.results:
+        if r.outcome in LOST:
+            break
+        if r.outcome is Outcome.NOT_RUN:
+            out.append(r.test)
+    asked = len(result.order) - len(result.results)
+    if asked > 0 and not any(r.outcome in LOST for r in result.results):
+        out += list(result.order[len(result.results) :])
+    return out
+
+
 def ran_pairs(result: OrderResult) -> Iterable[Pair]:
     """Consecutive pairs that ran one after the other in one process: the first test
     finished (not crashed, timed out or skipped over) and the second got an outcome."""
@@ -76,6 +91,12 @@ class Coverage:
     pairs_covered: set[Pair] = field(default_factory=set)
     lost: dict[str, Outcome] = field(default_factory=dict)  # test -> what cut it short
     not_coverable: dict[Pair, str] = field(default_factory=dict)
+    # Orders the strategy promised in all (None: as many as a limit lets run).
+    promised: Optional[int] = None
+    # Positions asked for that got no outcome although nothing before them crashed or
+    # hung (the test was not found, or the run ended early): failed runs, not passes.
+    unrun: int = 0
+    unrun_example: Optional[str] = None
 
     def plan(self, order: Sequence[str]) -> None:
         """``order`` is one the strategy promised to run."""
@@ -94,6 +115,10 @@ class Coverage:
         k = lost_at(result)
         if k is not None:
             self.lost.setdefault(result.order[k], result.results[k].outcome)
+        for test in unexplained_unrun(result):
+            self.unrun += 1
+            if self.unrun_example is None:
+                self.unrun_example = test
 
     def missing(self) -> list[Pair]:
         """Planned pairs not yet covered nor known to be not coverable, in a stable order."""
@@ -118,6 +143,9 @@ class Coverage:
             "positions_run": self.positions_run,
             "pairs_planned": len(planned),
             "pairs_covered": covered,
+            "orders_promised": self.promised,
+            "unrun_positions": self.unrun,
+            "unrun_example": self.unrun_example,
             "lost_to": {t: str(o) for t, o in sorted(self.lost.items())},
             "not_coverable": [
                 {"pair": list(p), "reason": why} for p, why in sorted(self.not_coverable.items())
@@ -125,14 +153,34 @@ class Coverage:
         }
 
 
-def describe(account: dict[str, Any]) -> str:
-    """One line for a summary: how much of the promise was kept, and why not all."""
+#: Strategies whose plan promises every consecutive pair it lists.
+PAIR_PROMISES = ("tuscan", "pairs", "changed-pairs")
+
+
+def describe(account: dict[str, Any], tests: Optional[int] = None) -> str:
+    """One line for a summary: how much of the promise was kept, and why not all.
+
+    A strategy that plans pairs (:data:`PAIR_PROMISES`) is measured against its plan; any
+    other one against every ordered pair of the ``tests`` (its orders only happen to run
+    some of them, so "all the pairs it ran" would read as full coverage)."""
     planned, covered = account["pairs_planned"], account["pairs_covered"]
-    pct = 100.0 * covered / planned if planned else 100.0
-    line = (
-        f"{account['strategy']}: {account['orders_run']} of {account['orders_planned']} "
-        f"planned orders, {covered} of {planned} consecutive pairs ({pct:.1f}%)"
-    )
+    run, promised = account["orders_run"], account.get("orders_promised")
+    if account["strategy"] in PAIR_PROMISES or not tests or tests < 2:
+        pct = 100.0 * covered / planned if planned else 100.0
+        line = (
+            f"{account['strategy']}: {run} of {promised or account['orders_planned']} "
+            f"planned orders, {covered} of {planned} consecutive pairs ({pct:.1f}%)"
+        )
+    else:
+        every = tests * (tests - 1)
+        if promised is not None:
+            of = f"{run} of {promised} orders"
+        else:
+            of = f"{run} order" if run == 1 else f"{run} orders"
+        line = (
+            f"{account['strategy']}: {of}, which ran {covered} of the {every} ordered pairs "
+            f"of tests one after the other ({100.0 * covered / every:.1f}%)"
+        )
     lost = account.get("lost_to") or {}
     if lost:
         line += (

@@ -31,6 +31,7 @@ import click
 from rich.console import Console
 
 from orderdep.core.jsonfile import write_text_file
+from orderdep.core.promise import shortfalls
 from orderdep.core.report import Report
 from orderdep.core.suite import split_node_id
 from orderdep.errors import UsageError
@@ -186,17 +187,26 @@ def _problems(report: Report, reproduce: Mapping[str, str]) -> list[tuple[str, s
     return [(t, f"{m}; reproduce: {reproduce[t]}" if t in reproduce else m) for t, m in out]
 
 
-def junit_xml(report: Report, reproduce: Mapping[str, str]) -> str:
-    """JUnit XML: one failing test case per OD and NIO test (none: one passing case)."""
+def junit_xml(report: Report, reproduce: Mapping[str, str], allow_incomplete: bool = False) -> str:
+    """JUnit XML: one failing test case per OD and NIO test (none: one passing case); a
+    search that did not run whole adds a case ``search incomplete`` in error (skipped
+    with ``allow_incomplete``) that says what did not run."""
     problems = _problems(report, reproduce)
+    gaps = shortfalls(report)
     suite = ET.Element(
         "testsuite",
         name="orderdep",
-        tests=str(max(1, len(problems))),
+        tests=str(max(1, len(problems) + bool(gaps))),
         failures=str(len(problems)),
-        errors="0",
+        errors="1" if gaps and not allow_incomplete else "0",
         time=f"{report.stats.wall_seconds:.3f}",
     )
+    if gaps:
+        case = ET.SubElement(suite, "testcase", classname="orderdep", name="search incomplete")
+        said = "the search did not run whole: " + "; ".join(gaps)
+        kind = "skipped" if allow_incomplete else "error"
+        element = ET.SubElement(case, kind, message=said, type="incomplete-search")
+        element.text = said
     for test, message in problems:
         module, _, _ = split_node_id(test)
         case = ET.SubElement(
@@ -208,7 +218,7 @@ def junit_xml(report: Report, reproduce: Mapping[str, str]) -> str:
         )
         failure = ET.SubElement(case, "failure", message=message, type="order-dependent")
         failure.text = message
-    if not problems:
+    if not problems and not gaps:
         ET.SubElement(suite, "testcase", classname="orderdep", name="no order-dependent tests")
     suites = ET.Element("testsuites")
     suites.append(suite)
@@ -222,8 +232,13 @@ def _escape(text: str, *, prop: bool = False) -> str:
 
 
 def github_annotations(root: Path, report: Report, reproduce: Mapping[str, str]) -> list[str]:
-    """GitHub Actions ``::error`` commands, one per OD and NIO test, at its ``def`` line."""
+    """GitHub Actions ``::error`` commands, one per OD and NIO test, at its ``def`` line;
+    first a ``::warning`` when the search did not run whole."""
     lines = []
+    gaps = shortfalls(report)
+    if gaps:
+        said = "the search did not run whole: " + "; ".join(gaps)
+        lines.append(f"::warning title=orderdep%3A search incomplete::{_escape(said)}")
     for test, message in _problems(report, reproduce):
         file, line = locate_test(root, test)
         title = _escape(f"orderdep: {test}", prop=True)
@@ -302,11 +317,16 @@ def changed_setup(
 
 
 def write_ci_outputs(
-    report: Report, reproduce: dict[str, str], junit_file: Optional[Path], root: Path
+    report: Report,
+    reproduce: dict[str, str],
+    junit_file: Optional[Path],
+    root: Path,
+    allow_incomplete: bool = False,
 ) -> None:
     """``--junitxml`` and, on GitHub Actions, the annotations."""
     if junit_file is not None:
-        write_text_file(junit_file, junit_xml(report, reproduce), "JUnit XML file", "--junitxml")
+        xml = junit_xml(report, reproduce, allow_incomplete)
+        write_text_file(junit_file, xml, "JUnit XML file", "--junitxml")
         Printer(Console()).line(f"JUnit XML: {junit_file}")
     if os.environ.get("GITHUB_ACTIONS") == "true":
         for line in github_annotations(root, report, reproduce):

@@ -215,6 +215,16 @@ def engine_options(func: F) -> F:
     return func
 
 
+ALLOW_INCOMPLETE_OPTION = click.option(
+    "--allow-incomplete",
+    is_flag=True,
+    default=False,
+    help="Exit 0, not 3, when nothing was found although the promised search did not run "
+    "whole (budget, an order that did not run all its tests): for a job that accepts a "
+    "partial search, such as a nightly run with a fixed budget. The summary still says "
+    "what did not run.",
+)
+
 CHECK_OPTION = click.option(
     "--check/--no-check",
     "check",

@@ -12,7 +12,9 @@ import click
 from orderdep.analysis.pradet.pipeline import Collected, PradetResult, merge_report
 from orderdep.core.report import Report, load_report, save_report
 from orderdep.shells.commands.detect_cmds import reproduce_command
+from orderdep.shells.exitcodes import verdict_code
 from orderdep.shells.options import html_report_line
+from orderdep.shells.unfinished import command_argv, resume_command
 
 SHOWN_ROOTS = 5
 SHOWN_DEPS = 20
@@ -101,4 +103,16 @@ def finish(result: PradetResult, params: dict[str, Any], report: Optional[Path],
     click.echo(html_report_line(Path(params["project"]), report))
     if result.manifest:
         click.echo(f"write the dependencies file: {deps_command(params, report)}")
-    return 1 if result.manifest else 0
+    untested = len(result.refined.untested)
+    if untested:
+        found = (
+            "what was tested" if result.manifest else "no manifest dependency in what was tested"
+        )
+        click.echo(
+            f"orderdep: the refinement did not run whole: {untested} data dependencies not "
+            f"tested (budget); {found} is not a clean result"
+        )
+        click.echo("orderdep: the collection is reused; a larger --budget gets further")
+        click.echo(f"orderdep: to go on where it stopped, rerun: {resume_command(command_argv())}")
+    allow = bool(params.get("allow_incomplete"))
+    return verdict_code(bool(result.manifest), not untested, allow)

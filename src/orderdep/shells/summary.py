@@ -19,6 +19,7 @@ from orderdep.analysis.budget import UNFINISHED_KEY
 from orderdep.analysis.estimate import TIMING_STRATEGY
 from orderdep.core import replan
 from orderdep.core.outcomes import Outcome
+from orderdep.core.promise import shortfalls
 from orderdep.core.report import ODFinding, Report
 from orderdep.shells.explain import finding_lines, sentence
 from orderdep.shells.options import default_html, engine_flags
@@ -84,6 +85,12 @@ def render_summary(
             out.line(f"    {describe(finding)}")
             for line in finding_lines(finding, partial(command, finding.test), "    "):
                 out.line(line)
+    elif shortfalls(report):
+        out.line(
+            "no order-dependent test found in what ran, but the search did not run whole "
+            "(not a clean result; what did not run is listed below)",
+            "bold yellow",
+        )
     else:
         out.line("no order-dependent tests found", "bold green")
     if report.nio_tests:
@@ -253,7 +260,7 @@ def coverage_lines(report: Report) -> list[str]:
     it promised and what ran."""
     accounts = report.stats.extras.get("coverage") or []
     return [
-        f"  coverage of {replan.describe(a)}"
+        f"  coverage of {replan.describe(a, len(report.tests))}"
         for a in accounts
         if isinstance(a, dict) and a.get("strategy") not in ("original", TIMING_STRATEGY)
     ] + [

@@ -14,14 +14,19 @@ from typing import Optional
 import click
 
 from orderdep.analysis.budget import UNFINISHED_KEY
+from orderdep.core.promise import shortfalls
 from orderdep.core.report import Report
 
 
-def unfinished_items(report: Report) -> list[str]:
-    """One line per unfinished item: ``TEST: cleaners not searched (budget)``."""
+def unfinished_items(report: Report, search: bool = False) -> list[str]:
+    """One line per unfinished item: ``TEST: cleaners not searched (budget)``; with
+    ``search`` (the command searched), first what of the promised search did not run
+    (:func:`orderdep.core.promise.shortfalls`)."""
     out = []
     stats = report.stats.extras.get(UNFINISHED_KEY)
-    if isinstance(stats, dict) and "confirmation" in stats:
+    if search:
+        out += shortfalls(report)
+    elif isinstance(stats, dict) and "confirmation" in stats:
         suspects = stats.get("suspects") or []
         out.append(f"{len(suspects)} suspect(s): confirmation {stats['confirmation']}")
     for finding in report.od_tests:
@@ -46,13 +51,19 @@ def resume_command(argv: Sequence[str], seed: Optional[int] = None) -> str:
     return shlex.join(["orderdep", *args])
 
 
-def unfinished_lines(report: Report, argv: Sequence[str], seed: Optional[int] = None) -> list[str]:
-    """The lines to print when the report is unfinished (none when it is complete)."""
-    items = unfinished_items(report)
+def unfinished_lines(
+    report: Report, argv: Sequence[str], seed: Optional[int] = None, search: bool = False
+) -> list[str]:
+    """The lines to print when the report is unfinished (none when it is complete); with
+    ``search``, the promised search's shortfalls count (see :func:`unfinished_items`)."""
+    items = unfinished_items(report, search)
     if not items:
         return []
     lines = [f"orderdep: stopped before the end; {len(items)} item(s) unfinished:"]
     lines += [f"  {item}" for item in items]
+    lines.append(
+        "orderdep: finished orders are replayed from the store; a larger --budget gets further"
+    )
     lines.append(f"orderdep: to go on where it stopped, rerun: {resume_command(argv, seed)}")
     return lines
 

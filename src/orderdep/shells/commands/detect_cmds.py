@@ -18,13 +18,16 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from orderdep.analysis.classify import ClassifyProgress
 from orderdep.analysis.detect import DEFAULT_CONFIRM_RUNS, DEFAULT_ROUNDS, STRATEGIES
 from orderdep.analysis.search import DetectProgress
+from orderdep.core.promise import complete
 from orderdep.core.report import save_report
 from orderdep.core.suite import GROUP_LEVELS, GroupLevel
 from orderdep.shells.app import cli
 from orderdep.shells.ci import changed_setup, check_ci_options, ci_options, write_ci_outputs
 from orderdep.shells.commands.engine_cmds import open_engine, run_command
+from orderdep.shells.exitcodes import verdict_code
 from orderdep.shells.explain import evidence_orders
 from orderdep.shells.options import (
+    ALLOW_INCOMPLETE_OPTION,
     CHECK_OPTION,
     DEFAULT_REPORT,
     SEED,
@@ -248,6 +251,7 @@ class DetectDisplay:
     help="Re-runs of each failing and passing order before a test is called OD, not ND.",
 )
 @ci_options
+@ALLOW_INCOMPLETE_OPTION
 @CHECK_OPTION
 def detect(
     strategies: tuple[str, ...],
@@ -263,6 +267,7 @@ def detect(
     changed: bool,
     base: str,
     junit_file: Optional[Path],
+    allow_incomplete: bool,
     **params: Any,
 ) -> int:
     """Find order-dependent tests: run the original order, then other orders, and confirm.
@@ -284,7 +289,8 @@ def detect(
     A test that fails in one order and passes in another is re-run in both orders
     (--confirm-runs); if its outcome changes within one order it is reported
     non-deterministic, not order-dependent. Rerunning the same command resumes it.
-    Exit code 1 when order-dependent (or non-idempotent) tests are found.
+    Exit code 1 when order-dependent (or non-idempotent) tests are found; 3 when none
+    were found but the promised search did not run whole (see --allow-incomplete).
     """
     from orderdep.analysis.bounded import detect_within
     from orderdep.analysis.budget import Budget
@@ -363,9 +369,12 @@ def detect(
         for f in report.od_tests
     }
     reproduce.update({t: command(t, [t, t], "fails") for t in report.nio_tests})
-    write_ci_outputs(report, reproduce, junit_file, Path(report.project or project))
-    for line in unfinished_lines(report, command_argv(), seed):
+    write_ci_outputs(
+        report, reproduce, junit_file, Path(report.project or project), allow_incomplete
+    )
+    for line in unfinished_lines(report, command_argv(), seed, search=True):
         Printer(out).line(line)
     if limit.interrupt is not None:  # the report is saved: now stop as Ctrl-C does
         raise limit.interrupt
-    return 1 if report.od_tests or report.nio_tests else 0
+    found = bool(report.od_tests or report.nio_tests)
+    return verdict_code(found, complete(report), allow_incomplete)

@@ -29,6 +29,7 @@ from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine, read_order_file
 from orderdep.shells.options import (
+    ALLOW_INCOMPLETE_OPTION,
     CHECK_OPTION,
     DEFAULT_REPORT,
     SEED,
@@ -175,6 +176,7 @@ def _order(order_file: Optional[Path]) -> Optional[list[str]]:
 @CONFIRM_OPTION
 @ALONE_OPTION
 @BUDGET_OPTION
+@ALLOW_INCOMPLETE_OPTION
 def run_cmd(
     budget: Optional[float],
     report: Optional[Path],
@@ -191,7 +193,9 @@ def run_cmd(
 
     Writes the manifest dependencies into the report as OD tests (victims with their
     polluters, brittles with their state-setters, each with a failing and a passing
-    order) and the collection to .orderdep/pradet.json. Exit code 1 when it finds any.
+    order) and the collection to .orderdep/pradet.json. Exit code 1 when it finds any;
+    3 when it finds none but the budget left data dependencies untested (see
+    --allow-incomplete).
     """
     report_path, graph_path = _paths(params, report, graph_file)
     project = Path(params["project"]).resolve()
@@ -294,6 +298,7 @@ def collect_cmd(
 @CONFIRM_OPTION
 @ALONE_OPTION
 @BUDGET_OPTION
+@ALLOW_INCOMPLETE_OPTION
 def refine_cmd(
     budget: Optional[float],
     report: Optional[Path],

@@ -21,6 +21,7 @@ from pygments.lexers import TextLexer, get_lexer_for_filename
 from pygments.util import ClassNotFound
 
 from orderdep import __version__
+from orderdep.core.promise import shortfalls
 from orderdep.core.report import FLAKE_RATE_KEYS, ODFinding, Report
 from orderdep.shells.explain import sentence
 from orderdep.shells.html.graph import (
@@ -87,6 +88,8 @@ class Page:
     cards: list[Card]
     stats: str
     extra: dict[str, Any] = field(default_factory=dict)
+    # What the promised search did not do (core.promise); empty when it ran whole.
+    shortfalls: list[str] = field(default_factory=list)
 
 
 def breakable(text: str, dots: bool = False) -> Markup:
@@ -208,6 +211,7 @@ def build_page(inputs: ReportInputs) -> Page:
         cards=_cards(report, inputs),
         stats=stats_line(report),
         extra={"pradet": report.extras.get("pradet"), "evaluation": inputs.evaluation},
+        shortfalls=shortfalls(report),
     )
 
 

@@ -1,0 +1,90 @@
+"""What a detection promised and what it did not do: a verdict is only as strong as its search.
+
+"No order-dependent test found" means something only when the search that was promised
+ran: every order of a planned strategy (tuscan's pairs, the reverse order, ...), at least
+one order of an open-ended one (random orders until the budget), every test each order
+asked for, and the confirmation of every suspect. :func:`shortfalls` reads a report's
+stats (written by :mod:`orderdep.analysis.detect`) and says, one sentence each, what of
+that did not happen. An empty list is a complete search; anything else is not a clean
+result, whatever was found (see :mod:`orderdep.shells.exitcodes`).
+
+Reports written before these keys existed have no ``promised`` list: only what they do
+record (a stopped search, unfinished confirmation) is judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from orderdep.core.report import Report
+
+#: Key in a detection report's stats: its shortfalls as detection judged them.
+SHORTFALLS_KEY = "shortfalls"
+#: Strategies that only time the suite for the estimate; they promise nothing.
+UNPROMISING = ("timing",)
+STOP_WORDS = {
+    "budget": "the budget ran out",
+    "interrupted": "it was interrupted",
+    "max-orders": "--max-orders was reached",
+}
+
+
+def _accounts(extras: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    out: dict[str, Mapping[str, Any]] = {}
+    for account in extras.get("coverage") or []:
+        if isinstance(account, Mapping) and isinstance(account.get("strategy"), str):
+            out[account["strategy"]] = account
+    return out
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def shortfalls(report: Report) -> list[str]:
+    """What the search behind ``report`` promised and did not do, one sentence each
+    (empty: the promised search ran whole)."""
+    extras = report.stats.extras
+    accounts = _accounts(extras)
+    reason = extras.get("stop_reason") or extras.get("search_stop")
+    why = STOP_WORDS.get(str(reason), "it stopped early")
+    out: list[str] = []
+    promised = extras.get("promised")
+    if isinstance(promised, list):
+        for strategy in promised:
+            if strategy in UNPROMISING:
+                continue
+            account = accounts.get(strategy)
+            if account is None:
+                out.append(f"{strategy}: not started ({why})")
+                continue
+            run, planned = _int(account.get("orders_run")), account.get("orders_promised")
+            if isinstance(planned, int) and run < planned:
+                out.append(f"{strategy}: {run} of {planned} planned orders ran ({why})")
+            elif planned is None and run == 0:
+                out.append(f"{strategy}: no order ran ({why})")
+    elif extras.get("stopped_early"):
+        out.append(f"the search stopped early ({why})")
+    for strategy, account in accounts.items():
+        unrun = _int(account.get("unrun_positions"))
+        if unrun:
+            example = account.get("unrun_example")
+            first = f", first {example}" if example else ""
+            out.append(
+                f"{strategy}: {unrun} test position(s) got no outcome although nothing "
+                f"crashed or hung before them{first}; those orders count as failed runs"
+            )
+    unfinished = extras.get("unfinished")
+    if isinstance(unfinished, Mapping) and "confirmation" in unfinished:
+        suspects = unfinished.get("suspects") or []
+        out.append(f"{len(suspects)} suspect(s) not confirmed: {unfinished['confirmation']}")
+    return out
+
+
+def complete(report: Report) -> bool:
+    """Whether the promised search ran whole (see :func:`shortfalls`)."""
+    return not shortfalls(report)
+
+
+__all__ = ["SHORTFALLS_KEY", "complete", "shortfalls"]

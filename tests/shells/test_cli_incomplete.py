@@ -135,7 +135,9 @@ def test_a_slow_suite_with_a_thread_started_at_import_is_not_called_clean(
         },
     )
     code, out, err = cli("detect", project, "--budget", "5")
-    assert "metrics-flusher" in err  # the refused fork names the thread
+    # the refused fork names the thread, where it was started, and what to do
+    assert "metrics-flusher (started at conftest.py:2)" in err
+    assert "start such threads on first use (in a fixture) rather than at import" in err
     assert code == INCOMPLETE, out + err
     assert "the search did not run whole" in out and GO_ON in out
 

@@ -24,6 +24,7 @@ from typing import Any, Optional
 
 import pytest
 
+from orderdep.engine import threadwatch
 from orderdep.engine.protocol import CONTROL_ENV, EventWriter
 from orderdep.engine.seeds import SeedWatch
 
@@ -55,6 +56,7 @@ _seed_watch: Optional[SeedWatch] = None
 if _control is not None and _control.get("mode") == "serve":
     _seed_watch = SeedWatch()
     _seed_watch.install()
+    threadwatch.install()  # where threads alive after collection were started
 
 
 def describe_items(items: list[pytest.Item], rootdir: Path) -> list[dict[str, Any]]:

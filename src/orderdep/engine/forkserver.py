@@ -35,7 +35,7 @@ from typing import IO, Any, Optional
 
 import pytest
 
-from orderdep.engine import prefault
+from orderdep.engine import prefault, threadwatch
 from orderdep.engine.childrun import OrderRun, Recorder, items_by_id, load_probe
 from orderdep.engine.childstate import ServerState
 from orderdep.engine.protocol import EventWriter
@@ -212,7 +212,9 @@ def serve(
         state.forget_modules_since(collected)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     faulthandler.cancel_dump_traceback_later()  # a watchdog armed at import would kill us
-    extra_threads = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
+    extra_threads = [
+        threadwatch.describe(t) for t in threading.enumerate() if t is not threading.main_thread()
+    ]
     if not hasattr(os, "fork") or extra_threads:
         reason = (
             "os.fork is not available"

@@ -91,7 +91,16 @@ class Engine:
             try:
                 suite = worker.start()
             except ForkUnavailable as exc:
-                self.notice(f"orderdep: cannot fork ({exc}); using the subprocess runner")
+                advice = (
+                    ". To keep the fast fork runner, start such threads on first use (in "
+                    "a fixture) rather than at import"
+                    if "threads" in str(exc)
+                    else ""
+                )
+                self.notice(
+                    f"orderdep: cannot fork ({exc}); using the subprocess runner, where "
+                    f"every order pays a fresh pytest start-up and collection{advice}"
+                )
                 self.runner = "subprocess"
                 worker = SubprocessWorker(self.config, sandbox)
                 suite = worker.start()

@@ -164,7 +164,7 @@ def test_a_budget_too_small_for_the_sample_is_no_clean_result_and_says_how_to_go
     ) in err
     match = CHECKED.search(out)
     assert match is not None and int(match[1]) < int(match[2]) == 4
-    assert "no mismatch in what was checked" in out
+    assert ("no mismatch in what was checked" in out) == (match[1] != "0")
     assert "no verdict was cached for detect" in out
     assert not (project / ".orderdep" / "fidelity.json").exists()  # nothing for detect
     go_on = out.split("to check the whole sample (the same 4 orders), rerun: ")[1].strip()
@@ -230,3 +230,18 @@ def test_a_mismatch_found_before_the_budget_ran_out_is_a_finding_that_says_what_
         f"all, rerun: {go_on}"
     )
     assert verdict_code(found=not report.faithful, complete=report.complete) == 1
+
+
+def test_a_budget_spent_before_the_first_order_checked_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = write_files(tmp_path / "p", FAITHFUL)
+    argv = ["doctor", str(project), "--seed", "3", "--random", "1", "--budget", "0.001"]
+    assert main(argv) == 3
+    out = capsys.readouterr().out
+    assert out.startswith("checked 0 of 4 orders before the budget ran out; not a clean result")
+    assert "nothing was checked: collecting the suite and starting the runners took" in out
+    go_on = shlex.split(out.split("rerun: ")[1])
+    # the same arguments, the budget raised (to 3x what collecting took, in round tens)
+    assert go_on[:-2] == ["orderdep", *argv[:-2]] and go_on[-2] == "--budget"
+    assert float(go_on[-1]) >= 10

@@ -157,10 +157,15 @@ def _verdict_lines(
         return [f"no mismatch: {_checked(report)} gave the same outcomes under {runners}"]
     if report.faithful:
         left = report.planned - report.orders
+        done = (
+            f"no mismatch in what was checked: {_checked(report)} under {runners}"
+            if report.orders
+            else "nothing was checked: collecting the suite and starting the runners took "
+            "the whole budget"
+        )
         return [
             f"{stopped}; not a clean result",
-            f"  no mismatch in what was checked: {_checked(report)} under {runners}; the "
-            f"{left} order(s) left did not run, so no verdict was cached for detect",
+            f"  {done}; the {left} order(s) left did not run, so no verdict was cached for detect",
             f"to check the whole sample (the same {report.planned} orders), rerun: {go_on}",
         ]
     tests = len({m.test for m in report.mismatches})

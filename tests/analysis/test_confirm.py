@@ -8,7 +8,13 @@ from collections.abc import Sequence
 import pytest
 
 from orderdep.analysis.budget import Budget, BudgetedExecutor, BudgetExhausted
-from orderdep.analysis.confirm import OrderRunner, RunLog, confirm_in_chunks, suspects_of
+from orderdep.analysis.confirm import (
+    OrderRunner,
+    RunLog,
+    Verdicts,
+    confirm_in_chunks,
+    suspects_of,
+)
 from orderdep.core.odmodel import ODSpec
 from orderdep.core.outcomes import OrderResult, Outcome, TestResult
 from orderdep.core.suite import Suite
@@ -48,10 +54,11 @@ def test_a_budget_spent_on_confirmation_has_confirmed_the_cheap_suspects() -> No
     budget = Budget()
 
     class SpentAtTheLateOne(BudgetedExecutor):
-        """The budget runs out as soon as confirmation turns to ``v_late``."""
+        """The budget runs out as soon as confirmation turns to ``v_late``'s search (its
+        run alone comes first, with every suspect's, in one batch)."""
 
         def run_many(self, orders: Sequence[Sequence[str]], **kw: object) -> list[OrderResult]:
-            if any("v_late" in o for o in orders):
+            if any("v_late" in o and len(o) > 1 for o in orders):
                 budget.stop("budget")
             return super().run_many(orders, **kw)  # type: ignore[arg-type]
 
@@ -73,3 +80,71 @@ def test_with_time_enough_every_suspect_is_confirmed_whatever_the_order(chunk: i
     verdicts, pending, stop = confirm_in_chunks(runner, [model.run(ids)], chunk=chunk)
     assert stop is None and pending == []
     assert sorted(f.test for f in verdicts.od) == ["v1", "v2"]
+
+
+# --- tests that fail in the original order and alone -------------------------------------
+
+
+def _always_failing_suite(broken: int, fail: bool = True) -> tuple[ModelExecutor, list[str]]:
+    """``broken`` tests that fail everywhere (pass, when not ``fail``), a victim ``v`` of
+    ``p`` (passes alone), a brittle ``b`` that needs ``s`` (fails alone, passes in the
+    original order)."""
+    bad = [f"bad{i:02d}" for i in range(broken)]
+    ids = ["p", "s", "b", *bad, "v", "t1", "t2"]
+    specs = [ODSpec("v", "victim", polluters=["p"]), ODSpec("b", "brittle", state_setters=["s"])]
+    return ModelExecutor(Suite.from_ids(ids), specs, always_failing=bad if fail else []), bad
+
+
+def _confirmed(
+    broken: int, chunk: int, fail: bool = True
+) -> tuple[ModelExecutor, list[str], Verdicts, int]:
+    """Confirmation after the original order and its reverse: the model, the broken
+    tests, the verdicts and the orders confirmation ran."""
+    model, bad = _always_failing_suite(broken, fail)
+    ids = list(model.suite.ids)
+    search = [model.run(ids), model.run(list(reversed(ids)))]
+    runner = OrderRunner(model, RunLog(None), 1)
+    verdicts, pending, stop = confirm_in_chunks(runner, search, confirm_runs=5, chunk=chunk)
+    assert stop is None and pending == []
+    return model, bad, verdicts, runner.orders_run
+
+
+@pytest.mark.parametrize("chunk", [1, 4])
+def test_tests_failing_in_the_original_order_and_alone_cost_one_order_each(chunk: int) -> None:
+    model, bad, verdicts, orders = _confirmed(38, chunk)
+    assert sorted(verdicts.always_failing) == bad
+    # the victim and the brittle (failing in the reverse order) are still confirmed
+    assert sorted(f.test for f in verdicts.od) == ["b", "v"]
+    for t in bad:
+        assert model.history.count([t]) == 1  # alone once, nothing else
+    # exactly one order per broken test on top of what the two OD tests cost (in the
+    # same suite with passing tests in their places)
+    assert orders == _confirmed(38, chunk, fail=False)[3] + len(bad)
+    # every suspect ran alone first, in one batch (after the two search orders)
+    first = model.history[2 : 2 + len(bad) + 2]
+    assert sorted(first) == sorted([t] for t in [*bad, "b", "v"])
+
+
+def test_a_brittle_and_a_victim_stay_suspects_among_always_failing_tests() -> None:
+    model, bad = _always_failing_suite(5)
+    ids = list(model.suite.ids)
+    # the brittle fails in the reverse order (its state-setter after it) and alone
+    search = [model.run(ids), model.run(list(reversed(ids)))]
+    assert search[1].outcome_of("b") is F and search[0].outcome_of("b") is P
+    runner = OrderRunner(model, RunLog(None), 1)
+    verdicts, _, _ = confirm_in_chunks(runner, search, confirm_runs=2)
+    found = {f.test: f for f in verdicts.od}
+    assert sorted(found) == ["b", "v"] and sorted(verdicts.always_failing) == bad
+    assert found["b"].failing_order == ["b"] and found["v"].passing_order == ["v"]
+    assert verdicts.nd == []
+
+
+def test_a_test_that_failed_everywhere_but_not_in_the_original_order_is_still_confirmed() -> None:
+    """Only failing in the original order and alone is enough at once; a test the
+    original order never reached (cut short) is observed alone as before."""
+    model = ModelExecutor(Suite.from_ids(["a", "x"]), always_failing=["x"])
+    cut = OrderResult(["a", "x"], [TestResult("a", P), TestResult("x", Outcome.NOT_RUN)])
+    runner = OrderRunner(model, RunLog(None), 1)
+    verdicts, _, _ = confirm_in_chunks(runner, [cut, model.run(["x", "a"])], confirm_runs=3)
+    assert verdicts.always_failing == ["x"]
+    assert model.history.count(["x"]) == 4  # alone, then confirmed 3 more times

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from orderdep.core.fidelity import FidelityReport, SampleOrder, compare, sample_orders
+import pytest
+
+from orderdep.core.fidelity import (
+    FidelityReport,
+    SampleCost,
+    SampleOrder,
+    compare,
+    estimate_seconds,
+    sample_orders,
+)
 from orderdep.core.outcomes import OrderResult, Outcome, TestResult
 
 
@@ -69,3 +78,34 @@ def test_report_counts_and_round_trips() -> None:
     again = FidelityReport.from_json(report.to_json())
     assert again.to_json() == report.to_json()
     assert again.mismatches[0].test == "a"
+
+
+def test_the_cost_of_a_sample_is_counted_before_it_runs() -> None:
+    ids = [f"t{i}" for i in range(10)]
+    sample = sample_orders(ids, seed=3, random_orders=2, singles=4)  # 4 x 10 + 4 x 1
+    cost = SampleCost.of(sample, ["fork", "subprocess", "plain"])
+    assert cost == SampleCost(orders=8, runners=3, executions=44 * 3, fresh=16)
+    assert SampleCost.of(sample, ["subprocess", "plain"]).fresh == 16
+
+
+def test_the_time_of_a_sample_is_priced_by_its_original_order() -> None:
+    ids = [f"t{i}" for i in range(10)]
+    sample = sample_orders(ids, seed=3, random_orders=2, singles=4)
+    # fork: 1 s of tests; plain and subprocess pay 2 s more to start each order
+    walls = {"fork": 1.0, "subprocess": 3.0, "plain": 3.0}
+    tests = 44 * 0.1  # 44 positions at 0.1 s, under each runner
+    assert estimate_seconds(sample, walls) == pytest.approx(3 * tests + 2 * 8 * 2.0)
+    assert estimate_seconds(sample, {}) == 0.0
+
+
+def test_the_report_says_how_much_of_the_sample_ran() -> None:
+    sample = sample_orders(["a", "b"], seed=1, random_orders=0, singles=2)
+    report = FidelityReport(["fork", "plain"], planned=len(sample), planned_positions=6)
+    order = ("a", "b")
+    report.add(
+        sample[0],
+        {"fork": OrderResult(list(order), [], wall_seconds=0.5), "plain": result([], "", "p")},
+    )
+    assert (report.orders, report.positions, report.complete) == (1, 2, False)
+    assert report.walls == {"fork": 0.5, "plain": 0.0}
+    assert FidelityReport.from_json(report.to_json()).planned_positions == 6

@@ -5,8 +5,14 @@ order-dependent (OD) only if each of the two orders gives the same outcome every
 runs; if its outcome changes within one and the same order it is non-deterministic (ND,
 004 §1), whatever else was seen. The steps, for the orders detection ran:
 
-1. Tests that failed in every order they ran in are run alone. Passing alone makes them
-   suspects; failing alone every time makes them *always failing*.
+1. Every test that failed in a search order runs alone once, all in one batch: the
+   cheap check before any search (a suspect's shortening starts with it anyway). A test
+   that failed in the original order (the first search order) and alone, and passed in
+   no order seen, is *always failing* at once, with no shortening or re-runs: a suite
+   with dozens of broken tests pays one order each. One that passed nowhere but passes
+   alone is a suspect (a victim); one that failed alone but passed in some order is a
+   suspect (a brittle). One that fails alone and passed nowhere but did not fail in the
+   original order (it did not run there) is observed alone ``confirm_runs + 1`` times.
 2. Each suspect's failing and passing orders are shortened cheaply (:class:`Shortening`):
    the test alone, then the tests before it that the other orders leave as candidates
    (:func:`narrowed`), else group testing over the tests before it in the recorded order
@@ -190,6 +196,25 @@ def nd_tests(log: RunLog) -> set[str]:
     return out
 
 
+Seen = dict[str, list[list[str]]]
+
+
+def _seen(search: Sequence[OrderResult]) -> tuple[Seen, Seen]:
+    """The search orders each test failed in, and those it passed in."""
+    fails: Seen = {}
+    passes: Seen = {}
+    for result in search:
+        for r in result.results:
+            verdict = failed(r)
+            if verdict is not None:
+                (fails if verdict else passes).setdefault(r.test, []).append(result.order)
+    return fails, passes
+
+
+def _failed_in(result: Optional[OrderResult]) -> set[str]:
+    return set() if result is None else {r.test for r in result.results if failed(r) is True}
+
+
 def confirm(
     runner: OrderRunner,
     search: Sequence[OrderResult],
@@ -204,23 +229,20 @@ def confirm(
     work to these suspects (see :func:`confirm_in_chunks`).
     """
     log = runner.log
-    fails: dict[str, list[list[str]]] = {}
-    passes: dict[str, list[list[str]]] = {}
-    for result in search:
-        for r in result.results:
-            verdict = failed(r)
-            if verdict is not None:
-                (fails if verdict else passes).setdefault(r.test, []).append(result.order)
+    fails, passes = _seen(search)
     if only is not None:
         fails = {t: orders for t, orders in fails.items() if t in only}
 
-    # 1. Failed everywhere it ran: does it pass alone?
+    # 1. Each test alone, once (one batch). Failed everywhere it ran: does it pass alone?
+    _observe(runner, [([t], 0) for t in fails], 1)
+    first_failures = _failed_in(search[0] if search else None)
     fail_only = [t for t in fails if t not in passes]
-    _observe(runner, [([t], 0) for t in fail_only], 1)
-    suspects_af = []
+    suspects_af, always = [], []
     for t in fail_only:
         if False in log.outcomes([t], 0):
             passes[t] = [[t]]
+        elif t in first_failures:
+            always.append(t)  # the original order and alone: nothing to search
         else:
             suspects_af.append(t)
     # A test already seen changing its outcome within one order is ND: no need to go on.
@@ -268,7 +290,7 @@ def confirm(
             for which, sentence in stopped.get(t, []):
                 finding.say_needs_many_tests(which, sentence)
             out.od.append(finding)
-    out.always_failing = [t for t in suspects_af if all(log.outcomes([t], 0))]
+    out.always_failing = always + [t for t in suspects_af if all(log.outcomes([t], 0))]
     for t in nio_suspects:
         firsts, seconds = log.outcomes([t, t], 0), log.outcomes([t, t], 1)
         if not any(firsts) and all(seconds):
@@ -297,6 +319,23 @@ def suspects_of(search: Sequence[OrderResult], nio_search: Sequence[OrderResult]
     return sorted(before, key=lambda t: (before[t], first[t]))
 
 
+def _alone_first(
+    runner: OrderRunner, search: Sequence[OrderResult], suspects: Sequence[str]
+) -> list[str]:
+    """Run each suspect that failed in a search order alone once (one batch), then the
+    suspects with the tests that shows always failing first (their verdict costs no
+    further order), the rest in the order given."""
+    fails, passes = _seen(search)
+    _observe(runner, [([t], 0) for t in suspects if t in fails], 1)
+    first_failures = _failed_in(search[0] if search else None)
+
+    def decided(t: str) -> bool:
+        alone = runner.log.outcomes([t], 0)
+        return t in first_failures and t not in passes and bool(alone) and all(alone)
+
+    return sorted(suspects, key=lambda t: not decided(t))  # stable
+
+
 def confirm_in_chunks(
     runner: OrderRunner,
     search: Sequence[OrderResult],
@@ -310,12 +349,20 @@ def confirm_in_chunks(
 
     Returns the verdicts, the suspects not confirmed yet and the stop (None: all done).
     A test found ND in a later chunk is taken out of the earlier chunks' findings.
+
+    Before the chunks, every suspect that failed in a search order runs alone once, all
+    in one batch (the cheap check, see :func:`confirm` step 1); the tests it shows always
+    failing come first, since their verdict costs no further order.
     """
     suspects = suspects_of(search, nio_search)
     out = Verdicts()
     done = 0
     stopped: Optional[BaseException] = None
-    while done < len(suspects):
+    try:
+        suspects = _alone_first(runner, search, suspects)
+    except stop as exc:
+        stopped = exc
+    while stopped is None and done < len(suspects):
         part = suspects[done : done + max(1, chunk)]
         try:
             got = confirm(runner, search, nio_search, confirm_runs, only=set(part))
@@ -329,6 +376,9 @@ def confirm_in_chunks(
     nd = nd_tests(runner.log)
     out.nd = sorted(nd)
     out.od = [f for f in out.od if f.test not in nd]
-    out.always_failing = [t for t in out.always_failing if t not in nd]
+    place = {t: i for i, t in enumerate(search[0].order if search else ())}
+    out.always_failing = sorted(
+        (t for t in out.always_failing if t not in nd), key=lambda t: place.get(t, len(place))
+    )  # as the suite lists them, whichever chunk decided them
     out.nio = [t for t in out.nio if t not in nd]
     return out, [t for t in suspects[done:] if t not in nd], stopped

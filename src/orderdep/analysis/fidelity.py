@@ -159,9 +159,14 @@ def run_sample(
     *,
     deadline: Optional[float] = None,
     progress: Optional[Progress] = None,
+    on_order: Optional[Callable[[FidelityReport], None]] = None,
 ) -> FidelityReport:
-    """Run every sample order under every runner (until ``deadline``) and compare."""
-    report = FidelityReport(list(runners), planned=len(samples))
+    """Run every sample order under every runner (until ``deadline``) and compare;
+    ``on_order`` sees the report after each order. The report says how much of the
+    sample ran (``orders`` of ``planned``, ``positions`` of ``planned_positions``)."""
+    report = FidelityReport(
+        list(runners), planned=len(samples), planned_positions=sum(len(s.order) for s in samples)
+    )
     for n, sample in enumerate(samples, 1):
         if deadline is not None and time.monotonic() >= deadline:
             break
@@ -172,6 +177,8 @@ def run_sample(
             if progress is not None:
                 shown = ", ".join(f"{k} {v}" for k, v in m.outcomes.items())
                 progress(f"  mismatch at position {m.position} ({m.test}): {shown}")
+        if on_order is not None:
+            on_order(report)
     return report
 
 
@@ -183,8 +190,16 @@ def check(
     random_orders: int = 5,
     singles: int = 20,
     progress: Optional[Progress] = None,
+    on_plan: Optional[Callable[[Sequence[SampleOrder], Sequence[str]], None]] = None,
+    on_order: Optional[Callable[[FidelityReport], None]] = None,
 ) -> FidelityReport:
-    """Compare the fork and subprocess runners with plain pytest on a sample of orders."""
+    """Compare the fork and subprocess runners with plain pytest on a sample of orders.
+
+    The sample is a function of the collected suite, ``seed``, ``random_orders`` and
+    ``singles``: the same arguments draw the same sample. ``on_plan`` is told the sample
+    and the runners once the suite is collected, before any order runs; ``on_order`` sees
+    the report after each order (see :func:`run_sample`).
+    """
     deadline = None if budget is None else time.monotonic() + budget
     fork_config = replace(config, runner="fork", jobs=1)
     sub_config = replace(config, runner="subprocess", jobs=1)
@@ -207,7 +222,11 @@ def check(
             }
             if fork.runner != "fork":  # it could not fork: nothing of its own to compare
                 del runners["fork"]
-            return run_sample(samples, runners, deadline=deadline, progress=progress)
+            if on_plan is not None:
+                on_plan(samples, list(runners))
+            return run_sample(
+                samples, runners, deadline=deadline, progress=progress, on_order=on_order
+            )
         finally:
             plain.close()
 

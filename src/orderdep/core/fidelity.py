@@ -96,15 +96,57 @@ def compare(
     return out
 
 
+@dataclass(frozen=True)
+class SampleCost:
+    """What running a sample under some runners costs, counted before it starts."""
+
+    orders: int
+    runners: int
+    executions: int  # test executions: positions x runners
+    fresh: int  # orders that start a fresh pytest process (every runner but fork)
+
+    @classmethod
+    def of(cls, samples: Sequence[SampleOrder], runners: Sequence[str]) -> SampleCost:
+        positions = sum(len(s.order) for s in samples)
+        fresh = sum(1 for r in runners if r != "fork") * len(samples)
+        return cls(len(samples), len(runners), positions * len(runners), fresh)
+
+
+def estimate_seconds(samples: Sequence[SampleOrder], walls: Mapping[str, float]) -> float:
+    """Seconds to run ``samples`` under the runners of ``walls`` (each runner's wall time
+    for the whole original order, the first sample).
+
+    The fastest runner's time is taken as the tests' own (spread evenly over the tests),
+    and what another runner took beyond it as the start of one of its orders (a fresh
+    interpreter, imports and collection), paid again by every order it runs. An
+    estimate, not a bound: tests that share an expensive set-up cost more apart.
+    """
+    if not samples or not walls:
+        return 0.0
+    tests = max(1, len(samples[0].order))
+    fastest = min(walls.values())
+    per_test = fastest / tests
+    positions = sum(len(s.order) for s in samples)
+    return sum(len(samples) * (wall - fastest) + positions * per_test for wall in walls.values())
+
+
 @dataclass
 class FidelityReport:
-    """What a check compared and what it found."""
+    """What a check compared and what it found.
+
+    ``planned`` orders (``planned_positions`` positions) were drawn; ``orders``
+    (``positions``) ran under every runner before the check ended or its time ran out.
+    ``walls`` holds each runner's time for the original order once it ran, to price the
+    rest.
+    """
 
     runners: list[str]
     orders: int = 0
     positions: int = 0
     planned: int = 0
     mismatches: list[Mismatch] = field(default_factory=list)
+    planned_positions: int = 0
+    walls: dict[str, float] = field(default_factory=dict)
 
     @property
     def faithful(self) -> bool:
@@ -116,6 +158,8 @@ class FidelityReport:
 
     def add(self, sample: SampleOrder, results: Mapping[str, OrderResult]) -> list[Mismatch]:
         found = compare(sample, results)
+        if self.orders == 0 and sample.label == "original":
+            self.walls = {name: r.wall_seconds for name, r in results.items()}
         self.orders += 1
         self.positions += len(sample.order)
         self.mismatches += found
@@ -127,6 +171,7 @@ class FidelityReport:
             "orders": self.orders,
             "positions": self.positions,
             "planned": self.planned,
+            "planned_positions": self.planned_positions,
             "mismatches": [m.to_json() for m in self.mismatches],
         }
 
@@ -138,4 +183,5 @@ class FidelityReport:
             int(data["positions"]),
             int(data.get("planned", data["orders"])),
             [Mismatch.from_json(m) for m in data.get("mismatches", [])],
+            int(data.get("planned_positions", data["positions"])),
         )

@@ -108,6 +108,27 @@ def project_relative(value: Optional[str], project: Path) -> Optional[str]:
         return value
 
 
+def recorded_walls(path: Path, project: Path, order: Sequence[str]) -> dict[str, float]:
+    """Each runner's wall time in its latest complete run of ``order`` on the project's
+    code version, read without opening the store for writing (no lock, no schema
+    change); empty when there is no such run or the store cannot be read."""
+    if not path.is_file():
+        return {}
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=1)
+        try:
+            rows = db.execute(
+                "SELECT runner, wall_seconds FROM runs WHERE code_key = ? AND order_key = ?"
+                " AND complete = 1 AND probe IS NULL ORDER BY id",
+                (code_key(project), order_key(order)),
+            ).fetchall()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return {}
+    return {str(runner): float(wall) for runner, wall in rows}
+
+
 class Store:
     """Thread-safe access to one results database."""
 

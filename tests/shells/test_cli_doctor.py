@@ -186,6 +186,16 @@ def test_a_budget_too_small_for_the_sample_is_no_clean_result_and_says_how_to_go
         assert code == 3 and CHECKED.search(again)
 
 
+def test_allow_incomplete_makes_a_partial_sample_with_no_mismatch_exit_0(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = write_files(tmp_path / "p", SLOW)
+    argv = ["doctor", str(project), "--random", "1", "--singles", "2", "--budget", "0.5"]
+    assert main([*argv, "--allow-incomplete"]) == 0
+    out = capsys.readouterr().out
+    assert "before the budget ran out; not a clean result" in out  # still said
+
+
 def test_the_cost_is_priced_by_an_earlier_run_of_the_original_order(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

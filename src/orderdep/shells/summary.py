@@ -245,7 +245,7 @@ def stats_line(report: Report) -> str:
     time, seed."""
     s = report.stats
     line = (
-        f"{' + '.join(s.strategies) or 'no strategy'}: {_n(s.orders_run, 'order')} run"
+        f"{' + '.join(_ran(report)) or 'no strategy'}: {_n(s.orders_run, 'order')} run"
         f"{_breakdown(s.orders_run, s.extras)}, "
         f"{_n(s.test_executions, 'test execution')} in {s.wall_seconds:.1f} s; seed {s.seed}"
     )
@@ -253,6 +253,23 @@ def stats_line(report: Report) -> str:
         reason = s.extras.get("stop_reason") or "limit"
         line += f"; search stopped early ({reason})"
     return line
+
+
+def _ran(report: Report) -> list[str]:
+    """The strategies that ran an order (all of them for a report without accounts): one
+    announced but stopped before its first order is not named as if it ran."""
+    accounts = {
+        a.get("strategy"): a
+        for a in report.stats.extras.get("coverage") or []
+        if isinstance(a, dict)
+    }
+    if not accounts:
+        return list(report.stats.strategies)
+    return [
+        s
+        for s in report.stats.strategies
+        if s not in accounts or accounts[s].get("orders_run") or accounts[s].get("recovery_orders")
+    ]
 
 
 def coverage_lines(report: Report) -> list[str]:

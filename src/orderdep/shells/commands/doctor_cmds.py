@@ -25,7 +25,12 @@ from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import fidelity_cache_path
 from orderdep.shells.exitcodes import verdict_code
-from orderdep.shells.options import engine_config, engine_flags, engine_options
+from orderdep.shells.options import (
+    ALLOW_INCOMPLETE_OPTION,
+    engine_config,
+    engine_flags,
+    engine_options,
+)
 from orderdep.shells.output import notice, set_result
 from orderdep.shells.unfinished import command_argv, resume_command
 
@@ -88,8 +93,14 @@ def mismatch_lines(params: dict[str, Any], mismatches: list[Mismatch]) -> list[s
     show_default=True,
     help="How many tests to compare when each runs alone.",
 )
+@ALLOW_INCOMPLETE_OPTION
 def doctor(
-    budget: float, seed: Optional[int], random_orders: int, singles: int, **params: Any
+    budget: float,
+    seed: Optional[int],
+    random_orders: int,
+    singles: int,
+    allow_incomplete: bool,
+    **params: Any,
 ) -> int:
     """Check that orderdep's runners give the outcomes a fresh `python -m pytest` gives.
 
@@ -138,7 +149,7 @@ def doctor(
     )
     for line in _verdict_lines(params, report, go_on):
         click.echo(line)
-    return verdict_code(found=not report.faithful, complete=report.complete)
+    return verdict_code(not report.faithful, report.complete, allow_incomplete)
 
 
 def _checked(report: FidelityReport) -> str:

@@ -73,6 +73,7 @@ def set_up(project: dict[str, Any], work: Path) -> tuple[Path, Path]:
     source = work / f"{name}-{version}"
     python = work / "venv" / "bin" / "python"
     if python.exists() and source.exists():
+        _install_orderdep(python, source)  # this checkout's code, whatever the last run had
         return source, python
     got = sh([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
               "-d", str(work), project["spec"]])  # fmt: skip
@@ -85,11 +86,19 @@ def set_up(project: dict[str, Any], work: Path) -> tuple[Path, Path]:
     extras = f"[{','.join(project.get('extras') or [])}]" if project.get("extras") else ""
     target = f".{extras}"
     mode = ["-e", target] if project.get("install", "editable") == "editable" else [target]
-    for step in (["-m", "pip", "install", "-q", *mode], ["-m", "pip", "install", "-q", str(REPO)]):
-        done = sh([str(python), *step], cwd=source)
-        if done.returncode:
-            raise SystemExit(f"cannot install ({' '.join(step)}): {done.stderr.strip()[-800:]}")
+    done = sh([str(python), "-m", "pip", "install", "-q", *mode], cwd=source)
+    if done.returncode:
+        raise SystemExit(f"cannot install {project['spec']}: {done.stderr.strip()[-800:]}")
+    _install_orderdep(python, source)
     return source, python
+
+
+def _install_orderdep(python: Path, source: Path) -> None:
+    step = ["-m", "pip", "install", "-q", "--force-reinstall", "--no-deps", str(REPO)]
+    first = sh([str(python), "-m", "pip", "install", "-q", str(REPO)], cwd=source)
+    done = sh([str(python), *step], cwd=source) if first.returncode == 0 else first
+    if done.returncode:
+        raise SystemExit(f"cannot install orderdep: {done.stderr.strip()[-800:]}")
 
 
 def plain(python: Path, source: Path, order: list[str]) -> subprocess.CompletedProcess[str]:

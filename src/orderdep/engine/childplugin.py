@@ -26,6 +26,7 @@ import pytest
 
 from orderdep.engine import threadwatch
 from orderdep.engine.protocol import CONTROL_ENV, EventWriter
+from orderdep.engine.redirect import redirect
 from orderdep.engine.seeds import SeedWatch
 
 _control: Optional[dict[str, Any]] = None
@@ -50,6 +51,9 @@ def _load_control() -> Optional[dict[str, Any]]:
 
 
 _load_control()
+# The copy's code is what runs: editable installs of the project point at the copy.
+if _control is not None and _control.get("origin") and _control.get("copy"):
+    redirect(str(_control["origin"]), str(_control["copy"]))
 # A fork server watches how the suite seeds the global random generators while it collects
 # (before any conftest or test module is imported): see orderdep.engine.seeds.
 _seed_watch: Optional[SeedWatch] = None

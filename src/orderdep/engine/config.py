@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Optional
 
 from orderdep.engine.home import HOME_POLICIES
+from orderdep.engine.shim import with_shim
 from orderdep.errors import UsageError
 
 RUNNERS = ("fork", "subprocess")
@@ -74,17 +75,27 @@ class EngineConfig:
             f"print(' '.join(m for m in {sorted([*_DISABLE_IF_PRESENT, 'xdist'])!r}"
             " if u.find_spec(m)))"
         )
-        try:
-            proc = subprocess.run(
-                [self.python, "-c", code], capture_output=True, text=True, timeout=60
-            )
-        except OSError as exc:
-            raise UsageError(f"cannot run --python {self.python!r}: {exc}") from None
+
+        def run(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+            try:
+                return subprocess.run(
+                    [self.python, "-c", code], capture_output=True, text=True, timeout=60, env=env
+                )
+            except OSError as exc:
+                raise UsageError(f"cannot run --python {self.python!r}: {exc}") from None
+
+        env = {**os.environ, **self.extra_env}
+        proc = run(env)
         if proc.returncode != 0:
-            raise UsageError(
-                f"--python {self.python!r} cannot import orderdep and pytest; install them "
-                f"there first: {self.python} -m pip install orderdep"
-            )
+            # orderdep installed apart from the project (pipx, another venv): lend it ours
+            lent = with_shim(env)
+            proc = run(lent)
+            if proc.returncode != 0:
+                raise UsageError(
+                    f"--python {self.python!r} cannot import pytest; install the project's "
+                    f"test requirements there first: {self.python} -m pip install pytest"
+                )
+            self.extra_env["PYTHONPATH"] = lent["PYTHONPATH"]
         self._installed = set(proc.stdout.split())
 
     def _is_installed(self, module: str) -> bool:

@@ -92,10 +92,16 @@ class _WorkerBase(Interruptible):
 
     def _control(self, mode: str, events: Path, **extra: Any) -> dict[str, Any]:
         """The control file's content; ``argv`` is what the tests see in ``sys.argv[1:]``."""
+        copy = (
+            {"origin": str(self.sandbox.project), "copy": str(self.sandbox.tree)}
+            if self.sandbox.copy
+            else {}
+        )
         return {
             "mode": mode,
             "events": str(events),
             "argv": list(self.config.pytest_args),
+            **copy,
             **extra,
         }
 

@@ -17,6 +17,7 @@ from typing import Any, Optional
 
 from orderdep.analysis.state.files import normalise
 from orderdep.analysis.state.fingerprint import identity, is_code_like
+from orderdep.analysis.state.installed import installed_packages, package_paths
 
 CLASS_DEPTH = 3  # nested classes walked for class attributes
 
@@ -27,6 +28,9 @@ class ProjectModules:
     def __init__(self, rootdir: str, exclude: tuple[str, ...]) -> None:
         self.rootdir = normalise(rootdir)
         self.exclude = exclude
+        # the project's packages where a non-editable install put them (site-packages)
+        self.installed = installed_packages(rootdir)
+        self.installed_paths = package_paths(self.installed)
         self._known: dict[str, tuple[int, Optional[str]]] = {}  # name -> (id, file or None)
         self._venv_dirs: dict[str, bool] = {}
         self._last_key: tuple[int, Optional[str]] = (-1, None)
@@ -42,10 +46,15 @@ class ProjectModules:
         if not isinstance(path, str):
             return None
         path = normalise(path)
-        return path if self.is_project_path(path) else None
+        if self.is_project_path(path) or name.partition(".")[0] in self.installed:
+            return path
+        return None
 
     def is_project_path(self, path: str) -> bool:
-        """Whether a source file (absolute path) is the project's own code."""
+        """Whether a source file (absolute path) is the project's own code: under the
+        rootdir, or in the project's non-editable install."""
+        if self.installed_paths and path.startswith(self.installed_paths):
+            return True
         root = self.rootdir
         if not (path.startswith(root) and path[len(root) : len(root) + 1] == os.sep):
             return False

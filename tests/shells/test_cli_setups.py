@@ -1,0 +1,170 @@
+"""Projects set up the way their users do: a ``src/`` layout on the path, editable installs
+(a ``.pth`` path, setuptools' editable finder, hatchling), a non-editable install, and
+orderdep in another environment than the project's. In each, ``detect``, ``pradet`` and
+``fix --apply`` give what a flat project gives, and the patch holds under plain pytest."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from clitools import write_files
+
+if TYPE_CHECKING:
+    from conftest import CliRunner
+
+VICTIM = "tests/test_shop.py::test_list_price"
+POLLUTER = "tests/test_shop.py::test_add_discount"
+SHOP = """
+    _DISCOUNTS = {}
+
+    def add_discount(name, pct):
+        _DISCOUNTS[name] = pct
+
+    def price(base):
+        return base * (100 - sum(_DISCOUNTS.values())) / 100
+"""
+TESTS = """
+    import shop
+
+    def test_add_discount():
+        shop.add_discount("summer", 10)
+        assert shop.price(100) == 90
+
+    def test_list_price():
+        assert shop.price(100) == 100
+"""
+SETUPTOOLS = """
+    [build-system]
+    requires = ["setuptools>=61"]
+    build-backend = "setuptools.build_meta"
+
+    [project]
+    name = "shop"
+    version = "0.1"
+"""
+SRC_LAYOUT = '\n[tool.setuptools.packages.find]\nwhere = ["src"]\n'
+# The package directory does not match the import name: setuptools installs an editable
+# finder (an import hook) instead of a path in a .pth file.
+FINDER_LAYOUT = (
+    '\n[tool.setuptools]\npackages = ["shop"]\npackage-dir = {"shop" = "lib/shopcode"}\n'
+)
+HATCHLING = """
+    [build-system]
+    requires = ["hatchling"]
+    build-backend = "hatchling.build"
+
+    [project]
+    name = "shop"
+    version = "0.1"
+
+    [tool.hatch.build.targets.wheel]
+    packages = ["src/shop"]
+"""
+
+
+def shop_project(root: Path, pyproject: str, package_dir: str = "src/shop") -> Path:
+    return write_files(
+        root,
+        {
+            "pyproject.toml": pyproject,
+            f"{package_dir}/__init__.py": SHOP,
+            "tests/test_shop.py": TESTS,
+        },
+    )
+
+
+def plain_pytest(python: str, project: Path, *order: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [python, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", *order],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def check_repairs(cli: CliRunner, project: Path, python: str, *extra: str) -> None:
+    """detect finds the victim, pradet its dependency, and fix --apply a patch that holds
+    under plain pytest with this interpreter."""
+    assert plain_pytest(python, project, POLLUTER, VICTIM).returncode == 1  # as set up
+    code, out, err = cli("detect", project, *extra, "--seed", "1")
+    assert code == 1 and VICTIM in out, out + err
+    code, out, err = cli("pradet", project, *extra)
+    assert code == 1, out + err
+    assert f"{VICTIM}  fails after  {POLLUTER}  via shop._DISCOUNTS" in out
+    code, out, err = cli(
+        "fix", project, *extra, "--test", VICTIM, "--polluter", POLLUTER, "--apply"
+    )
+    assert code == 0, out + err
+    assert "shop._DISCOUNTS" in out
+    held = plain_pytest(python, project, POLLUTER, VICTIM)
+    assert held.returncode == 0, held.stdout + held.stderr
+
+
+def test_a_src_layout_on_the_path_is_repaired_in_the_working_copy(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ORIGIN/src`` on the path (as a ``.pth`` file or PYTHONPATH puts it) would import
+    the original tree in the workers; they import the copy's, so state capture, PRADET
+    and the debugger see the package and a patch verified in the copy is what runs."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+    project = shop_project(tmp_path / "shop", SETUPTOOLS + SRC_LAYOUT)
+    monkeypatch.setenv("PYTHONPATH", str(project / "src"))
+    check_repairs(cli, project, sys.executable)
+
+
+def make_venv(where: Path, project: Path, *install: str) -> str:
+    """A venv with pytest and the project installed as ``install`` says (not orderdep)."""
+    subprocess.run([sys.executable, "-m", "venv", str(where)], check=True)
+    python = str(where / "bin" / "python")
+    done = subprocess.run(
+        [python, "-m", "pip", "install", "-q", "pytest", *install],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return python
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("pyproject", "package_dir", "install"),
+    [
+        (SETUPTOOLS + SRC_LAYOUT, "src/shop", ("-e", ".")),
+        (SETUPTOOLS + FINDER_LAYOUT, "lib/shopcode", ("-e", ".")),
+        (HATCHLING, "src/shop", ("-e", ".")),
+        (SETUPTOOLS + SRC_LAYOUT, "src/shop", (".",)),
+    ],
+    ids=["setuptools-pth", "setuptools-finder", "hatchling-editable", "non-editable"],
+)
+def test_an_installed_project_in_its_own_venv_is_repaired(
+    cli: CliRunner,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    pyproject: str,
+    package_dir: str,
+    install: tuple[str, ...],
+) -> None:
+    """The project in a venv of its own, orderdep in another (``--python``): orderdep
+    lends its package to that interpreter; each install mode is repaired as a flat
+    project is (a non-editable install: the state is found in site-packages and the patch
+    goes into the tests)."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    project = shop_project(tmp_path / "shop", pyproject, package_dir)
+    python = make_venv(tmp_path / "venv", project, *install)
+    where = subprocess.run(
+        [python, "-c", "import shop; print(shop.__file__)"], capture_output=True, text=True
+    ).stdout
+    assert ("site-packages" in where) == (install == (".",)), where
+    no_orderdep = subprocess.run([python, "-c", "import orderdep"], capture_output=True)
+    assert no_orderdep.returncode != 0  # orderdep lives in another environment
+    check_repairs(cli, project, python, "--python", python)
+    assert os.path.exists(project / "tests" / "test_shop.py")

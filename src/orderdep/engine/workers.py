@@ -20,7 +20,13 @@ from orderdep.core.suite import Suite, TestInfo
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.interrupts import Interruptible, kill_group
 from orderdep.engine.probe import ProbeSpec
-from orderdep.engine.protocol import CONTROL_ENV, assemble_results, read_events, write_json
+from orderdep.engine.protocol import (
+    CONTROL_ENV,
+    IdChanges,
+    assemble_results,
+    read_events,
+    write_json,
+)
 from orderdep.engine.sandbox import Sandbox, empty_dir
 from orderdep.engine.testclock import TestClock
 from orderdep.engine.timeouts import TimeoutPolicy
@@ -82,6 +88,26 @@ class _WorkerBase(Interruptible):
         self._n = 0
         self.cache_dir = sandbox.workdir / "pytest_cache"
         self.log_path = sandbox.workdir / "pytest.log"
+        # The ids orders name, when they are another collection's (see set_reference).
+        self.reference_path = sandbox.workdir / "reference-ids.json"
+        self._has_reference = False
+        self.collected: Optional[Suite] = None
+        self.ids = IdChanges()
+
+    def set_reference(self, ids: Sequence[str], collected: Suite) -> None:
+        """Orders name tests by ``ids`` (the engine's first collection); a test process
+        that collected some under other ids (volatile parametrize ids) finds them by
+        alignment (:func:`orderdep.core.volatile.translate`). A fork server's children
+        share its collection: they need the ids only when that collection differs."""
+        self.collected = collected
+        self._has_reference = not (self.runner == "fork" and list(ids) == collected.ids)
+        if self._has_reference:
+            write_json(self.reference_path, list(ids))
+        else:
+            self.reference_path.unlink(missing_ok=True)
+
+    def _reference(self) -> Optional[str]:
+        return str(self.reference_path) if self._has_reference else None
 
     def _new_paths(self) -> tuple[Path, Path]:
         self._n += 1
@@ -116,6 +142,7 @@ class _WorkerBase(Interruptible):
         started: float,
     ) -> OrderResult:
         events = list(read_events(events_path))
+        self.ids.add(events)
         results, probe = assemble_results(order, events, died=died)
         events_path.unlink(missing_ok=True)
         self.sandbox.restore()
@@ -165,7 +192,11 @@ class SubprocessWorker(_WorkerBase):
         write_json(
             control,
             self._control(
-                "run", events, order=list(order), probe=probe.to_json() if probe else None
+                "run",
+                events,
+                order=list(order),
+                probe=probe.to_json() if probe else None,
+                reference=self._reference(),
             ),
         )
         cmd = [*self.config.pytest_command(self.cache_dir), f"--basetemp={self.sandbox.basetemp}"]
@@ -328,6 +359,7 @@ class ForkWorker(_WorkerBase):
             "order": list(order),
             "events": str(events),
             "probe": probe.to_json() if probe else None,
+            "reference": self._reference(),
         }
         started = time.perf_counter()
         self._to_server.write(json.dumps(request) + "\n")

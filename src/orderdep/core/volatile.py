@@ -83,6 +83,15 @@ def translate(
     return renamed, [t for t in absent if t not in renamed]
 
 
+def same_tests(first: Sequence[str], second: Sequence[str]) -> bool:
+    """Whether two collections hold the same tests in the same order, some perhaps under
+    other (volatile) ids."""
+    if len(first) != len(second):
+        return False
+    aligned = align(first, second)
+    return [aligned.get(t) for t in first] == list(second)
+
+
 def changed(first: Sequence[str], second: Sequence[str]) -> list[str]:
     """The ids of ``first`` that ``second`` names differently or lacks."""
     in_second = set(second)

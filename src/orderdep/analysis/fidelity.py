@@ -275,7 +275,7 @@ def trust_fork(
             try:
                 report = FidelityReport(["fork", "plain"], planned=1)
                 original = _side_by_side(engine, plain, ids, notice, budget)
-                engine.id_notices.add(plain.ids)
+                engine.id_notices.add(plain.ids, notice)
                 compared = _without_missing(ids, plain, notice)
                 if compared and compared != ids:
                     original = _side_by_side(engine, plain, compared, notice, budget)
@@ -292,7 +292,7 @@ def trust_fork(
                 for sample in alone[:QUICK_SINGLES]:
                     report.planned += 1
                     report.add(sample, _side_by_side(engine, plain, sample.order, notice, budget))
-                engine.id_notices.add(plain.ids)
+                engine.id_notices.add(plain.ids, notice)
                 report.volatile = list(plain.ids.renamed)
                 report.left_out = ids_left_out = list(plain.ids.missing)
                 kept = None if ids_left_out else original["fork"]

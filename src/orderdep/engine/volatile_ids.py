@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Callable
+from typing import Callable, Optional
 
 from orderdep.core.volatile import align, changed, missing_notice, volatile_notice
 from orderdep.engine.protocol import IdChanges
@@ -32,18 +32,25 @@ class IdNotices:
             {t: aligned[t] for t in gone if t in aligned}, [t for t in gone if t not in aligned]
         )
 
-    def add(self, changes: IdChanges) -> None:
-        """What a worker's test processes reported (see :class:`IdChanges`)."""
+    def add(self, changes: IdChanges, say: Optional[Callable[[str], None]] = None) -> None:
+        """What a worker's (or a plain runner's) test processes reported (see
+        :class:`IdChanges`); ``say`` prints the notices instead of the engine's own."""
         if changes.renamed or changes.missing:
-            self.report(changes.renamed, list(changes.missing))
+            self.report(changes.renamed, list(changes.missing), say)
 
-    def report(self, renamed: dict[str, str], missing: Sequence[str]) -> None:
+    def report(
+        self,
+        renamed: dict[str, str],
+        missing: Sequence[str],
+        say: Optional[Callable[[str], None]] = None,
+    ) -> None:
         with self._lock:
             new = [t for t in renamed if t not in self.renamed]
             self.renamed.update(renamed)
             lost = [t for t in missing if t not in self.missing and t not in self.renamed]
             self.missing.update(dict.fromkeys(lost))
+        say = say or self.notice
         if new:
-            self.notice(volatile_notice(new))
+            say(volatile_notice(new))
         if lost:
-            self.notice(missing_notice(lost))
+            say(missing_notice(lost))

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import IO, Any, Callable, Optional
 
 from orderdep.core.outcomes import OrderResult, Outcome
-from orderdep.core.suite import Suite, TestInfo
+from orderdep.core.suite import Suite
+from orderdep.engine.collected import suite_from_events
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.interrupts import Interruptible, kill_group
 from orderdep.engine.probe import ProbeSpec
@@ -30,50 +31,7 @@ from orderdep.engine.protocol import (
 from orderdep.engine.sandbox import Sandbox, empty_dir
 from orderdep.engine.testclock import TestClock
 from orderdep.engine.timeouts import TimeoutPolicy
-from orderdep.errors import CollectionError, EngineError, NoTestsError
-
-IMPORT_HINT = (
-    "The tests could not be imported the way `python -m pytest` imports them from the "
-    "project root. If the project's code lives in a subdirectory, pass --pythonpath DIR "
-    "(e.g. --pythonpath src); if pytest picks the wrong root directory, pass --rootdir DIR."
-)
-
-
-def suite_from_events(
-    events: list[dict[str, Any]], config: EngineConfig, log: str, tree: Optional[Path] = None
-) -> Suite:
-    """The collected suite, or the error that explains why there is none.
-
-    ``tree`` is the working copy pytest ran in: paths in messages are shown as the
-    project's own paths.
-    """
-
-    def own(text: str) -> str:
-        return text.replace(str(tree), str(config.project)) if tree is not None else text
-
-    suites = [e for e in events if e.get("event") == "suite"]
-    if not suites:
-        raise CollectionError(
-            "pytest did not get as far as collecting tests in "
-            f"{str(config.project)!r}. Its output ends with:\n{own(log[-3000:])}"
-        )
-    data = suites[-1]
-    errors = data.get("errors") or []
-    if errors:
-        text = own("\n".join(f"ERROR collecting {e['nodeid']}\n{e['text']}" for e in errors))
-        hint = ""
-        if "ImportError" in text or "ModuleNotFoundError" in text:
-            hint = "\n" + IMPORT_HINT
-        raise CollectionError(f"pytest could not collect the tests:\n{text}{hint}")
-    tests = [TestInfo.from_json(t) for t in data["tests"]]
-    if not tests:
-        where = own(" ".join(data.get("args") or [])) or str(config.project)
-        raise NoTestsError(
-            f"pytest collected no tests in {str(config.project)!r} (looked in: {where}). "
-            "Point orderdep at the project root (the directory with pytest.ini, "
-            "pyproject.toml or setup.cfg), or set testpaths there."
-        )
-    return Suite(tests, rootdir=str(config.project))
+from orderdep.errors import EngineError
 
 
 class _WorkerBase(Interruptible):

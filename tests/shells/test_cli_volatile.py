@@ -89,3 +89,13 @@ def test_a_test_named_without_its_parameters_runs_each_of_them(
     code, out, err = cli("run", project, f"{MOD}::test_stamp", "--runner", "subprocess")
     assert code == 0, out + err
     assert sorted(ran(out).values()) == ["passed", "passed"] and FIXED in ran(out)
+
+
+def test_pradet_in_fresh_processes_probes_the_volatile_test_too(
+    cli: CliRunner, project: Path
+) -> None:
+    """PRADET's instrumented runs select tests by id in every fresh process."""
+    code, out, err = cli("pradet", project, "--runner", "subprocess")
+    assert code == 1, out + err
+    assert VICTIM in out and POLLUTER in out
+    assert "not collected" not in out + err

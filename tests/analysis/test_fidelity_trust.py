@@ -9,7 +9,7 @@ from typing import Any, Callable, Optional
 
 import pytest
 from tests.engine.conftest import write_files
-from tests.engine.volatile_project import GROW, MOD, VOLATILE, growing, stamp_of
+from tests.engine.volatile_project import GROW, MOD, VOLATILE, growing, grown, stamp_of
 
 from orderdep.analysis.budget import Budget
 from orderdep.analysis.fidelity import VerdictCache, config_key, trust_fork
@@ -241,3 +241,11 @@ def test_tests_a_fresh_pytest_cannot_match_are_left_out_and_named(tmp_path: Path
         assert report.left_out == grow
         assert report.positions == len(engine.suite.ids) - len(grow)
     assert any("left out of the comparison" in n for n in notices)
+
+
+def test_a_suite_with_nothing_to_compare_is_left_out_whole(tmp_path: Path) -> None:
+    project = write_files(tmp_path / "p", {MOD: grown(tmp_path / "collections")})
+    with Engine(EngineConfig(project)) as engine:
+        report = trust_fork(engine, VerdictCache(tmp_path / "v.json"), lambda message: None)
+        assert report is not None and report.faithful and report.positions == 0
+        assert report.left_out == engine.suite.ids

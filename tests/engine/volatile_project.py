@@ -3,6 +3,7 @@ clock at import), shared by the engine, fidelity and command-line tests."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 MOD = "tests/test_v.py"
@@ -37,12 +38,14 @@ VOLATILE = {
 }
 
 
-def growing(counter: Path) -> dict[str, str]:
-    """:data:`VOLATILE` plus ``test_grow``, parametrized with one more value at every
-    collection (``counter`` counts them, outside the project): no other process
-    collects a set of its size, so it cannot be matched."""
-    extra = f"""
+def grown(counter: Path) -> str:
+    """A test module whose ``test_grow`` is parametrized with one more value at every
+    collection (``counter`` counts them, outside the project): no other process collects
+    a set of its size, so it cannot be matched."""
+    return textwrap.dedent(f"""
         from pathlib import Path
+
+        import pytest
 
         COUNTER = Path({str(counter)!r})
         N = int(COUNTER.read_text()) if COUNTER.exists() else 0
@@ -51,8 +54,12 @@ def growing(counter: Path) -> dict[str, str]:
         @pytest.mark.parametrize("k", [f"{{N}}-{{i}}" for i in range(N + 1)])
         def test_grow(k):
             pass
-    """
-    return {**VOLATILE, MOD: VOLATILE[MOD] + extra}
+    """)
+
+
+def growing(counter: Path) -> dict[str, str]:
+    """:data:`VOLATILE` plus :func:`grown`'s ``test_grow``."""
+    return {**VOLATILE, MOD: textwrap.dedent(VOLATILE[MOD]) + grown(counter)}
 
 
 def stamp_of(ids: list[str]) -> str:

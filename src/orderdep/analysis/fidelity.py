@@ -277,9 +277,12 @@ def trust_fork(
                 original = _side_by_side(engine, plain, ids, notice, budget)
                 engine.id_notices.add(plain.ids, notice)
                 compared = _without_missing(ids, plain, notice)
-                if compared and compared != ids:
-                    original = _side_by_side(engine, plain, compared, notice, budget)
-                report.add(SampleOrder("original", tuple(compared)), original)
+                if compared != ids:  # nothing to compare when no test is left
+                    original = (
+                        _side_by_side(engine, plain, compared, notice, budget) if compared else {}
+                    )
+                if original:
+                    report.add(SampleOrder("original", tuple(compared)), original)
                 failing: list[str] = []
                 for result in original.values():
                     failing += [r.test for r in result.results if r.outcome.is_failure]
@@ -295,7 +298,7 @@ def trust_fork(
                 engine.id_notices.add(plain.ids, notice)
                 report.volatile = list(plain.ids.renamed)
                 report.left_out = ids_left_out = list(plain.ids.missing)
-                kept = None if ids_left_out else original["fork"]
+                kept = None if ids_left_out else original.get("fork")
             except BudgetExhausted as stop:
                 notice(_unchecked(stop.reason, len(ids), budget))
                 return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -249,3 +250,11 @@ def test_a_suite_with_nothing_to_compare_is_left_out_whole(tmp_path: Path) -> No
         report = trust_fork(engine, VerdictCache(tmp_path / "v.json"), lambda message: None)
         assert report is not None and report.faithful and report.positions == 0
         assert report.left_out == engine.suite.ids
+
+
+def test_a_damaged_cache_entry_is_checked_again(tmp_path: Path) -> None:
+    path = tmp_path / "verdicts.json"
+    bad = {"label": "original", "position": 3, "outcomes": {}, "messages": {}}
+    entry = {"runners": ["fork", "plain"], "orders": 1, "positions": 1, "mismatches": [bad]}
+    path.write_text(json.dumps({"k": entry}))
+    assert VerdictCache(path).get("k") is None

@@ -71,7 +71,7 @@ class VerdictCache:
             return None
         try:
             return FidelityReport.from_json(entry)
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, IndexError, TypeError, ValueError):  # a damaged entry: check again
             return None
 
     def put(self, key: str, report: FidelityReport) -> None:

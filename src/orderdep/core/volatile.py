@@ -20,8 +20,8 @@ from collections.abc import Iterable, Sequence
 
 # What the user reads wherever ids of one collection are not found in another.
 VOLATILE_CAUSE = (
-    "their parametrize ids likely change between two collections (values made at "
-    "import, e.g. from the clock or `random`)"
+    "parametrize ids that change between two collections (values made at import, e.g. "
+    "from the clock or `random`)"
 )
 VOLATILE_FIX = (
     "give those parameters stable ids (`pytest.param(value, id=...)` or `ids=`), or "
@@ -123,8 +123,8 @@ def volatile_notice(tests: Sequence[str]) -> str:
 def missing_notice(tests: Sequence[str]) -> str:
     """The one line that names tests a fresh process cannot match at all."""
     return (
-        f"orderdep: {len(tests)} test(s) collected here are not collected under the same "
-        f"id in a fresh process, and their parametrize sets differ in size: "
+        f"orderdep: {len(tests)} test(s) have other ids in a fresh process, which collects "
+        f"another number of parameters for them, so they cannot be matched: "
         f"{shown_ids(tests)}; {VOLATILE_FIX}"
     )
 
@@ -147,7 +147,10 @@ def volatile_cause(unknown: Sequence[str], ids: Sequence[str]) -> str:
 def not_collected_message(test: str, own: Iterable[str]) -> str:
     """Why ``test`` was not run in a process that collected ``own``."""
     if looks_volatile(test, own):
-        return f"not collected in this test process: {test!r}; {VOLATILE_CAUSE}; {VOLATILE_FIX}"
+        return (
+            f"not collected in this test process: {test!r}, likely a test with "
+            f"{VOLATILE_CAUSE}; {VOLATILE_FIX}"
+        )
     return (
         f"not collected in the test process: {test!r} "
         "(does addopts deselect tests, e.g. --lf or -m?)"

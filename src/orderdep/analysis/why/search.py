@@ -133,8 +133,8 @@ def check_known(executor: Executor, order: Sequence[str]) -> None:
         if exc.cause:  # ids that change between processes: a new run does not help
             raise UsageError(
                 f"the failing order names {len(exc.unknown)} test(s) this collection names "
-                f"differently, e.g. {first!r}{hint}: {VOLATILE_CAUSE}, so an order recorded "
-                f"in another process cannot name them; {VOLATILE_FIX}"
+                f"differently, e.g. {first!r}{hint}: likely tests with {VOLATILE_CAUSE}, "
+                f"which an order recorded in another process cannot name; {VOLATILE_FIX}"
             ) from None
         raise UsageError(
             f"the failing order names {len(exc.unknown)} test(s) this project does not have, "

@@ -7,6 +7,7 @@ from orderdep.core.volatile import (
     align,
     changed,
     looks_volatile,
+    missing_notice,
     not_collected_message,
     param_base,
     same_tests,
@@ -98,6 +99,11 @@ def test_unknown_tests_error_says_the_likely_cause() -> None:
         assert exc.cause and exc.cause in str(exc)
     else:
         raise AssertionError("not raised")
+
+
+def test_tests_that_cannot_be_matched_are_named_with_what_to_do() -> None:
+    assert "pytest.param(value, id=...)" in missing_notice([f"{M}::t[1]"])
+    assert "depends on the process" in missing_notice([f"{M}::t[1]", f"{M}::test_a"])
 
 
 def test_the_notice_is_one_line_naming_the_tests() -> None:

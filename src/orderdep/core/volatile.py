@@ -122,6 +122,12 @@ def volatile_notice(tests: Sequence[str]) -> str:
 
 def missing_notice(tests: Sequence[str]) -> str:
     """The one line that names tests a fresh process cannot match at all."""
+    if not all(has_params(t) for t in tests):
+        return (
+            f"orderdep: {len(tests)} test(s) collected here are not collected in a fresh "
+            f"process, which cannot run them: {shown_ids(tests)} (what is collected depends "
+            "on the process: the clock, `random`, the environment?)"
+        )
     return (
         f"orderdep: {len(tests)} test(s) have other ids in a fresh process, which collects "
         f"another number of parameters for them, so they cannot be matched: "

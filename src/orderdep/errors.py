@@ -42,14 +42,20 @@ class NoTestsError(OrderdepError):
 class UnknownTestsError(OrderdepError):
     """Test ids that the collected suite does not contain."""
 
-    def __init__(self, unknown: Sequence[str], suggestions: dict[str, list[str]]) -> None:
+    def __init__(
+        self, unknown: Sequence[str], suggestions: dict[str, list[str]], cause: str = ""
+    ) -> None:
         self.unknown = list(unknown)
         self.suggestions = suggestions
+        # The likely reason, in one line (ids that change between processes, say).
+        self.cause = cause
         lines = [f"{len(self.unknown)} test id(s) are not in the collected suite:"]
         for test in self.unknown:
             close = suggestions.get(test) or []
             hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
             lines.append(f"  {test!r}{hint}")
+        if cause:
+            lines.append(cause)
         lines.append("Run `orderdep collect` to list the test ids.")
         super().__init__("\n".join(lines))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -9,9 +10,11 @@ from typing import Any, Callable, Optional
 
 import pytest
 from tests.engine.conftest import write_files
+from tests.engine.volatile_project import GROW, MOD, VOLATILE, growing, grown, stamp_of
 
 from orderdep.analysis.budget import Budget
 from orderdep.analysis.fidelity import VerdictCache, config_key, trust_fork
+from orderdep.core.volatile import volatile_notice
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
 from orderdep.engine.store import Store
@@ -207,3 +210,55 @@ def test_ctrl_c_during_the_check_stops_it_like_the_budget(
     assert notices[-1] == (
         "orderdep: interrupted while checking the fork runner; nothing was checked"
     )
+
+
+def test_volatile_ids_are_compared_not_taken_for_a_difference(tmp_path: Path) -> None:
+    """A fresh pytest collects the clock-made id under another id: it still runs that
+    test, so the runners agree, the fork runner stays, the test is named once and the
+    cached verdict holds ids and outcomes only."""
+    project = write_files(tmp_path / "p", VOLATILE)
+    cache = VerdictCache(tmp_path / "verdicts.json")
+    notices: list[str] = []
+    with Engine(EngineConfig(project)) as engine:
+        report = trust_fork(engine, cache, notices.append)
+        stamp = stamp_of(engine.suite.ids)
+        assert report is not None and report.faithful and engine.runner == "fork"
+        assert report.volatile == [stamp] and report.left_out == []
+        assert report.positions == len(engine.suite.ids)
+    assert [n for n in notices if "change between two collections" in n] == [
+        volatile_notice([stamp])
+    ]
+    assert (tmp_path / "verdicts.json").stat().st_size < 1000
+    # A cached verdict names the test function (the ids were another process's).
+    again: list[str] = []
+    with Engine(EngineConfig(project)) as engine:
+        assert trust_fork(engine, cache, again.append) is not None
+    assert again == [volatile_notice([f"{MOD}::test_stamp[...]"])]
+
+
+def test_tests_a_fresh_pytest_cannot_match_are_left_out_and_named(tmp_path: Path) -> None:
+    project = write_files(tmp_path / "p", growing(tmp_path / "collections"))
+    notices: list[str] = []
+    with Engine(EngineConfig(project)) as engine:
+        report = trust_fork(engine, VerdictCache(tmp_path / "v.json"), notices.append)
+        grow = [t for t in engine.suite.ids if t.startswith(GROW)]
+        assert report is not None and report.faithful and engine.runner == "fork"
+        assert report.left_out == grow
+        assert report.positions == len(engine.suite.ids) - len(grow)
+    assert any("left out of the comparison" in n for n in notices)
+
+
+def test_a_suite_with_nothing_to_compare_is_left_out_whole(tmp_path: Path) -> None:
+    project = write_files(tmp_path / "p", {MOD: grown(tmp_path / "collections")})
+    with Engine(EngineConfig(project)) as engine:
+        report = trust_fork(engine, VerdictCache(tmp_path / "v.json"), lambda message: None)
+        assert report is not None and report.faithful and report.positions == 0
+        assert report.left_out == engine.suite.ids
+
+
+def test_a_damaged_cache_entry_is_checked_again(tmp_path: Path) -> None:
+    path = tmp_path / "verdicts.json"
+    bad = {"label": "original", "position": 3, "outcomes": {}, "messages": {}}
+    entry = {"runners": ["fork", "plain"], "orders": 1, "positions": 1, "mismatches": [bad]}
+    path.write_text(json.dumps({"k": entry}))
+    assert VerdictCache(path).get("k") is None

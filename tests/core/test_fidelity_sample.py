@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from orderdep.core.fidelity import (
+    STORED_MISMATCHES,
     FidelityReport,
     SampleCost,
     SampleOrder,
@@ -109,3 +112,45 @@ def test_the_report_says_how_much_of_the_sample_ran() -> None:
     assert (report.orders, report.positions, report.complete) == (1, 2, False)
     assert report.walls == {"fork": 0.5, "plain": 0.0}
     assert FidelityReport.from_json(report.to_json()).planned_positions == 6
+
+
+def test_the_cache_keeps_ids_and_outcomes_not_whole_orders() -> None:
+    """A mismatch in a long order stores its test and position, not the order; the first
+    ``STORED_MISMATCHES`` are kept and the rest counted."""
+    order = [f"t{i}" for i in range(STORED_MISMATCHES + 50)]
+    report = FidelityReport(["fork", "plain"], planned=1)
+    report.add(
+        SampleOrder("original", tuple(order)),
+        {
+            "fork": result(order, "f" * len(order), "fork"),
+            "plain": result(order, "p" * len(order), "plain"),
+        },
+    )
+    data = report.to_json()
+    assert len(data["mismatches"]) == STORED_MISMATCHES
+    assert data["mismatch_count"] == len(order)
+    assert all("order" not in m for m in data["mismatches"])
+    assert len(json.dumps(data)) < 200 * STORED_MISMATCHES
+    again = FidelityReport.from_json(data)
+    assert again.mismatch_count == len(order) and not again.faithful
+    assert [m.test for m in again.mismatches[:2]] == ["t0", "t1"]
+
+
+def test_a_cache_written_with_whole_orders_is_still_read() -> None:
+    old = {
+        "runners": ["fork", "plain"],
+        "orders": 1,
+        "positions": 3,
+        "mismatches": [
+            {
+                "label": "original",
+                "order": ["a", "b", "c"],
+                "position": 1,
+                "outcomes": {"fork": "failed", "plain": "passed"},
+                "messages": {"fork": "boom", "plain": ""},
+            }
+        ],
+    }
+    report = FidelityReport.from_json(old)
+    assert report.mismatches[0].test == "b" and report.mismatches[0].order == ("a", "b", "c")
+    assert report.mismatch_count == 1 and report.volatile == [] and report.left_out == []

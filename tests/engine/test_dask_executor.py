@@ -114,3 +114,25 @@ def test_a_copy_runs_as_its_own_code_version(tmp_path: Path, client: Any) -> Non
     assert [r.outcome.is_failure for r in before] == [False, True]
     assert [r.outcome.is_failure for r in after] == [False, False]
     assert [r.outcome.is_failure for r in again] == [False, True]
+
+
+@pytest.mark.slow
+def test_dask_workers_run_tests_whose_ids_change_between_processes(
+    tmp_path: Path, client: Any
+) -> None:
+    """Each worker collects the suite itself, with its own clock-made id: orders named by
+    the client's suite still run that test on every worker, under the client's id."""
+    from tests.engine.volatile_project import VOLATILE, stamp_of
+
+    config = EngineConfig(write_files(tmp_path / "v", VOLATILE))
+    with DaskEngine(config, client) as dask:
+        ids = dask.suite.ids
+        stamp = stamp_of(ids)
+        orders = [ids, [stamp, ids[-1], ids[0]], [stamp]] * 2
+        results = dask.run_many(orders)
+    assert [[r.test for r in res] for res in results] == orders
+    assert [[r.outcome.value for r in res] for res in results] == [
+        ["passed"] * 4,
+        ["passed", "passed", "failed"],
+        ["passed"],
+    ] * 2

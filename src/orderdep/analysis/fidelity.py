@@ -22,6 +22,7 @@ from typing import Callable, Optional
 from orderdep.analysis.budget import Budget, BudgetExhausted
 from orderdep.core.fidelity import FidelityReport, SampleOrder, sample_orders
 from orderdep.core.outcomes import OrderResult
+from orderdep.core.volatile import param_base, shown_ids, volatile_notice
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.plain import PlainRunner
 from orderdep.engine.runner import Engine
@@ -72,7 +73,7 @@ class VerdictCache:
             return None
         try:
             return FidelityReport.from_json(entry)
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, IndexError, TypeError, ValueError):  # a damaged entry: check again
             return None
 
     def put(self, key: str, report: FidelityReport) -> None:
@@ -212,9 +213,17 @@ def check(
         # One set of learned time limits: a hang costs its first-run limit once.
         sub.timeouts = plain.policy = fork.timeouts
         try:
-            samples = sample_orders(
-                fork.suite.ids, seed=seed, random_orders=random_orders, singles=singles
-            )
+            ids = fork.suite.ids
+            # Orders are named by the fork runner's ids; fresh processes may collect some
+            # under other ids (volatile parametrize ids) and find them by alignment.
+            sub.id_notices.notice = progress or (lambda message: None)
+            sub.adopt(fork.suite)
+            plain.set_reference(ids)
+            left_out = list(sub.id_notices.missing)
+            if left_out and progress is not None:
+                progress(f"left out of every order: {shown_ids(left_out)}")
+            kept = [t for t in ids if t not in set(left_out)]
+            samples = sample_orders(kept, seed=seed, random_orders=random_orders, singles=singles)
             runners: dict[str, RunOrder] = {
                 "fork": lambda o: fork.run(o),
                 "subprocess": lambda o: sub.run(o),
@@ -224,9 +233,12 @@ def check(
                 del runners["fork"]
             if on_plan is not None:
                 on_plan(samples, list(runners))
-            return run_sample(
+            report = run_sample(
                 samples, runners, deadline=deadline, progress=progress, on_order=on_order
             )
+            report.volatile = list(sub.id_notices.renamed)
+            report.left_out = left_out
+            return report
         finally:
             plain.close()
 
@@ -285,10 +297,19 @@ def trust_fork(
         with make_workdir() as tmp, engine.unrecorded():
             plain = PlainRunner(engine.config, Path(tmp) / "plain")
             plain.policy = engine.timeouts
+            # A fresh pytest finds tests whose ids change between processes by alignment.
+            plain.set_reference(ids)
             try:
                 report = FidelityReport(["fork", "plain"], planned=1)
                 original = _side_by_side(engine, plain, ids, notice, part)
-                report.add(SampleOrder("original", tuple(ids)), original)
+                engine.id_notices.add(plain.ids, notice)
+                compared = _without_missing(ids, plain, notice)
+                if compared != ids:  # nothing to compare when no test is left
+                    original = (
+                        _side_by_side(engine, plain, compared, notice, part) if compared else {}
+                    )
+                if original:
+                    report.add(SampleOrder("original", tuple(compared)), original)
                 failing: list[str] = []
                 for result in original.values():
                     failing += [r.test for r in result.results if r.outcome.is_failure]
@@ -301,7 +322,10 @@ def trust_fork(
                 for sample in alone[:QUICK_SINGLES]:
                     report.planned += 1
                     report.add(sample, _side_by_side(engine, plain, sample.order, notice, part))
-                kept = original["fork"]
+                engine.id_notices.add(plain.ids, notice)
+                report.volatile = list(plain.ids.renamed)
+                report.left_out = ids_left_out = list(plain.ids.missing)
+                kept = None if ids_left_out else original.get("fork")
             except BudgetExhausted as stop:
                 notice(_unchecked(stop.reason, len(ids), part))
                 if stop.reason != "interrupted":
@@ -312,9 +336,13 @@ def trust_fork(
         cache.put(key, report)
         if report.faithful and kept is not None:
             engine.offer(kept)
+    elif report.volatile:
+        # The ids were those of the process that checked: name the test functions.
+        notice(volatile_notice(sorted({f"{param_base(t)}[...]" for t in report.volatile})))
     if not report.faithful:
         m = report.mismatches[0]
-        more = f" (and {len(report.mismatches) - 1} more)" if len(report.mismatches) > 1 else ""
+        count = max(report.mismatch_count, len(report.mismatches))
+        more = f" (and {count - 1} more)" if count > 1 else ""
         notice(
             f"orderdep: the fork runner and a fresh pytest disagree on {m.test} "
             f"({m.label}: fork {m.outcomes.get('fork')}, pytest {m.outcomes.get('plain')})"
@@ -322,3 +350,18 @@ def trust_fork(
         )
         engine.use_subprocess()
     return report
+
+
+def _without_missing(
+    ids: list[str], plain: PlainRunner, notice: Callable[[str], None]
+) -> list[str]:
+    """``ids`` without the tests a fresh pytest did not collect at all (their ids changed
+    and their parametrize sets differ in size): those cannot be compared."""
+    missing = set(plain.ids.missing)
+    if not missing:
+        return ids
+    notice(
+        f"orderdep: checking the fork runner: {len(missing)} test(s) left out of the "
+        f"comparison (not collected in a fresh pytest); the original order again without them"
+    )
+    return [t for t in ids if t not in missing]

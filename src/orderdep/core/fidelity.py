@@ -48,38 +48,59 @@ def sample_orders(
     return out
 
 
+# A mismatch stores its order in the cache only when it is this short (``doctor`` shows
+# the commands of such orders); a longer one is the sample's (the original order).
+STORED_ORDER = 8
+# Mismatches written to the cache; the rest are counted (``mismatch_count``).
+STORED_MISMATCHES = 100
+
+
 @dataclass(frozen=True)
 class Mismatch:
-    """A position where a runner's outcome differs from the reference's."""
+    """A position where a runner's outcome differs from the reference's.
+
+    ``order`` is the whole order in memory; read back from a cache it is empty unless it
+    was short (:data:`STORED_ORDER`), and ``test`` names the test either way."""
 
     label: str
     order: tuple[str, ...]
     position: int
     outcomes: dict[str, str]
     messages: dict[str, str]
+    test: str = ""
 
-    @property
-    def test(self) -> str:
-        return self.order[self.position]
+    def __post_init__(self) -> None:
+        if not self.test:
+            object.__setattr__(self, "test", self.order[self.position])
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "label": self.label,
-            "order": list(self.order),
             "position": self.position,
             "test": self.test,
             "outcomes": self.outcomes,
             "messages": self.messages,
         }
+        if len(self.order) <= STORED_ORDER:
+            data["order"] = list(self.order)
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Mismatch:
+        order = tuple(str(t) for t in data.get("order") or ())
+        position = int(data["position"])
+        test = str(data.get("test") or "")
+        if not test:  # files written before ``test`` was stored had the whole order
+            test = order[position]
+        if order and (position >= len(order) or order[position] != test):
+            order = ()
         return cls(
             str(data["label"]),
-            tuple(data["order"]),
-            int(data["position"]),
+            order,
+            position,
             dict(data["outcomes"]),
             dict(data["messages"]),
+            test,
         )
 
 
@@ -138,6 +159,9 @@ class FidelityReport:
     (``positions``) ran under every runner before the check ended or its time ran out.
     ``walls`` holds each runner's time for the original order once it ran, to price the
     rest.
+    ``volatile``: tests collected under other ids in a fresh process, compared under
+    their first collection's id (see :mod:`orderdep.core.volatile`); ``left_out``: tests
+    a fresh process did not collect at all, left out of the orders compared.
     """
 
     runners: list[str]
@@ -147,6 +171,10 @@ class FidelityReport:
     mismatches: list[Mismatch] = field(default_factory=list)
     planned_positions: int = 0
     walls: dict[str, float] = field(default_factory=dict)
+    volatile: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+    # Mismatches found, also those a cache did not keep (see STORED_MISMATCHES).
+    mismatch_count: int = 0
 
     @property
     def faithful(self) -> bool:
@@ -163,25 +191,36 @@ class FidelityReport:
         self.orders += 1
         self.positions += len(sample.order)
         self.mismatches += found
+        self.mismatch_count += len(found)
         return found
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "runners": self.runners,
             "orders": self.orders,
             "positions": self.positions,
             "planned": self.planned,
             "planned_positions": self.planned_positions,
-            "mismatches": [m.to_json() for m in self.mismatches],
+            "mismatches": [m.to_json() for m in self.mismatches[:STORED_MISMATCHES]],
+            "mismatch_count": max(self.mismatch_count, len(self.mismatches)),
         }
+        if self.volatile:
+            data["volatile"] = self.volatile
+        if self.left_out:
+            data["left_out"] = self.left_out
+        return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> FidelityReport:
+        mismatches = [Mismatch.from_json(m) for m in data.get("mismatches", [])]
         return cls(
             list(data["runners"]),
             int(data["orders"]),
             int(data["positions"]),
             int(data.get("planned", data["orders"])),
-            [Mismatch.from_json(m) for m in data.get("mismatches", [])],
-            int(data.get("planned_positions", data["positions"])),
+            mismatches,
+            planned_positions=int(data.get("planned_positions", data["positions"])),
+            volatile=[str(t) for t in data.get("volatile", [])],
+            left_out=[str(t) for t in data.get("left_out", [])],
+            mismatch_count=int(data.get("mismatch_count", len(mismatches))),
         )

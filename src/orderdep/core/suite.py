@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from orderdep.core.volatile import volatile_cause
 from orderdep.errors import UnknownTestsError
 
 GroupLevel = Literal["module", "class", "none"]
@@ -117,7 +118,8 @@ class Suite:
         """Raise :class:`UnknownTestsError` (with the closest ids) if any id is unknown."""
         unknown = self.unknown(ids)
         if unknown:
-            raise UnknownTestsError(unknown, {u: self.suggest(u) for u in unknown})
+            cause = volatile_cause(unknown, self.ids)
+            raise UnknownTestsError(unknown, {u: self.suggest(u) for u in unknown}, cause)
 
     def suggest(self, test_id: str, n: int = 3) -> list[str]:
         """Existing ids closest to ``test_id`` (for error messages)."""

@@ -147,7 +147,13 @@ class _ChildSession:
             run = child.run
         else:
             probe = load_probe(self.control.get("probe"), str(self.config.rootpath))
-            run = OrderRun(session, self.control["order"], self.recorder, probe)
+            run = OrderRun(
+                session,
+                self.control["order"],
+                self.recorder,
+                probe,
+                reference=self.control.get("reference"),
+            )
         # pytest's own loop, inline: a test runs at the stack depth it has under pytest.
         hook = session.config.hook
         code = 0

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import copy
 import importlib
+import json
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Optional
 
 import pytest
 
 from orderdep.core.outcomes import Outcome
+from orderdep.core.volatile import not_collected_message, translate
 from orderdep.engine.protocol import EventWriter
 
 MESSAGE_LIMIT = 500
@@ -129,6 +132,30 @@ def items_by_id(session: pytest.Session) -> dict[str, pytest.Item]:
     return {item.nodeid: item for item in session.items}
 
 
+def own_ids(
+    order: Sequence[str], by_id: Mapping[str, object], reference: Optional[str], writer: EventWriter
+) -> tuple[dict[str, str], list[str]]:
+    """The ids of ``order`` this process collected under another id (renamed: the
+    order's id -> this process's), and those it cannot find.
+
+    ``reference`` names a JSON file with the ids of the collection the order's ids come
+    from (see :mod:`orderdep.core.volatile`); it is read only when an id is not found
+    (a forked child touches no other item). Renamed and missing ids are reported in one
+    ``ids`` event.
+    """
+    if all(t in by_id for t in order):
+        return {}, []
+    ids: list[str] = []
+    if reference:
+        try:
+            ids = [str(t) for t in json.loads(Path(reference).read_text(encoding="utf-8"))]
+        except (OSError, ValueError):
+            ids = []
+    renamed, missing = translate(order, list(by_id), ids)
+    writer.emit("ids", renamed=renamed, missing=missing)
+    return renamed, missing
+
+
 class OrderRun:
     """One requested order in this process: its items and what happens around each.
 
@@ -146,6 +173,7 @@ class OrderRun:
         recorder: Recorder,
         probe: Any = None,
         by_id: Optional[dict[str, pytest.Item]] = None,
+        reference: Optional[str] = None,
     ) -> None:
         self.session = session
         self.order = list(order)
@@ -155,9 +183,12 @@ class OrderRun:
         self.items: list[pytest.Item] = []
         if by_id is None:
             by_id = items_by_id(session)
-        missing = [t for t in self.order if t not in by_id]
+        # Ids of another collection (volatile parametrize ids) are renamed to this one's;
+        # results keep the order's ids.
+        renamed, missing = own_ids(self.order, by_id, reference, recorder.writer)
         if missing:
             # Collection in this process differs from the suite (e.g. --lf in addopts).
+            message = not_collected_message(missing[0], list(by_id))
             for i, test in enumerate(self.order):
                 recorder.writer.emit(
                     "result",
@@ -165,13 +196,12 @@ class OrderRun:
                     test=test,
                     outcome=Outcome.NOT_RUN.value,
                     duration=0.0,
-                    message=f"not collected in the test process: {missing[0]!r}"
-                    " (does addopts deselect tests, e.g. --lf or -m?)",
+                    message=message,
                 )
             return
         used: set[int] = set()
         for test in self.order:
-            item = by_id[test]
+            item = by_id[renamed.get(test, test)]
             if id(item) in used:
                 item = _clone(item)
             used.add(id(item))

@@ -121,6 +121,7 @@ class DaskEngine(Engine):
         notice: Optional[Notice] = None,
     ) -> None:
         super().__init__(config, store=store, job=job, seed=seed, notice=notice)
+        self._reference: Any = None
         self._own_client = isinstance(scheduler, str)
         self.client = connect(scheduler) if isinstance(scheduler, str) else scheduler
         self.address = str(self.client.scheduler.address)
@@ -194,6 +195,20 @@ class DaskEngine(Engine):
     def use_subprocess(self) -> None:
         self.runner = "subprocess"
 
+    def adopt(self, suite: Suite) -> None:
+        """Orders name tests by ``suite``'s ids (see :meth:`Engine.adopt`)."""
+        self._suite = suite
+        self._reference = None
+
+    def _reference_ids(self) -> Any:
+        """The suite's ids on every worker (scattered once): each worker collects the
+        suite itself, and may name tests with volatile parametrize ids differently."""
+        if self._reference is None:
+            ids = list(self.suite.ids)
+            # one object (a list given to scatter is scattered item by item)
+            self._reference = self.client.scatter([ids], broadcast=True, hash=False)[0]
+        return self._reference
+
     def run(self, order: Sequence[str], *, probe: Optional[ProbeSpec] = None) -> OrderResult:
         return self.run_many([order], probe=probe)[0]
 
@@ -223,7 +238,13 @@ class DaskEngine(Engine):
                     on_result(i, reused)
                 continue
             future = self.client.submit(
-                run_on_worker, self.key, fields, list(order), probe, pure=False
+                run_on_worker,
+                self.key,
+                fields,
+                list(order),
+                probe,
+                self._reference_ids(),
+                pure=False,
             )
             index[future.key] = i
             futures.append(future)

@@ -19,6 +19,7 @@ from distributed import get_worker
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from orderdep.core.outcomes import OrderResult
+from orderdep.core.suite import Suite
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.probe import ProbeSpec
 from orderdep.engine.runner import Engine
@@ -124,11 +125,19 @@ def collect_on_worker(key: str, fields: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_on_worker(
-    key: str, fields: dict[str, Any], order: list[str], probe: Optional[ProbeSpec]
+    key: str,
+    fields: dict[str, Any],
+    order: list[str],
+    probe: Optional[ProbeSpec],
+    reference: Optional[list[str]] = None,
 ) -> OrderResult:
-    """Run one order on this worker."""
+    """Run one order on this worker. ``reference``: the ids of the client's suite, which
+    the order uses; this worker's collection may name some tests differently (volatile
+    parametrize ids), and its test processes then find them by alignment."""
     pool, engine = _take(key, fields)
     try:
+        if reference is not None and engine.suite.ids != list(reference):
+            engine.adopt(Suite.from_ids(reference, rootdir=engine.suite.rootdir))
         result = engine.run(order, probe=probe)
     except BaseException:
         engine.close()  # a broken engine is not reused

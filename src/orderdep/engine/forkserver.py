@@ -147,7 +147,8 @@ class _Server:
             request = json.loads(line)
             recorder.writer = EventWriter(Path(request["events"]))
             probe = load_probe(request.get("probe"), str(session.config.rootpath))
-            run = OrderRun(session, request["order"], recorder, probe, self.by_id)
+            reference = request.get("reference")  # ids of another collection (volatile ids)
+            run = OrderRun(session, request["order"], recorder, probe, self.by_id, reference)
         except BaseException:  # the child must never return into the server's loop
             os._exit(3)
         raise ChildOrder(run, learn, owned_before)

@@ -15,12 +15,13 @@ import shlex
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Optional
 
 from orderdep.core.outcomes import OrderResult
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.interrupts import Interruptible
 from orderdep.engine.plainplugin import PLAIN_ENV
-from orderdep.engine.protocol import assemble_results, read_events, write_json
+from orderdep.engine.protocol import IdChanges, assemble_results, read_events, write_json
 from orderdep.engine.sandbox import Sandbox, empty_dir
 from orderdep.engine.testclock import TestClock
 from orderdep.engine.timeouts import TimeoutPolicy
@@ -39,6 +40,16 @@ class PlainRunner(Interruptible):
         self.sandbox.create()
         self.policy = TimeoutPolicy(config.timeout)
         self._n = 0
+        self.reference: Optional[Path] = None
+        # Tests its processes collected under other ids, or not at all (see set_reference).
+        self.ids = IdChanges()
+
+    def set_reference(self, ids: Sequence[str]) -> None:
+        """Orders name tests by ``ids`` (the fork runner's collection, say): a test whose
+        id changes between processes (volatile parametrize ids) is found by alignment
+        (:func:`orderdep.core.volatile.translate`) and reported under its id there."""
+        self.reference = self.sandbox.workdir / "reference-ids.json"
+        write_json(self.reference, list(ids))
 
     def _addopts(self, cache_dir: Path) -> str:
         ours = ["-p", "orderdep.engine.plainplugin", "-o", f"cache_dir={cache_dir}"]
@@ -66,6 +77,7 @@ class PlainRunner(Interruptible):
                 "order": list(order),
                 "events": str(events),
                 "addopts": os.environ.get("PYTEST_ADDOPTS"),
+                "reference": str(self.reference) if self.reference is not None else None,
             },
         )
         env = self.config.child_env(
@@ -86,7 +98,9 @@ class PlainRunner(Interruptible):
                 on_start=self._started,
             )
         self._current = 0
-        results, _ = assemble_results(order, list(read_events(events)), died=died)
+        seen = list(read_events(events))
+        self.ids.add(seen)
+        results, _ = assemble_results(order, seen, died=died)
         self.policy.learn(results)
         for path in (control, events):
             path.unlink(missing_ok=True)

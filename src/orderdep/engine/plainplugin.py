@@ -17,7 +17,8 @@ from typing import Any, Optional
 
 import pytest
 
-from orderdep.engine.childrun import Recorder
+from orderdep.core.volatile import not_collected_message
+from orderdep.engine.childrun import Recorder, own_ids
 from orderdep.engine.protocol import EventWriter
 
 PLAIN_ENV = "ORDERDEP_PLAIN"
@@ -38,6 +39,8 @@ def _load() -> Optional[dict[str, Any]]:
 
 _control = _load()
 _recorder: Optional[Recorder] = None
+_order: list[str] = []
+# Positions by this process's own id (another collection's volatile ids are renamed).
 _positions: dict[str, list[int]] = {}
 
 
@@ -48,19 +51,21 @@ def pytest_collection_modifyitems(
     global _recorder
     if _control is None:
         return
-    order = [str(t) for t in _control["order"]]
+    order = _order[:] = [str(t) for t in _control["order"]]
     by_id = {item.nodeid: item for item in items}
-    wanted = [by_id[t] for t in order if t in by_id]
-    if len(wanted) != len(order) or len(set(order)) != len(order):
+    _recorder = Recorder(EventWriter(Path(_control["events"])))
+    renamed, missing = own_ids(order, by_id, _control.get("reference"), _recorder.writer)
+    own = [renamed.get(t, t) for t in order]
+    wanted = [by_id[t] for t in own if t in by_id]
+    if missing or len(set(order)) != len(order):
         wanted = []  # every position is reported not-run, with the reason
     chosen = {id(item) for item in wanted}
     config.hook.pytest_deselected(items=[i for i in items if id(i) not in chosen])
     items[:] = wanted
-    _recorder = Recorder(EventWriter(Path(_control["events"])))
-    for index, test in enumerate(order):
+    for index, test in enumerate(own):
         _positions.setdefault(test, []).append(index)
     if not wanted:
-        missing = next((t for t in order if t not in by_id), "")
+        message = not_collected_message(missing[0], by_id) if missing else "repeated test id"
         for index, test in enumerate(order):
             _recorder.writer.emit(
                 "result",
@@ -68,13 +73,14 @@ def pytest_collection_modifyitems(
                 test=test,
                 outcome="not-run",
                 duration=0.0,
-                message=f"not collected: {missing!r}" if missing else "repeated test id",
+                message=message,
             )
 
 
 def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
     if _recorder is not None and _positions.get(nodeid):
-        _recorder.start(_positions[nodeid].pop(0), nodeid)
+        index = _positions[nodeid].pop(0)
+        _recorder.start(index, _order[index])
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

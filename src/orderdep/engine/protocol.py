@@ -7,6 +7,9 @@ a time, so a child that dies mid-order still leaves every finished result behind
 - ``{"event": "start", "index": i, "test": id}`` before a test's setup;
 - ``{"event": "result", "index": i, "test": id, "outcome": ..., "duration": ..., "message": ...}``;
 - ``{"event": "probe", "data": {...}}`` once at the end when a probe ran;
+- ``{"event": "ids", "renamed": {id: own id}, "missing": [id, ...]}`` before any test, when
+  the process collected some of the order's ids under other ids (volatile parametrize
+  ids, see :mod:`orderdep.core.volatile`);
 - ``{"event": "suite", ...}`` / ``{"event": "collect_error", ...}`` in collect mode.
 """
 
@@ -93,3 +96,18 @@ def assemble_results(
         else:
             out.append(TestResult(test, Outcome.NOT_RUN, 0.0, ""))
     return out, probe
+
+
+class IdChanges:
+    """What the ``ids`` events of a worker's orders said: the order's ids a test process
+    collected under other ids (the last id seen for each), and those it could not find."""
+
+    def __init__(self) -> None:
+        self.renamed: dict[str, str] = {}
+        self.missing: dict[str, None] = {}
+
+    def add(self, events: Sequence[dict[str, Any]]) -> None:
+        for ev in events:
+            if ev.get("event") == "ids":
+                self.renamed.update({str(k): str(v) for k, v in (ev.get("renamed") or {}).items()})
+                self.missing.update(dict.fromkeys(str(t) for t in ev.get("missing") or []))

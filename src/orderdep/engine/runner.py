@@ -27,6 +27,7 @@ from orderdep.engine.sandbox import Sandbox
 from orderdep.engine.store import Store
 from orderdep.engine.tempdirs import make_workdir
 from orderdep.engine.timeouts import TimeoutPolicy
+from orderdep.engine.volatile_ids import IdNotices
 from orderdep.engine.workers import ForkUnavailable, ForkWorker, SubprocessWorker
 
 Worker = Union[ForkWorker, SubprocessWorker]
@@ -63,6 +64,8 @@ class Engine:
         # Orders already run before the analysis asked for them (see offer()).
         self._offered: dict[str, OrderResult] = {}
         self._lock = threading.Lock()
+        # Tests whose ids change between processes, named once (see core.volatile).
+        self.id_notices = IdNotices(self.notice)
 
     # -- lifecycle -------------------------------------------------------------------
     def __enter__(self) -> Engine:
@@ -110,6 +113,9 @@ class Engine:
         worker.policy = self.timeouts
         if self._suite is None:
             self._suite = suite
+        # Orders name tests by the first collection's ids; this one may differ.
+        worker.set_reference(self._suite.ids, suite)
+        self.id_notices.compare(self._suite.ids, suite.ids)
         return worker
 
     def _ensure_workers(self, n: int) -> None:
@@ -122,6 +128,18 @@ class Engine:
             self._ensure_workers(1)
         assert self._suite is not None
         return self._suite
+
+    def adopt(self, suite: Suite) -> None:
+        """Run orders named by ``suite``'s ids (another collection of this project, such
+        as the fork runner's when this engine runs fresh processes): each test process
+        finds the tests it collected under other ids (volatile parametrize ids) by
+        alignment, and results keep ``suite``'s ids."""
+        self._suite = suite
+        for worker in self._workers:
+            assert worker.collected is not None
+            worker.set_reference(suite.ids, worker.collected)
+            self.id_notices.compare(suite.ids, worker.collected.ids)
+        self._ensure_workers(1)  # its collection is compared now
 
     def _stop_workers(self) -> None:
         for worker in self._workers:
@@ -223,6 +241,7 @@ class Engine:
             self.timeouts.learn(reused.results)
             return reused
         result = worker.run(order, probe)
+        self.id_notices.add(worker.ids)
         self.timeouts.learn(result.results)
         self._record(result, probe)
         return result

@@ -16,58 +16,22 @@ from pathlib import Path
 from typing import IO, Any, Callable, Optional
 
 from orderdep.core.outcomes import OrderResult, Outcome
-from orderdep.core.suite import Suite, TestInfo
+from orderdep.core.suite import Suite
+from orderdep.engine.collected import suite_from_events
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.interrupts import Interruptible, kill_group
 from orderdep.engine.probe import ProbeSpec
-from orderdep.engine.protocol import CONTROL_ENV, assemble_results, read_events, write_json
+from orderdep.engine.protocol import (
+    CONTROL_ENV,
+    IdChanges,
+    assemble_results,
+    read_events,
+    write_json,
+)
 from orderdep.engine.sandbox import Sandbox, empty_dir
 from orderdep.engine.testclock import TestClock
 from orderdep.engine.timeouts import TimeoutPolicy
-from orderdep.errors import CollectionError, EngineError, NoTestsError
-
-IMPORT_HINT = (
-    "The tests could not be imported the way `python -m pytest` imports them from the "
-    "project root. If the project's code lives in a subdirectory, pass --pythonpath DIR "
-    "(e.g. --pythonpath src); if pytest picks the wrong root directory, pass --rootdir DIR."
-)
-
-
-def suite_from_events(
-    events: list[dict[str, Any]], config: EngineConfig, log: str, tree: Optional[Path] = None
-) -> Suite:
-    """The collected suite, or the error that explains why there is none.
-
-    ``tree`` is the working copy pytest ran in: paths in messages are shown as the
-    project's own paths.
-    """
-
-    def own(text: str) -> str:
-        return text.replace(str(tree), str(config.project)) if tree is not None else text
-
-    suites = [e for e in events if e.get("event") == "suite"]
-    if not suites:
-        raise CollectionError(
-            "pytest did not get as far as collecting tests in "
-            f"{str(config.project)!r}. Its output ends with:\n{own(log[-3000:])}"
-        )
-    data = suites[-1]
-    errors = data.get("errors") or []
-    if errors:
-        text = own("\n".join(f"ERROR collecting {e['nodeid']}\n{e['text']}" for e in errors))
-        hint = ""
-        if "ImportError" in text or "ModuleNotFoundError" in text:
-            hint = "\n" + IMPORT_HINT
-        raise CollectionError(f"pytest could not collect the tests:\n{text}{hint}")
-    tests = [TestInfo.from_json(t) for t in data["tests"]]
-    if not tests:
-        where = own(" ".join(data.get("args") or [])) or str(config.project)
-        raise NoTestsError(
-            f"pytest collected no tests in {str(config.project)!r} (looked in: {where}). "
-            "Point orderdep at the project root (the directory with pytest.ini, "
-            "pyproject.toml or setup.cfg), or set testpaths there."
-        )
-    return Suite(tests, rootdir=str(config.project))
+from orderdep.errors import EngineError
 
 
 class _WorkerBase(Interruptible):
@@ -82,6 +46,26 @@ class _WorkerBase(Interruptible):
         self._n = 0
         self.cache_dir = sandbox.workdir / "pytest_cache"
         self.log_path = sandbox.workdir / "pytest.log"
+        # The ids orders name, when they are another collection's (see set_reference).
+        self.reference_path = sandbox.workdir / "reference-ids.json"
+        self._has_reference = False
+        self.collected: Optional[Suite] = None
+        self.ids = IdChanges()
+
+    def set_reference(self, ids: Sequence[str], collected: Suite) -> None:
+        """Orders name tests by ``ids`` (the engine's first collection); a test process
+        that collected some under other ids (volatile parametrize ids) finds them by
+        alignment (:func:`orderdep.core.volatile.translate`). A fork server's children
+        share its collection: they need the ids only when that collection differs."""
+        self.collected = collected
+        self._has_reference = not (self.runner == "fork" and list(ids) == collected.ids)
+        if self._has_reference:
+            write_json(self.reference_path, list(ids))
+        else:
+            self.reference_path.unlink(missing_ok=True)
+
+    def _reference(self) -> Optional[str]:
+        return str(self.reference_path) if self._has_reference else None
 
     def _new_paths(self) -> tuple[Path, Path]:
         self._n += 1
@@ -122,6 +106,7 @@ class _WorkerBase(Interruptible):
         started: float,
     ) -> OrderResult:
         events = list(read_events(events_path))
+        self.ids.add(events)
         results, probe = assemble_results(order, events, died=died)
         events_path.unlink(missing_ok=True)
         self.sandbox.restore()
@@ -171,7 +156,11 @@ class SubprocessWorker(_WorkerBase):
         write_json(
             control,
             self._control(
-                "run", events, order=list(order), probe=probe.to_json() if probe else None
+                "run",
+                events,
+                order=list(order),
+                probe=probe.to_json() if probe else None,
+                reference=self._reference(),
             ),
         )
         cmd = [*self.config.pytest_command(self.cache_dir), f"--basetemp={self.sandbox.basetemp}"]
@@ -334,6 +323,7 @@ class ForkWorker(_WorkerBase):
             "order": list(order),
             "events": str(events),
             "probe": probe.to_json() if probe else None,
+            "reference": self._reference(),
         }
         started = time.perf_counter()
         self._to_server.write(json.dumps(request) + "\n")

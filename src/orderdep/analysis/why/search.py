@@ -39,6 +39,7 @@ from typing import Callable, Optional
 from orderdep.core.ddmin import DDMinPreconditionError, DDStats
 from orderdep.core.outcomes import OrderResult, Outcome
 from orderdep.core.prefix_search import GROUP_CAP, TooManyNeeded, minimal_prefix_subset
+from orderdep.core.volatile import VOLATILE_CAUSE, VOLATILE_FIX
 from orderdep.engine.executor import Executor
 from orderdep.errors import UnknownTestsError, UsageError
 
@@ -129,6 +130,12 @@ def check_known(executor: Executor, order: Sequence[str]) -> None:
         first = exc.unknown[0]
         close = exc.suggestions.get(first) or []
         hint = f" (now {close[0]!r}?)" if close else ""
+        if exc.cause:  # ids that change between processes: a new run does not help
+            raise UsageError(
+                f"the failing order names {len(exc.unknown)} test(s) this collection names "
+                f"differently, e.g. {first!r}{hint}: likely tests with {VOLATILE_CAUSE}, "
+                f"which an order recorded in another process cannot name; {VOLATILE_FIX}"
+            ) from None
         raise UsageError(
             f"the failing order names {len(exc.unknown)} test(s) this project does not have, "
             f"e.g. {first!r}{hint}; they were renamed or removed since that run: run the "

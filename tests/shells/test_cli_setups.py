@@ -106,16 +106,21 @@ def check_repairs(cli: CliRunner, project: Path, python: str, *extra: str) -> No
     assert held.returncode == 0, held.stdout + held.stderr
 
 
+@pytest.mark.parametrize("plugin", [(), ("--pytest-arg=-pshop",)], ids=["", "imported-by-a-plugin"])
 def test_a_src_layout_on_the_path_is_repaired_in_the_working_copy(
-    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, plugin: tuple[str, ...]
 ) -> None:
     """``ORIGIN/src`` on the path (as a ``.pth`` file or PYTHONPATH puts it) would import
     the original tree in the workers; they import the copy's, so state capture, PRADET
-    and the debugger see the package and a patch verified in the copy is what runs."""
+    and the debugger see the package and a patch verified in the copy is what runs; also
+    when the user's ``-p`` loads the package as a plugin before any test."""
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
     project = shop_project(tmp_path / "shop", SETUPTOOLS + SRC_LAYOUT)
     monkeypatch.setenv("PYTHONPATH", str(project / "src"))
-    check_repairs(cli, project, sys.executable)
+    code, _, err = cli("run", project, *plugin, VICTIM)
+    assert code == 0, err
+    assert "imported from its own tree" not in err and "non-editable" not in err
+    check_repairs(cli, project, sys.executable, *plugin)
 
 
 def make_venv(where: Path, project: Path, *install: str) -> str:
@@ -166,5 +171,26 @@ def test_an_installed_project_in_its_own_venv_is_repaired(
     assert ("site-packages" in where) == (install == (".",)), where
     no_orderdep = subprocess.run([python, "-c", "import orderdep"], capture_output=True)
     assert no_orderdep.returncode != 0  # orderdep lives in another environment
+    code, _, err = cli("run", project, "--python", python, VICTIM)
+    assert code == 0, err
+    said = "the tests import shop from a non-editable install (site-packages)"
+    assert (said in err) == (install == (".",)), err
     check_repairs(cli, project, python, "--python", python)
     assert os.path.exists(project / "tests" / "test_shop.py")
+
+
+def test_the_project_imported_before_orderdep_loads_is_named(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``sitecustomize`` that imports the package at start-up is too early to redirect:
+    orderdep says which modules run from the original tree."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+    project = shop_project(tmp_path / "shop", SETUPTOOLS + SRC_LAYOUT)
+    early = write_files(tmp_path / "site", {"sitecustomize.py": "import shop\n"})
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(early), str(project / "src")]))
+    code, _, err = cli("run", project, VICTIM)
+    assert code == 0, err
+    assert (
+        "orderdep: 1 module(s) of the project were imported from its own tree before "
+        "orderdep's plugin loaded (shop), so orders run them from there"
+    ) in err

@@ -74,6 +74,10 @@ class Suite:
     tests: list[TestInfo]
     rootdir: str = ""
     _by_id: dict[str, TestInfo] = field(default_factory=dict, repr=False, compare=False)
+    # Where the collecting process found the project's code, when it matters: modules
+    # imported from the original tree instead of the working copy ("from_origin"), and
+    # top-level packages of a non-editable install ("installed").
+    code: dict[str, list[str]] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._by_id = {t.id: t for t in self.tests}

@@ -25,8 +25,9 @@ from typing import Any, Optional
 import pytest
 
 from orderdep.engine import threadwatch
+from orderdep.engine.installed import installed_packages
 from orderdep.engine.protocol import CONTROL_ENV, EventWriter
-from orderdep.engine.redirect import redirect
+from orderdep.engine.redirect import imported_from, redirect
 from orderdep.engine.seeds import SeedWatch
 
 _control: Optional[dict[str, Any]] = None
@@ -61,6 +62,17 @@ if _control is not None and _control.get("mode") == "serve":
     _seed_watch = SeedWatch()
     _seed_watch.install()
     threadwatch.install()  # where threads alive after collection were started
+
+
+def _imported_under(name: str, root: str) -> bool:
+    """Whether module ``name`` is imported, from a file under ``root`` (or not at all)."""
+    module = sys.modules.get(name)
+    if module is None:
+        return True  # not imported: nothing to say about it
+    file = getattr(module, "__file__", None)
+    return not isinstance(file, str) or os.path.realpath(file).startswith(
+        os.path.join(os.path.realpath(root), "")
+    )
 
 
 def describe_items(items: list[pytest.Item], rootdir: Path) -> list[dict[str, Any]]:
@@ -119,7 +131,24 @@ class _ChildSession:
                 tests=describe_items(list(session.items), self.config.rootpath),
                 errors=self.collect_errors,
                 args=[str(a) for a in self.config.args],
+                code=self._code_sources(),
             )
+
+    def _code_sources(self) -> dict[str, list[str]]:
+        """Where the project's code came from (see Suite.code)."""
+        origin = self.control.get("origin")
+        early = (
+            [m for m in imported_from(str(origin)) if not m.startswith("orderdep")]
+            if origin
+            else []
+        )
+        root = str(self.config.rootpath)
+        installed = sorted(
+            name
+            for name in installed_packages(root)
+            if not _imported_under(name, root)  # the tests import the site-packages copy
+        )
+        return {"from_origin": early, "installed": installed}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.recorder.on_report(report)

@@ -51,4 +51,30 @@ def suite_from_events(
             "Point orderdep at the project root (the directory with pytest.ini, "
             "pyproject.toml or setup.cfg), or set testpaths there."
         )
-    return Suite(tests, rootdir=str(config.project))
+    suite = Suite(tests, rootdir=str(config.project))
+    code = data.get("code")
+    if isinstance(code, dict):
+        suite.code = {str(k): [str(x) for x in v] for k, v in code.items() if isinstance(v, list)}
+    return suite
+
+
+def code_notices(suite: Suite) -> list[str]:
+    """What the user should know about where the tests import the project's code from."""
+    out = []
+    early = suite.code.get("from_origin") or []
+    if early:
+        shown = ", ".join(early[:3]) + (f" and {len(early) - 3} more" if len(early) > 3 else "")
+        out.append(
+            f"orderdep: {len(early)} module(s) of the project were imported from its own "
+            f"tree before orderdep's plugin loaded ({shown}), so orders run them from "
+            "there, not from the working copy: a patch to them is verified against the "
+            "original files. Load the plugin that imports them after orderdep's (-p)"
+        )
+    installed = suite.code.get("installed") or []
+    if installed:
+        out.append(
+            f"orderdep: the tests import {', '.join(installed)} from a non-editable install "
+            "(site-packages), not from the project's tree: patches go into the tests; "
+            "install it editable (pip install -e .) to let fixes change its code"
+        )
+    return out

@@ -110,9 +110,10 @@ class EngineConfig:
 
     def pytest_command(self, cache_dir: Path) -> list[str]:
         """The command line of every pytest process the engine starts."""
-        cmd = [self.python, "-m", "pytest", *self.pytest_args]
-        # The orderdep plugin stays loaded (addopts may use its options) but idles here.
-        cmd += ["-p", "orderdep.engine.childplugin", *self.in_order_args()]
+        # orderdep's plugin comes first: it points editable installs at the working copy
+        # before a plugin named by the user's -p imports the project (engine.redirect).
+        cmd = [self.python, "-m", "pytest", "-p", "orderdep.engine.childplugin"]
+        cmd += [*self.pytest_args, *self.in_order_args()]
         cmd += ["--maxfail=0", "-o", f"cache_dir={cache_dir}", "-p", "no:stepwise"]
         # Outcomes need only the failure's message (the same in every style); a one-line
         # report skips reading and parsing the test's source for every failure. A --tb

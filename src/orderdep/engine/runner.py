@@ -20,6 +20,7 @@ from typing import Callable, Optional, Union
 
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.suite import Suite
+from orderdep.engine.collected import code_notices
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.executor import ResultCallback
 from orderdep.engine.probe import ProbeSpec
@@ -113,6 +114,8 @@ class Engine:
         worker.policy = self.timeouts
         if self._suite is None:
             self._suite = suite
+            for line in code_notices(suite):
+                self.notice(line)
         # Orders name tests by the first collection's ids; this one may differ.
         worker.set_reference(self._suite.ids, suite)
         self.id_notices.compare(self._suite.ids, suite.ids)

@@ -17,7 +17,7 @@ from typing import Any, Optional
 
 from orderdep.analysis.state.files import normalise
 from orderdep.analysis.state.fingerprint import identity, is_code_like
-from orderdep.analysis.state.installed import installed_packages, package_paths
+from orderdep.engine.installed import installed_packages, package_paths
 
 CLASS_DEPTH = 3  # nested classes walked for class attributes
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from orderdep.analysis.state.installed import installed_packages, package_paths, project_name
+from orderdep.engine.installed import installed_packages, package_paths, project_name
 
 
 @pytest.mark.parametrize(

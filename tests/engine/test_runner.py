@@ -851,12 +851,14 @@ def test_pytest_command(tmp_path: Path) -> None:
     )
     cmd = config.pytest_command(tmp_path / "cache")
     assert cmd[:3] == [sys.executable, "-m", "pytest"]
-    assert cmd[3:7] == ["-x", "--maxfail=3", "-m", "fast"]
-    rest = cmd[7:]
+    # orderdep's plugin first: it redirects editable installs before a user's -p imports
+    assert cmd[3:5] == ["-p", "orderdep.engine.childplugin"]
+    assert cmd[5:9] == ["-x", "--maxfail=3", "-m", "fast"]
+    rest = cmd[9:]
     # Our options come after the user's, so the last word on maxfail is ours.
     assert rest.index("--maxfail=0") > 0
     assert "--tb=line" in rest  # only the message is kept: a one-line report is enough
-    assert "orderdep.engine.childplugin" in rest and "no:orderdep" not in rest
+    assert "no:orderdep" not in cmd
     assert "no:stepwise" in rest
     assert f"cache_dir={tmp_path / 'cache'}" in rest
     assert rest[rest.index("--rootdir") + 1] == "here"

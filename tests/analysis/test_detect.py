@@ -526,3 +526,55 @@ def test_the_reason_for_random_reverse_compares_tuscan_with_the_budget_not_the_o
     assert f"~{est.seconds:.0f} s estimated, more than the budget left" in why
     _, spent = choose_default(groups, pace, jobs=1, budget_left=-0.4, orders_left=None)
     assert "no budget is left for a search" in spent and "-0" not in spent
+
+
+class TickingModel(ModelExecutor):
+    """Each order moves a fake clock on by one second."""
+
+    def __init__(self, suite: Suite, specs: list[ODSpec], clock: list[float]) -> None:
+        super().__init__(suite, specs)
+        self.clock = clock
+
+    def run_many(
+        self,
+        orders: Sequence[Sequence[str]],
+        *,
+        probe: Optional[ProbeSpec] = None,
+        on_result: Optional[ResultCallback] = None,
+    ) -> list[OrderResult]:
+        self.clock[0] += len(orders)
+        return super().run_many(orders, probe=probe, on_result=on_result)
+
+
+@pytest.mark.parametrize("planted", [False, True])
+def test_a_search_with_no_suspect_at_its_budget_goes_on_with_the_time_kept_for_more(
+    monkeypatch: pytest.MonkeyPatch, planted: bool
+) -> None:
+    from types import SimpleNamespace
+
+    from orderdep.analysis import search as search_module
+
+    clock = [0.0]
+    monkeypatch.setattr(search_module, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    specs = [ODSpec(A0, "victim", polluters=[C3])] if planted else []
+    ex = TickingModel(Suite.from_ids(IDS), specs, clock)
+    said: list[str] = []
+    asked: list[int] = []
+
+    def extend() -> float:
+        asked.append(1)
+        return 20.0
+
+    report = detect(
+        ex, strategies=["random"], seed=1, budget_seconds=10.0, extend_search=extend,
+        notice=said.append, confirm_runs=0,
+    )  # fmt: skip
+    searched = report.stats.extras["search_orders"]
+    if planted:  # a suspect by then: the time stays with confirming and classifying it
+        assert asked == [] and searched <= 10 + 8
+        assert report.od_ids == [A0]
+    else:
+        assert asked == [1] and 20 < searched <= 30 + 8
+        assert any("the search goes on with the time kept for classification (20 s)" in s
+                   for s in said)  # fmt: skip
+        assert shortfalls(report) == []

@@ -1,7 +1,8 @@
 """Detection, then classification, within one budget (``orderdep detect --classify``).
 
 The search may use a share of the budget (:data:`~orderdep.analysis.budget.SEARCH_SHARE`,
-less when classification follows); confirmation and classification use what is left, in
+less when classification follows, and more when no test failed by the end of that
+share: :data:`~orderdep.analysis.budget.EXTENDED_SEARCH_SHARE`); confirmation and classification use what is left, in
 the order :mod:`orderdep.analysis.classify` gives (kinds first, cleaners late). Every
 order goes through one :class:`~orderdep.analysis.budget.BudgetedExecutor`, so the
 budget (or Ctrl-C) stops whichever phase is running; the report then says what is
@@ -15,6 +16,7 @@ from typing import Any, Optional
 
 from orderdep.analysis import classify as classifying  # looked up at call time (patchable)
 from orderdep.analysis.budget import (
+    EXTENDED_SEARCH_SHARE,
     SEARCH_SHARE,
     SEARCH_SHARE_CLASSIFY,
     Budget,
@@ -46,12 +48,16 @@ def detect_within(
     """
     bounded = BudgetedExecutor(executor, budget, jobs)
     share = SEARCH_SHARE_CLASSIFY if then_classify else SEARCH_SHARE
+    # Nothing failed by the end of the search's share: nothing to classify, so the time
+    # kept for it goes to the search (all but what confirming a late find needs).
+    extend = (lambda: budget.share(EXTENDED_SEARCH_SHARE)) if then_classify else None
     report = detect(
         bounded,
         budget_seconds=budget.share(share),
         jobs=jobs,
         group=group,
         classify_after=then_classify,
+        extend_search=extend if budget.seconds is not None else None,
         **detect_options,
     )
     if then_classify and report.od_tests:  # a spent budget marks every finding unfinished

@@ -28,6 +28,9 @@ from orderdep.errors import OrderdepError
 
 SEARCH_SHARE = 0.7
 SEARCH_SHARE_CLASSIFY = 0.4
+# With classification to follow, the search's share when nothing failed by 40%: what is
+# left after it confirms a test found late.
+EXTENDED_SEARCH_SHARE = 0.85
 # Key of a finding's (and the stats') map from unfinished item to why.
 UNFINISHED_KEY = "unfinished"
 # Orders per worker handed to the executor between two looks at the budget.
@@ -205,6 +208,7 @@ class BudgetedExecutor:
 
 
 __all__ = [
+    "EXTENDED_SEARCH_SHARE",
     "SEARCH_SHARE",
     "SEARCH_SHARE_CLASSIFY",
     "UNFINISHED_KEY",

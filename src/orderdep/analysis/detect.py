@@ -199,6 +199,7 @@ def detect(
     classify_after: bool = False,
     changed: Sequence[str] = (),
     start_at: Optional[Mapping[str, int]] = None,
+    extend_search: Optional[Callable[[], Optional[float]]] = None,
 ) -> Report:
     """Find the order-dependent, ND, NIO and always-failing tests of ``executor.suite``.
 
@@ -216,6 +217,8 @@ def detect(
     ``group``). ``start_at`` maps a fixed-set strategy (tuscan, reverse, ...) to the index
     of its first order to run, wrapping around, so a search stopped by the budget can be
     continued by the next run; ``stats.extras["next_order"]`` says where each stopped.
+    ``extend_search`` gives the search more seconds, once, when its budget ends before
+    any test failed (see :class:`~orderdep.analysis.search.Search`).
     """
     check_options(strategies, rounds, group, budget_seconds, max_orders, confirm_runs)
     suite = executor.suite
@@ -223,10 +226,15 @@ def detect(
     rng = random.Random(seed)
     log = RunLog(store)
     runner = OrderRunner(executor, log, jobs)
-    search = Search(
-        runner, budget_seconds=budget_seconds, max_orders=max_orders, on_progress=on_progress
-    )
     say = notice or (lambda message: None)
+    search = Search(
+        runner,
+        budget_seconds=budget_seconds,
+        max_orders=max_orders,
+        on_progress=on_progress,
+        extend=extend_search,
+        notice=say,
+    )
 
     search.run_stream("original", [gen.original(suite.ids)], 1)
     next_order: dict[str, int] = {}

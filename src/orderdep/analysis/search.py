@@ -58,9 +58,15 @@ class Search:
         budget_seconds: Optional[float],
         max_orders: Optional[int],
         on_progress: Optional[ProgressCallback],
+        extend: Optional[Callable[[], Optional[float]]] = None,
+        notice: Optional[Callable[[str], None]] = None,
     ) -> None:
         self.runner = runner
         self.budget = budget_seconds
+        # Seconds more for the search when its budget ends with no suspect at all (the
+        # time kept for classification, which then has nothing to classify); asked once.
+        self.extend = extend
+        self.notice = notice or (lambda message: None)
         self.max_orders = max_orders
         self.on_progress = on_progress
         self.started = time.monotonic()
@@ -93,6 +99,15 @@ class Search:
 
     def _may_start(self) -> bool:
         left = self.budget_left()
+        if left is not None and left <= 0 and self.extend is not None and not self.failed_seen:
+            extra, self.extend = self.extend(), None
+            if extra is not None and extra > 0:
+                self.budget = self.elapsed() + extra
+                left = extra
+                self.notice(
+                    f"orderdep: no suspect yet: the search goes on with the time kept for "
+                    f"classification ({extra:.0f} s)"
+                )
         if left is not None and left <= 0:
             self.stop_reason = "budget"
         elif self.orders_left() == 0:

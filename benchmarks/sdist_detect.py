@@ -123,7 +123,7 @@ def score(project: dict[str, Any], budget: float, seed: int, work: Path) -> Scor
     out.confirmed = len(rows)
     report = work / "report.json"
     store = work / "store.db"
-    for stale in (report, store):
+    for stale in (report, store, work / "fidelity.json"):
         stale.unlink(missing_ok=True)
     orderdep = python.parent / "orderdep"
     cmd = [str(orderdep), "detect", ".", "--classify", "--budget", f"{budget:g}",

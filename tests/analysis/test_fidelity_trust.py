@@ -262,3 +262,17 @@ def test_a_damaged_cache_entry_is_checked_again(tmp_path: Path) -> None:
     entry = {"runners": ["fork", "plain"], "orders": 1, "positions": 1, "mismatches": [bad]}
     path.write_text(json.dumps({"k": entry}))
     assert VerdictCache(path).get("k") is None
+
+
+def test_a_verdict_is_kept_per_version_of_the_runners(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A verdict cached by another orderdep (whose runners may have differed) is not
+    taken for this one's."""
+    from orderdep.analysis import fidelity
+
+    config = EngineConfig(tmp_path)
+    before = config_key(config)
+    assert config_key(config) == before
+    monkeypatch.setattr(fidelity, "__version__", "0.0.0-other")
+    assert config_key(config) != before

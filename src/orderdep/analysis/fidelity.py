@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Optional
 
+from orderdep import __version__
 from orderdep.analysis.budget import Budget, BudgetExhausted
 from orderdep.core.fidelity import FidelityReport, SampleOrder, sample_orders
 from orderdep.core.outcomes import OrderResult
@@ -41,10 +42,26 @@ STOP_WAIT = 30.0
 CHECK_SHARE = 0.2
 
 
+def runners_key() -> str:
+    """This orderdep's engine, as files: a verdict on the runners of another version
+    (one that fixed a difference, say) says nothing about these."""
+    engine = Path(__file__).resolve().parent.parent / "engine"
+    stamps = []
+    for path in sorted(engine.glob("*.py")):
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        stamps.append([path.name, stat.st_size, stat.st_mtime_ns])
+    return hashlib.sha1(json.dumps([__version__, stamps]).encode()).hexdigest()[:12]
+
+
 def config_key(config: EngineConfig) -> str:
-    """The code version and every setting that changes what a test process sees."""
+    """The code version, orderdep's runners and every setting that changes what a test
+    process sees."""
     data = [
         code_key(config.project),
+        runners_key(),
         config.python,
         config.rootdir,
         list(config.pythonpath),

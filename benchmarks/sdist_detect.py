@@ -187,7 +187,19 @@ def main() -> None:
         "passes, after its polluter fails). Rows are kept as they came out; later runs add "
         "rows.\n\n" + table(HEADERS, [*earlier, *rows])
     )
+    notes = _notes(text)
+    if notes:
+        body += "\n\n" + "\n".join(notes)
     write_section(SECTION, body)
+
+
+def _notes(text: str) -> list[str]:
+    """Notes on earlier rows (lines starting ``Note:`` in the section), kept as written."""
+    begin, end = f"<!-- begin {SECTION} -->", f"<!-- end {SECTION} -->"
+    if begin not in text:
+        return []
+    part = text.split(begin, 1)[1].split(end, 1)[0]
+    return [line for line in part.splitlines() if line.startswith("Note:")]
 
 
 def _earlier_rows(text: str) -> list[list[object]]:

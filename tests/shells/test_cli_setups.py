@@ -53,6 +53,9 @@ SRC_LAYOUT = '\n[tool.setuptools.packages.find]\nwhere = ["src"]\n'
 FINDER_LAYOUT = (
     '\n[tool.setuptools]\npackages = ["shop"]\npackage-dir = {"shop" = "lib/shopcode"}\n'
 )
+# A namespace package (no __init__.py in acme/) whose portion holds the code.
+NAMESPACE_LAYOUT = '\n[tool.setuptools.packages.find]\nwhere = ["src"]\nnamespaces = true\n'
+NAMESPACE_TESTS = TESTS.replace("import shop", "from acme import shop")
 HATCHLING = """
     [build-system]
     requires = ["hatchling"]
@@ -68,12 +71,13 @@ HATCHLING = """
 
 
 def shop_project(root: Path, pyproject: str, package_dir: str = "src/shop") -> Path:
+    tests = NAMESPACE_TESTS if package_dir.startswith("src/acme/") else TESTS
     return write_files(
         root,
         {
             "pyproject.toml": pyproject,
             f"{package_dir}/__init__.py": SHOP,
-            "tests/test_shop.py": TESTS,
+            "tests/test_shop.py": tests,
         },
     )
 
@@ -88,7 +92,9 @@ def plain_pytest(python: str, project: Path, *order: str) -> subprocess.Complete
     )
 
 
-def check_repairs(cli: CliRunner, project: Path, python: str, *extra: str) -> None:
+def check_repairs(
+    cli: CliRunner, project: Path, python: str, *extra: str, module: str = "shop"
+) -> None:
     """detect finds the victim, pradet its dependency, and fix --apply a patch that holds
     under plain pytest with this interpreter."""
     assert plain_pytest(python, project, POLLUTER, VICTIM).returncode == 1  # as set up
@@ -96,12 +102,12 @@ def check_repairs(cli: CliRunner, project: Path, python: str, *extra: str) -> No
     assert code == 1 and VICTIM in out, out + err
     code, out, err = cli("pradet", project, *extra)
     assert code == 1, out + err
-    assert f"{VICTIM}  fails after  {POLLUTER}  via shop._DISCOUNTS" in out
+    assert f"{VICTIM}  fails after  {POLLUTER}  via {module}._DISCOUNTS" in out
     code, out, err = cli(
         "fix", project, *extra, "--test", VICTIM, "--polluter", POLLUTER, "--apply"
     )
     assert code == 0, out + err
-    assert "shop._DISCOUNTS" in out
+    assert f"{module}._DISCOUNTS" in out
     held = plain_pytest(python, project, POLLUTER, VICTIM)
     assert held.returncode == 0, held.stdout + held.stderr
 
@@ -146,8 +152,15 @@ def make_venv(where: Path, project: Path, *install: str) -> str:
         (SETUPTOOLS + FINDER_LAYOUT, "lib/shopcode", ("-e", ".")),
         (HATCHLING, "src/shop", ("-e", ".")),
         (SETUPTOOLS + SRC_LAYOUT, "src/shop", (".",)),
+        (SETUPTOOLS + NAMESPACE_LAYOUT, "src/acme/shop", ("-e", ".")),
     ],
-    ids=["setuptools-pth", "setuptools-finder", "hatchling-editable", "non-editable"],
+    ids=[
+        "setuptools-pth",
+        "setuptools-finder",
+        "hatchling-editable",
+        "non-editable",
+        "namespace-package",
+    ],
 )
 def test_an_installed_project_in_its_own_venv_is_repaired(
     cli: CliRunner,
@@ -165,8 +178,9 @@ def test_an_installed_project_in_its_own_venv_is_repaired(
     monkeypatch.delenv("PYTHONPATH", raising=False)
     project = shop_project(tmp_path / "shop", pyproject, package_dir)
     python = make_venv(tmp_path / "venv", project, *install)
+    module = "acme.shop" if package_dir.startswith("src/acme/") else "shop"
     where = subprocess.run(
-        [python, "-c", "import shop; print(shop.__file__)"], capture_output=True, text=True
+        [python, "-c", f"import {module} as m; print(m.__file__)"], capture_output=True, text=True
     ).stdout
     assert ("site-packages" in where) == (install == (".",)), where
     no_orderdep = subprocess.run([python, "-c", "import orderdep"], capture_output=True)
@@ -175,7 +189,7 @@ def test_an_installed_project_in_its_own_venv_is_repaired(
     assert code == 0, err
     said = "the tests import shop from a non-editable install (site-packages)"
     assert (said in err) == (install == (".",)), err
-    check_repairs(cli, project, python, "--python", python)
+    check_repairs(cli, project, python, "--python", python, module=module)
     assert os.path.exists(project / "tests" / "test_shop.py")
 
 

@@ -3,6 +3,7 @@ there is none (shared by both backends)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Optional
 
@@ -15,6 +16,20 @@ IMPORT_HINT = (
     "project root. If the project's code lives in a subdirectory, pass --pythonpath DIR "
     "(e.g. --pythonpath src); if pytest picks the wrong root directory, pass --rootdir DIR."
 )
+
+
+def _missing(texts: list[str]) -> Optional[str]:
+    """What the collection errors could not import, when every one of them is an import
+    error (so the interpreter, not the code, is the likely cause); else None."""
+    names: list[str] = []
+    for text in texts:
+        found = re.search(r"No module named '([^']+)'|cannot import name '([^']+)'", text)
+        if found is None:
+            return None
+        name = repr(found.group(1) or found.group(2))
+        if name not in names:
+            names.append(name)
+    return ", ".join(names) or None
 
 
 def suite_from_events(
@@ -41,7 +56,17 @@ def suite_from_events(
         text = own("\n".join(f"ERROR collecting {e['nodeid']}\n{e['text']}" for e in errors))
         hint = ""
         if "ImportError" in text or "ModuleNotFoundError" in text:
+            missing = _missing([e["text"] for e in errors])
+            if config.interpreter_note and missing:
+                raise CollectionError(
+                    f"pytest could not import {missing} with {config.python}; "
+                    f"{config.interpreter_note}"
+                )
             hint = "\n" + IMPORT_HINT
+            if config.interpreter_note:
+                hint += (
+                    f" Looking for the project's interpreter, orderdep {config.interpreter_note}."
+                )
         raise CollectionError(f"pytest could not collect the tests:\n{text}{hint}")
     tests = [TestInfo.from_json(t) for t in data["tests"]]
     if not tests:

@@ -210,10 +210,12 @@ def test_no_interpreter_that_imports_the_project_is_one_line(
     code, out, err = cli("collect", src_project)
     assert code == 2 and out == ""
     assert one_line(err) == (
-        f"orderdep: error: pytest could not import {PACKAGE!r} with {sys.executable}; "
+        f"orderdep: error: pytest could not import the tests with {sys.executable}: "
+        f"No module named {PACKAGE!r}; "
         f"tried $VIRTUAL_ENV (unset), {src_project / '.venv'} (missing), "
         f"{src_project / 'venv'} (missing), {src_project / 'env'} (missing). "
-        "Create the project's venv, or pass --python"
+        "Create the project's venv, or pass --python; "
+        "or, if the code is meant to come from src/, pass --pythonpath src"
     )
     make_venv(src_project, with_pytest=False)
     code, out, err = cli("run", src_project)

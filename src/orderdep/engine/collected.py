@@ -18,18 +18,33 @@ IMPORT_HINT = (
 )
 
 
-def _missing(texts: list[str]) -> Optional[str]:
-    """What the collection errors could not import, when every one of them is an import
-    error (so the interpreter, not the code, is the likely cause); else None."""
-    names: list[str] = []
-    for text in texts:
-        found = re.search(r"No module named '([^']+)'|cannot import name '([^']+)'", text)
-        if found is None:
-            return None
-        name = repr(found.group(1) or found.group(2))
-        if name not in names:
-            names.append(name)
-    return ", ".join(names) or None
+_IMPORT_FAILURE = re.compile(r"No module named '([^'.]+)[^']*'|cannot import name '[^']+'")
+
+
+def _import_failures(texts: list[str]) -> list[re.Match[str]]:
+    """Each collection error's import failure, or none at all unless every error is one
+    (then the interpreter, not the code, is the likely cause)."""
+    found = [_IMPORT_FAILURE.search(text) for text in texts]
+    return [m for m in found if m is not None] if all(found) else []
+
+
+def _interpreter_error(config: EngineConfig, failures: list[re.Match[str]]) -> str:
+    """One line: what pytest could not import with which interpreter, what was tried, and
+    the project directory a missing module lives in (then --pythonpath may be the fix)."""
+    said = list(dict.fromkeys(m.group(0) for m in failures))
+    line = f"pytest could not import the tests with {config.python}: {', '.join(said)}; "
+    line += config.interpreter_note
+    names = {m.group(1) for m in failures if m.group(1)}
+    homes = sorted(
+        place.parent.name
+        for place in config.project.glob("*/*")
+        if place.stem in names
+        and (place.suffix == ".py" or place.is_dir())
+        and not place.parent.name.startswith(".")
+    )
+    if homes:
+        line += f"; or, if the code is meant to come from {homes[0]}/, pass --pythonpath {homes[0]}"
+    return line
 
 
 def suite_from_events(
@@ -56,12 +71,9 @@ def suite_from_events(
         text = own("\n".join(f"ERROR collecting {e['nodeid']}\n{e['text']}" for e in errors))
         hint = ""
         if "ImportError" in text or "ModuleNotFoundError" in text:
-            missing = _missing([e["text"] for e in errors])
-            if config.interpreter_note and missing:
-                raise CollectionError(
-                    f"pytest could not import {missing} with {config.python}; "
-                    f"{config.interpreter_note}"
-                )
+            failures = _import_failures([e["text"] for e in errors])
+            if config.interpreter_note and failures:
+                raise CollectionError(_interpreter_error(config, failures))
             hint = "\n" + IMPORT_HINT
             if config.interpreter_note:
                 hint += (

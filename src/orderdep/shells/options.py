@@ -178,8 +178,9 @@ def engine_options(func: F) -> F:
             "--python",
             "python",
             default=None,
-            help="Interpreter to run the tests with (must have orderdep installed; "
-            "default: the one running orderdep).",
+            help="Interpreter to run the tests with; it needs pytest and the project's "
+            "requirements, not orderdep. Default: the one running orderdep if it is the "
+            "project's, else the first of $VIRTUAL_ENV, PROJECT/.venv, venv, env with pytest.",
         ),
         click.option(
             "--home",
@@ -247,7 +248,9 @@ def collect_options(func: F) -> F:
             "--python",
             "python",
             default=None,
-            help="Interpreter to collect with (default: the one running orderdep).",
+            help="Interpreter to collect with (default: as for `orderdep run`: the "
+            "project's, found in $VIRTUAL_ENV or PROJECT/.venv, venv, env when the one "
+            "running orderdep is not).",
         ),
         click.option(
             "--pytest-arg",

@@ -3,6 +3,7 @@ there is none (shared by both backends)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Optional
 
@@ -15,6 +16,35 @@ IMPORT_HINT = (
     "project root. If the project's code lives in a subdirectory, pass --pythonpath DIR "
     "(e.g. --pythonpath src); if pytest picks the wrong root directory, pass --rootdir DIR."
 )
+
+
+_IMPORT_FAILURE = re.compile(r"No module named '([^'.]+)[^']*'|cannot import name '[^']+'")
+
+
+def _import_failures(texts: list[str]) -> list[re.Match[str]]:
+    """Each collection error's import failure, or none at all unless every error is one
+    (then the interpreter, not the code, is the likely cause)."""
+    found = [_IMPORT_FAILURE.search(text) for text in texts]
+    return [m for m in found if m is not None] if all(found) else []
+
+
+def _interpreter_error(config: EngineConfig, failures: list[re.Match[str]]) -> str:
+    """One line: what pytest could not import with which interpreter, what was tried, and
+    the project directory a missing module lives in (then --pythonpath may be the fix)."""
+    said = list(dict.fromkeys(m.group(0) for m in failures))
+    line = f"pytest could not import the tests with {config.python}: {', '.join(said)}; "
+    line += config.interpreter_note
+    names = {m.group(1) for m in failures if m.group(1)}
+    homes = sorted(
+        place.parent.name
+        for place in config.project.glob("*/*")
+        if place.stem in names
+        and (place.suffix == ".py" or place.is_dir())
+        and not place.parent.name.startswith(".")
+    )
+    if homes:
+        line += f"; or, if the code is meant to come from {homes[0]}/, pass --pythonpath {homes[0]}"
+    return line
 
 
 def suite_from_events(
@@ -41,7 +71,14 @@ def suite_from_events(
         text = own("\n".join(f"ERROR collecting {e['nodeid']}\n{e['text']}" for e in errors))
         hint = ""
         if "ImportError" in text or "ModuleNotFoundError" in text:
+            failures = _import_failures([e["text"] for e in errors])
+            if config.interpreter_note and failures:
+                raise CollectionError(_interpreter_error(config, failures))
             hint = "\n" + IMPORT_HINT
+            if config.interpreter_note:
+                hint += (
+                    f" Looking for the project's interpreter, orderdep {config.interpreter_note}."
+                )
         raise CollectionError(f"pytest could not collect the tests:\n{text}{hint}")
     tests = [TestInfo.from_json(t) for t in data["tests"]]
     if not tests:

@@ -38,6 +38,9 @@ class EngineConfig:
     copy: bool = True
     home: str = "copy"
     extra_env: dict[str, str] = field(default_factory=dict)
+    # Said instead of the import hint when the tests cannot be imported: what was tried
+    # in looking for the project's interpreter (set when the user named none).
+    interpreter_note: str = field(default="", compare=False)
     _installed: set[str] = field(default_factory=set, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -13,6 +13,7 @@ import click
 from orderdep.engine.config import RUNNERS, EngineConfig
 from orderdep.engine.home import HOME_POLICIES
 from orderdep.engine.store import project_relative
+from orderdep.shells.interpreter import default_python
 from orderdep.shells.project import positional_selection, resolve_project
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -177,8 +178,9 @@ def engine_options(func: F) -> F:
             "--python",
             "python",
             default=None,
-            help="Interpreter to run the tests with (must have orderdep installed; "
-            "default: the one running orderdep).",
+            help="Interpreter to run the tests with; it needs pytest and the project's "
+            "requirements, not orderdep. Default: the one running orderdep if it is the "
+            "project's, else the first of $VIRTUAL_ENV, PROJECT/.venv, venv, env with pytest.",
         ),
         click.option(
             "--home",
@@ -246,7 +248,9 @@ def collect_options(func: F) -> F:
             "--python",
             "python",
             default=None,
-            help="Interpreter to collect with (default: the one running orderdep).",
+            help="Interpreter to collect with (default: as for `orderdep run`: the "
+            "project's, found in $VIRTUAL_ENV or PROJECT/.venv, venv, env when the one "
+            "running orderdep is not).",
         ),
         click.option(
             "--pytest-arg",
@@ -305,13 +309,19 @@ STORE_OPTION = click.option(
 
 
 def engine_config(params: dict[str, Any]) -> EngineConfig:
-    """The EngineConfig named by the engine options in ``params``."""
+    """The EngineConfig named by the engine options in ``params``; without a python given,
+    the project's interpreter (see :mod:`orderdep.shells.interpreter`)."""
+    python, note = params["python"], ""
+    if not python and not params.get("dask_scheduler"):  # Dask workers use their own
+        choice = default_python(Path(params["project"]))
+        python, note = choice.python, choice.tried
     return EngineConfig(
         project=params["project"],
         runner=params["runner"],
         jobs=params["jobs"],
         timeout=params["timeout"],
-        python=params["python"] or sys.executable,
+        python=python or sys.executable,
+        interpreter_note=note,
         rootdir=params["rootdir"],
         pythonpath=tuple(params["pythonpath"]),
         pytest_args=(*params["pytest_args"], *selection_args(params)),

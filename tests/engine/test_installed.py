@@ -1,4 +1,4 @@
-"""The project's own packages in a non-editable install (analysis.state.installed)."""
+"""The project's own packages in a non-editable install (engine.installed)."""
 
 from __future__ import annotations
 

@@ -138,7 +138,7 @@ def src_packages(project: Path) -> list[str]:
 def installed_here(project: Path) -> bool:
     """Whether the running interpreter has the project installed (then it collects it,
     whatever venvs lie around)."""
-    from orderdep.analysis.state.installed import project_name
+    from orderdep.engine.installed import project_name
 
     dist = project_name(str(project))
     if dist is not None:

@@ -76,16 +76,19 @@ class PlainRunner(Interruptible):
             }
         )
         started = time.perf_counter()
-        with open(work / "plain.log", "w") as log:
-            died = run_in_group(
-                self.command(),
-                cwd=self.sandbox.tree,
-                env=env,
-                log=log,
-                clock=TestClock(events, self.policy),
-                on_start=self._started,
-            )
-        self._current = 0
+        self._begin()
+        try:
+            with open(work / "plain.log", "w") as log:
+                died = run_in_group(
+                    self.command(),
+                    cwd=self.sandbox.tree,
+                    env=env,
+                    log=log,
+                    clock=TestClock(events, self.policy),
+                    on_start=self._started,
+                )
+        finally:
+            self._ended()
         results, _ = assemble_results(order, list(read_events(events)), died=died)
         self.policy.learn(results)
         for path in (control, events):

@@ -74,7 +74,19 @@ def _interrupted(exc: BaseException) -> int:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the CLI with ``argv`` (default: ``sys.argv[1:]``) and return the exit code."""
+    from orderdep.engine.interrupts import registered, sweep
+
     args = list(sys.argv[1:] if argv is None else argv)
+    earlier = registered()  # of a caller in this process, not of this command
+    try:
+        return _main(args)
+    finally:
+        # The last line of defence: whatever the engine started and its clean-up missed
+        # (a stop signal at an unlucky moment) does not outlive the command.
+        sweep(keep=earlier)
+
+
+def _main(args: list[str]) -> int:
     obj: dict[str, Any] = {"argv": args}
     try:
         with stop_signals():

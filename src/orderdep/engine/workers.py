@@ -386,7 +386,7 @@ class ForkWorker(_WorkerBase):
         may be running). With ``kill``, or when it has not left after 10 s, every process
         in its session is killed."""
         proc = self._proc
-        if kill and proc is not None:
+        if kill and proc is not None and proc.returncode is None:  # not reaped: still ours
             kill_session(proc.pid)
         if self._to_server is not None:
             try:

@@ -13,7 +13,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
 import pytest
 
@@ -37,6 +37,22 @@ HANGING = {
         def test_hang():
             sleeper = subprocess.Popen(["sleep", "60"])
             Path(os.environ["OD_PIDS"]).write_text(f"{os.getpid()} {sleeper.pid}")
+            time.sleep(60)
+    """
+}
+
+
+APPENDING = {
+    "test_hang.py": """
+        import os
+        import subprocess
+        import time
+
+
+        def test_hang():
+            sleeper = subprocess.Popen(["sleep", "60"])
+            with open(os.environ["OD_PIDS"], "a") as pids:
+                pids.write(f"{os.getpid()} {sleeper.pid}\\n")
             time.sleep(60)
     """
 }
@@ -98,6 +114,39 @@ def test_the_fork_server_kills_the_running_order_when_its_controller_goes(
         assert [type(e) for e in errors] == [EngineError]  # "the fork server died"
         assert gone([*order_pids, server])
         worker._to_server = None
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_ctrl_c_as_the_fork_check_starts_kills_runs_not_started_yet(
+    make_project: ProjectWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
+) -> None:
+    """Ctrl-C comes before the check's runs have their processes (their threads are
+    starting them): they are killed as soon as they start, not left to run the whole
+    original order while the command ends."""
+    from orderdep.analysis import fidelity
+    from orderdep.analysis.budget import Budget
+
+    pids_file = tmp_path / "pids"
+    project = make_project(APPENDING)
+    monkeypatch.setattr(fidelity, "STOP_WAIT", 5.0)
+    real_wait = fidelity.wait
+    pressed: list[int] = []
+
+    def ctrl_c_at_once(futures: Any, timeout: Optional[float] = None) -> Any:
+        if not pressed:
+            pressed.append(1)
+            raise KeyboardInterrupt
+        return real_wait(futures, timeout=timeout)
+
+    monkeypatch.setattr(fidelity, "wait", ctrl_c_at_once)
+    config = EngineConfig(project, jobs=jobs, extra_env={"OD_PIDS": str(pids_file)})
+    with Engine(config) as engine:
+        budget = Budget(None)
+        cache = fidelity.VerdictCache(tmp_path / "v.json")
+        assert fidelity.trust_fork(engine, cache, lambda line: None, budget) is None
+        assert budget.stop_reason == "interrupted"
+    started = [int(p) for p in pids_file.read_text().split()] if pids_file.exists() else []
+    assert gone(started)
 
 
 def test_an_interrupt_while_the_process_starts_kills_it_once_known() -> None:

@@ -106,6 +106,7 @@ class Try:
     slow: bool = False
     runner: str = "fork"
     twice: bool = False
+    seconds: Optional[float] = None  # from the (first) signal to the exit; shown, not checked
     code: Optional[int] = None
     sent: bool = False
     left: dict[int, str] = field(default_factory=dict)
@@ -197,8 +198,11 @@ def signal_once(root: Path, rng: random.Random, result: Try) -> Try:
                         os.killpg(proc.pid, result.signum)
                     else:
                         proc.send_signal(result.signum)
-                    result.sent = True
+                    if not result.sent:
+                        result.sent, sent_at = True, time.monotonic()
         result.code = proc.wait(timeout=120)
+        if result.sent:
+            result.seconds = time.monotonic() - sent_at
         reader.join(timeout=10)
         result.err = "".join(lines)
         deadline = time.monotonic() + GRACE
@@ -275,7 +279,8 @@ def test_signals_at_random_moments_leave_no_process_and_no_directory(tmp_path: P
     tries = signal_tries(tmp_path, seed, plan)
     failed = failures(tries)
     for t in tries:
-        print(f"{t.describe()}: {len(t.left)} process(es) left, {len(t.dirs)} directories")
+        after = f" {t.seconds:.1f} s after the signal" if t.seconds is not None else ""
+        print(f"{t.describe()}{after}: {len(t.left)} process(es) left, {len(t.dirs)} dirs")
     signalled = sum(t.sent and not t.ended_by_itself for t in tries)
     print(
         f"{len(tries)} tries (seed {seed}), {signalled} stopped by the signal, {len(failed)} failed"

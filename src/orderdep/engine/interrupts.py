@@ -21,7 +21,10 @@ from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Any, Optional
+from typing import IO, Any, Callable, Optional
+
+from orderdep.core.outcomes import Outcome
+from orderdep.engine.testclock import TestClock
 
 #: Signals that stop orderdep; held back while a process is started and registered.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -146,6 +149,41 @@ def run_session(cmd: list[str], **popen: Any) -> int:
         kill_group(proc.pid)
         proc.wait()
         release(proc.pid)
+
+
+def run_in_group(
+    cmd: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    log: IO[Any],
+    clock: TestClock,
+    on_start: Optional[Callable[[int], None]] = None,
+) -> Outcome:
+    """Run ``cmd`` (an order) as the leader of a new session and kill its whole group
+    when it ends, so processes its tests started never outlive it. Returns the outcome of
+    a test left without a result: ``timeout`` when a test overran its limit (``clock``),
+    else ``crashed``."""
+    proc = start_session(
+        cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+    )
+    died = Outcome.CRASHED
+    try:
+        if on_start is not None:
+            on_start(proc.pid)
+        while True:
+            try:
+                proc.wait(timeout=clock.wait_for())
+                break
+            except subprocess.TimeoutExpired:
+                if clock.overdue():
+                    died = Outcome.TIMEOUT
+                    break
+    finally:
+        kill_group(proc.pid)
+        proc.wait()
+        release(proc.pid)
+    return died
 
 
 class Interruptible:

@@ -18,13 +18,12 @@ from pathlib import Path
 
 from orderdep.core.outcomes import OrderResult
 from orderdep.engine.config import EngineConfig
-from orderdep.engine.interrupts import Interruptible
+from orderdep.engine.interrupts import Interruptible, run_in_group
 from orderdep.engine.plainplugin import PLAIN_ENV
 from orderdep.engine.protocol import assemble_results, read_events, write_json
 from orderdep.engine.sandbox import Sandbox, empty_dir
 from orderdep.engine.testclock import TestClock
 from orderdep.engine.timeouts import TimeoutPolicy
-from orderdep.engine.workers import run_in_group
 
 
 class PlainRunner(Interruptible):

@@ -13,7 +13,7 @@ import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any, Callable, Optional
+from typing import IO, Any, Optional
 
 from orderdep.core.outcomes import OrderResult, Outcome
 from orderdep.core.suite import Suite, TestInfo
@@ -23,6 +23,7 @@ from orderdep.engine.interrupts import (
     kill_group,
     kill_session,
     release,
+    run_in_group,
     run_session,
     start_session,
 )
@@ -196,41 +197,6 @@ class SubprocessWorker(_WorkerBase):
 
     def close(self, kill: bool = False) -> None:
         pass
-
-
-def run_in_group(
-    cmd: list[str],
-    *,
-    cwd: Path,
-    env: dict[str, str],
-    log: IO[Any],
-    clock: TestClock,
-    on_start: Optional[Callable[[int], None]] = None,
-) -> Outcome:
-    """Run ``cmd`` as the leader of a new process group and kill the whole group when it
-    ends, so processes its tests started never outlive it. Returns the outcome of a test
-    left without a result: ``timeout`` when a test overran its limit (``clock``), else
-    ``crashed``."""
-    proc = start_session(
-        cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
-    )
-    if on_start is not None:
-        on_start(proc.pid)
-    died = Outcome.CRASHED
-    try:
-        while True:
-            try:
-                proc.wait(timeout=clock.wait_for())
-                break
-            except subprocess.TimeoutExpired:
-                if clock.overdue():
-                    died = Outcome.TIMEOUT
-                    break
-    finally:
-        kill_group(proc.pid)
-        proc.wait()
-        release(proc.pid)
-    return died
 
 
 class ForkUnavailable(Exception):

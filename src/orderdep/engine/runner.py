@@ -118,11 +118,13 @@ class Engine:
         return self._suite
 
     def _stop_workers(self, kill: bool = False) -> None:
-        for worker in self._workers:
-            worker.close(kill=kill)
-        for worker in self._workers:
-            worker.sandbox.destroy()
-        self._workers = []
+        workers, self._workers = self._workers, []
+        try:
+            for worker in workers:
+                worker.close(kill=kill)
+        finally:  # their processes are gone (or swept as the command ends): remove the copies
+            for worker in workers:
+                worker.sandbox.destroy()
 
     @contextlib.contextmanager
     def unrecorded(self) -> Iterator[None]:

@@ -27,7 +27,7 @@ from orderdep.core.outcomes import Outcome
 from orderdep.engine.testclock import TestClock
 
 #: Signals that stop orderdep; held back while a process is started and registered.
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 _sessions: set[int] = set()
 _sessions_lock = threading.Lock()
@@ -84,7 +84,7 @@ def _signals_held() -> Iterator[None]:
     def hold(signum: int, frame: Optional[FrameType]) -> None:
         caught.append(signum)
 
-    previous = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+    previous = {sig: signal.getsignal(sig) for sig in HELD_SIGNALS}
     held = {sig: handler for sig, handler in previous.items() if callable(handler)}
     for sig in held:
         signal.signal(sig, hold)

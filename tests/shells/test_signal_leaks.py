@@ -1,11 +1,13 @@
 """No process outlives ``orderdep detect`` on SIGINT, SIGTERM or SIGHUP, in any phase.
 
-Each try starts a real ``orderdep detect --budget`` on a small project whose tests sleep
-briefly and one of which starts a process of its own (``sleep 30``), sends a stop signal
-at a seeded random moment of a chosen phase (start-up, collection, the fork-runner check,
-the search, confirmation; to orderdep alone as ``kill`` does, or to its process group as
-a terminal's Ctrl-C does), and then checks the exit code, that no process carrying the
-try's environment marker is alive shortly after, and that no working directory is left.
+Each try starts a real ``orderdep detect`` (in a session of its own, with an environment
+marker every process it starts inherits) on a small project whose tests sleep briefly and
+one of which starts a process of its own (``sleep 30``), sends a stop signal at a seeded
+random moment of a chosen phase (start-up, collection, the fork-runner check, the search,
+confirmation; to orderdep alone as ``kill`` does, or to its process group as a terminal's
+Ctrl-C does; once or twice), and then checks the exit code, that no process carrying the
+marker is alive shortly after, and that no working directory is left. The slow loop takes
+its length and seed from ``ORDERDEP_SIGNAL_TRIES`` and ``ORDERDEP_SIGNAL_SEED``.
 """
 
 from __future__ import annotations

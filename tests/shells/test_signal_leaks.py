@@ -288,3 +288,41 @@ def test_signals_at_random_moments_leave_no_process_and_no_directory(tmp_path: P
         f"{len(tries)} tries (seed {seed}), {signalled} stopped by the signal, {len(failed)} failed"
     )
     assert not failed, f"{len(failed)} of {len(tries)} tries failed:\n\n" + "\n\n".join(failed)
+
+
+def test_kill_9_of_orderdep_ends_the_order_its_fork_server_runs(tmp_path: Path) -> None:
+    """Even when orderdep itself cannot clean up, its fork server notices that it is gone
+    and kills the running order (and the process its test started) instead of running it
+    to its end. (Working directories are left to the next run's clean-up.)"""
+    token = uuid.uuid4().hex
+    project = write_files(tmp_path / "proj", PROJECT)
+    (tmp_path / "tmp").mkdir()
+    env = {
+        **os.environ,
+        MARKER: token,
+        "TMPDIR": str(tmp_path / "tmp"),
+        "PYTEST_ADDOPTS": "-p no:hypothesispytest",
+        "SIGNAL_TEST_SLEEP": "60",
+    }
+    argv = [sys.executable, "-c", "from orderdep.shells.cli import run; run()", "detect"]
+    argv += [str(project), "--no-check", "--strategy", "original", "--seed", "1"]
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            if any(cmd == "sleep 30" for cmd in marked(token).values()):
+                break  # the order is in test_spawn
+            time.sleep(0.05)
+        assert proc.poll() is None
+        proc.kill()
+        proc.wait()
+        deadline = time.monotonic() + GRACE
+        while marked(token) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert marked(token) == {}
+    finally:
+        for pid in marked(token):
+            os.kill(pid, signal.SIGKILL)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

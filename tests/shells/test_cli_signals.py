@@ -48,13 +48,14 @@ def test_a_stop_signal_unwinds_the_command(
             unwound.append(True)  # clean-up code runs, as after Ctrl-C
 
     monkeypatch.setattr(engine_cmds, "collect_suite", collect_suite)
-    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)
+    stops = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    before = [signal.getsignal(sig) for sig in stops]
     started = time.monotonic()
     got, out, err = cli("collect", tmp_path)
     assert time.monotonic() - started < 10
     assert (got, out, unwound) == (code, "", [True])
     assert err.strip() == f"orderdep: {said}; finished orders are kept in the store."
-    assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)) == before
+    assert [signal.getsignal(sig) for sig in stops] == before
 
 
 # -- a real orderdep process -------------------------------------------------------------------

@@ -14,7 +14,7 @@ import hashlib
 import json
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Optional
@@ -115,7 +115,9 @@ def _side_by_side(
     """``order`` under the fork runner and plain pytest: at once when ``--jobs`` is 2 or
     more, one after the other otherwise; a line every :data:`HEARTBEAT` seconds while
     they run. When ``budget`` runs out (or on Ctrl-C with a budget), both runs are killed
-    and :class:`~orderdep.analysis.budget.BudgetExhausted` is raised."""
+    and :class:`~orderdep.analysis.budget.BudgetExhausted` is raised; on Ctrl-C without a
+    budget (or any error) both runs are killed, and their threads have ended, before the
+    exception goes on."""
     if budget is not None:
         budget.check()
     runs: dict[str, Callable[[], OrderResult]] = {
@@ -127,14 +129,22 @@ def _side_by_side(
     pool = ThreadPoolExecutor(max_workers=min(2, max(1, engine.config.jobs)))
 
     def stop_runs() -> None:
+        # Kill both runs (also one whose thread is only starting it) and wait for their
+        # threads: the caller removes their working copies next.
         pool.shutdown(wait=False, cancel_futures=True)
-        engine.interrupt()
-        plain.interrupt()
-        # A future cancelled before it started is never "done" for wait().
-        wait([f for f in futures.values() if not f.cancelled()], timeout=STOP_WAIT)
+        engine.block()
+        plain.block()
+        try:
+            # A future cancelled before it started is never "done" for wait().
+            wait([f for f in futures.values() if not f.cancelled()], timeout=STOP_WAIT)
+        finally:
+            engine.unblock()
+            plain.unblock()
 
+    futures: dict[str, Future[OrderResult]] = {}
     try:
-        futures = {name: pool.submit(run) for name, run in runs.items()}
+        for name, run in runs.items():
+            futures[name] = pool.submit(run)
         while True:
             left = None if budget is None else budget.left()
             if left == 0:
@@ -158,14 +168,13 @@ def _side_by_side(
         for name, future in futures.items():
             results[name] = future.result()
     except KeyboardInterrupt as exc:
+        stop_runs()
         if budget is None:
-            pool.shutdown(wait=False, cancel_futures=True)  # do not wait for the runs
             raise
         budget.interrupted(exc)  # the command writes its report, then stops
-        stop_runs()
         raise BudgetExhausted("interrupted") from None
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
+        stop_runs()
         raise
     pool.shutdown()
     return results

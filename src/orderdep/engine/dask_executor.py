@@ -269,8 +269,8 @@ class DaskEngine(Engine):
             raise
         return [r for r in results if r is not None]
 
-    def close(self) -> None:
-        super().close()
+    def close(self, kill: bool = False) -> None:
+        super().close(kill)
         if self._own_client and getattr(self, "client", None) is not None:
             self.client.close()
             self.client = None

@@ -15,7 +15,10 @@ interpreter (files on disk are restored by the controller, see
 Protocol on two inherited pipes (JSON lines): the server first sends ``{"ready": true}``
 (or ``{"fork": false, "reason": ...}`` when forking is unsafe); then for each request
 ``{"order", "events", "probe"}`` it answers ``{"pid": N}`` at once and
-``{"status": S}`` when the child has ended (``S`` is the raw wait status).
+``{"status": S}`` when the child has ended (``S`` is the raw wait status). When the
+request pipe closes while an order runs (the controller closed it, or died), the order's
+process group is killed at once and the server leaves: no test runs for a controller
+that is gone.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import gc
 import io
 import json
 import os
+import select
 import signal
 import sys
 import threading
@@ -44,6 +48,61 @@ from orderdep.engine.protocol import EventWriter
 def _send(out: IO[str], message: dict[str, Any]) -> None:
     out.write(json.dumps(message) + "\n")
     out.flush()
+
+
+def _kill_group(pid: int) -> None:
+    try:  # processes the order's tests started never outlive it
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class _Requests:
+    """The request pipe, read from its descriptor: the server waits for a child's end and
+    for the pipe's end together (:meth:`wait_child`)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = b""
+        self.closed = False
+
+    def readline(self) -> bytes:
+        """The next request line; empty at the end of the pipe."""
+        while b"\n" not in self.buffer:
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                line, self.buffer = self.buffer, b""
+                return line
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line + b"\n"
+
+    def wait_child(self, pid: int) -> Optional[int]:
+        """The wait status of child ``pid``, or None when the pipe ended first: then the
+        child's process group is killed (and the child reaped)."""
+        try:
+            watch = os.pidfd_open(pid) if not self.buffer else -1
+        except (AttributeError, OSError):  # no pidfd (not Linux 5.3+): wait for the child
+            watch = -1
+        if watch < 0:
+            return os.waitpid(pid, 0)[1]
+        try:
+            ready, _, _ = select.select([watch, self.fd], [], [])
+            if watch not in ready:
+                chunk = os.read(self.fd, 65536)
+                if not chunk:
+                    _kill_group(pid)
+                    os.waitpid(pid, 0)
+                    return None
+                self.buffer += chunk  # a request before the reply: not expected, but kept
+            return os.waitpid(pid, 0)[1]
+        finally:
+            os.close(watch)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            os.close(self.fd)
 
 
 class ChildOrder(BaseException):
@@ -205,7 +264,7 @@ def serve(
     (:class:`orderdep.engine.seeds.SeedWatch`).
     """
     rfd, wfd = control["fds"]
-    inbox = os.fdopen(rfd, "r", encoding="utf-8")
+    inbox = _Requests(rfd)
     outbox = os.fdopen(wfd, "w", encoding="utf-8")
     state = ServerState.capture()
     state.rng_states = dict(rng_states or {})
@@ -230,19 +289,18 @@ def serve(
     gc.freeze()  # keep collected objects out of the children's collections (copy-on-write)
     _send(outbox, {"ready": True})
     pid, child_in, learning = server.spawn()
-    for line in inbox:
+    while line := inbox.readline():
         if not line.strip():
             continue
-        _write_all(child_in, line.rstrip("\n").encode("utf-8") + b"\n")
+        _write_all(child_in, line.rstrip(b"\n") + b"\n")
         os.close(child_in)
         _send(outbox, {"pid": pid})
         running, learned = pid, learning
         pid, child_in, learning = server.spawn()  # the next child, while this order runs
-        _, status = os.waitpid(running, 0)
-        try:  # processes the order's tests started never outlive it
-            os.killpg(running, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        status = inbox.wait_child(running)
+        _kill_group(running)
+        if status is None:  # the controller is gone
+            break
         _send(outbox, {"status": status})
         server.learn_from(learned)
     os.close(child_in)  # the waiting child reads EOF and leaves

@@ -19,13 +19,12 @@ from typing import Optional
 
 from orderdep.core.outcomes import OrderResult
 from orderdep.engine.config import EngineConfig
-from orderdep.engine.interrupts import Interruptible
+from orderdep.engine.interrupts import Interruptible, run_in_group
 from orderdep.engine.plainplugin import PLAIN_ENV
 from orderdep.engine.protocol import IdChanges, assemble_results, read_events, write_json
 from orderdep.engine.sandbox import Sandbox, empty_dir
 from orderdep.engine.testclock import TestClock
 from orderdep.engine.timeouts import TimeoutPolicy
-from orderdep.engine.workers import run_in_group
 
 
 class PlainRunner(Interruptible):
@@ -88,16 +87,19 @@ class PlainRunner(Interruptible):
             }
         )
         started = time.perf_counter()
-        with open(work / "plain.log", "w") as log:
-            died = run_in_group(
-                self.command(),
-                cwd=self.sandbox.tree,
-                env=env,
-                log=log,
-                clock=TestClock(events, self.policy),
-                on_start=self._started,
-            )
-        self._current = 0
+        self._begin()
+        try:
+            with open(work / "plain.log", "w") as log:
+                died = run_in_group(
+                    self.command(),
+                    cwd=self.sandbox.tree,
+                    env=env,
+                    log=log,
+                    clock=TestClock(events, self.policy),
+                    on_start=self._started,
+                )
+        finally:
+            self._ended()
         seen = list(read_events(events))
         self.ids.add(seen)
         results, _ = assemble_results(order, seen, died=died)

@@ -33,6 +33,8 @@ from orderdep.engine.workers import ForkUnavailable, ForkWorker, SubprocessWorke
 
 Worker = Union[ForkWorker, SubprocessWorker]
 Notice = Callable[[str], None]
+# Seconds to wait for the workers' threads once their orders were killed.
+STOP_WAIT = 30.0
 
 
 class Engine:
@@ -72,8 +74,9 @@ class Engine:
     def __enter__(self) -> Engine:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: object, *exc: object) -> None:
+        # Unwinding (Ctrl-C, an error): the workers' processes are killed, not waited for.
+        self.close(kill=kind is not None)
 
     def _workdir(self) -> Path:
         if self.config.workdir is not None:
@@ -144,12 +147,14 @@ class Engine:
             self.id_notices.compare(suite.ids, worker.collected.ids)
         self._ensure_workers(1)  # its collection is compared now
 
-    def _stop_workers(self) -> None:
-        for worker in self._workers:
-            worker.close()
-        for worker in self._workers:
-            worker.sandbox.destroy()
-        self._workers = []
+    def _stop_workers(self, kill: bool = False) -> None:
+        workers, self._workers = self._workers, []
+        try:
+            for worker in workers:
+                worker.close(kill=kill)
+        finally:  # their processes are gone (or swept as the command ends): remove the copies
+            for worker in workers:
+                worker.sandbox.destroy()
 
     @contextlib.contextmanager
     def unrecorded(self) -> Iterator[None]:
@@ -174,8 +179,20 @@ class Engine:
         for worker in list(self._workers):
             worker.interrupt()
 
-    def close(self) -> None:
-        self._stop_workers()
+    def block(self) -> None:
+        """Kill the orders running now and every order started until :meth:`unblock`
+        (from another thread: a worker's thread may be about to start one)."""
+        for worker in list(self._workers):
+            worker.block()
+
+    def unblock(self) -> None:
+        for worker in list(self._workers):
+            worker.unblock()
+
+    def close(self, kill: bool = False) -> None:
+        """Stop the workers (``kill``: at once, as when unwinding) and remove their
+        working copies."""
+        self._stop_workers(kill)
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
@@ -309,8 +326,15 @@ class Engine:
                     on_result(i, res)
         except BaseException:
             stop.set()
-            for worker in self._workers[:jobs]:
-                worker.interrupt()
+            workers = self._workers[:jobs]
+            for worker in workers:
+                worker.block()
+            try:  # their threads must not outlive this call: close() comes next
+                for t in threads:
+                    t.join(timeout=STOP_WAIT)
+            finally:
+                for worker in workers:
+                    worker.unblock()
             raise
         finally:
             stop.set()

@@ -13,13 +13,21 @@ import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any, Callable, Optional
+from typing import IO, Any, Optional
 
 from orderdep.core.outcomes import OrderResult, Outcome
 from orderdep.core.suite import Suite
 from orderdep.engine.collected import suite_from_events
 from orderdep.engine.config import EngineConfig
-from orderdep.engine.interrupts import Interruptible, kill_group
+from orderdep.engine.interrupts import (
+    Interruptible,
+    kill_group,
+    kill_session,
+    release,
+    run_in_group,
+    run_session,
+    start_session,
+)
 from orderdep.engine.probe import ProbeSpec
 from orderdep.engine.protocol import (
     CONTROL_ENV,
@@ -133,7 +141,7 @@ class SubprocessWorker(_WorkerBase):
         control, events = self._new_paths()
         write_json(control, self._control("collect", events))
         with open(self.log_path, "w") as log:
-            subprocess.run(
+            run_session(
                 self.config.pytest_command(self.cache_dir),
                 cwd=self.sandbox.tree,
                 env=self._env(control),
@@ -165,6 +173,7 @@ class SubprocessWorker(_WorkerBase):
         )
         cmd = [*self.config.pytest_command(self.cache_dir), f"--basetemp={self.sandbox.basetemp}"]
         started = time.perf_counter()
+        self._begin()
         with open(self.log_path, "w") as log:
             try:
                 died = run_in_group(
@@ -176,53 +185,13 @@ class SubprocessWorker(_WorkerBase):
                     on_start=self._started,
                 )
             finally:
-                self._current = 0
+                self._ended()
         # A started test without a result: the process died (or was killed).
         control.unlink(missing_ok=True)
         return self._finish(order, events, died, started)
 
-    def close(self) -> None:
+    def close(self, kill: bool = False) -> None:
         pass
-
-
-def run_in_group(
-    cmd: list[str],
-    *,
-    cwd: Path,
-    env: dict[str, str],
-    log: IO[Any],
-    clock: TestClock,
-    on_start: Optional[Callable[[int], None]] = None,
-) -> Outcome:
-    """Run ``cmd`` as the leader of a new process group and kill the whole group when it
-    ends, so processes its tests started never outlive it. Returns the outcome of a test
-    left without a result: ``timeout`` when a test overran its limit (``clock``), else
-    ``crashed``."""
-    proc = subprocess.Popen(
-        cmd,
-        cwd=cwd,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    if on_start is not None:
-        on_start(proc.pid)
-    died = Outcome.CRASHED
-    try:
-        while True:
-            try:
-                proc.wait(timeout=clock.wait_for())
-                break
-            except subprocess.TimeoutExpired:
-                if clock.overdue():
-                    died = Outcome.TIMEOUT
-                    break
-    finally:
-        kill_group(proc.pid)
-        proc.wait()
-    return died
 
 
 class ForkUnavailable(Exception):
@@ -254,7 +223,7 @@ class ForkWorker(_WorkerBase):
         )
         log = open(self.log_path, "ab")  # noqa: SIM115  (append: truncating stays safe)
         try:
-            self._proc = subprocess.Popen(
+            self._proc = start_session(
                 self.config.pytest_command(self.cache_dir),
                 cwd=self.sandbox.tree,
                 env=self._env(control),
@@ -262,14 +231,26 @@ class ForkWorker(_WorkerBase):
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 pass_fds=(req_r, rep_w),
-                start_new_session=True,
             )
+        except BaseException:
+            os.close(req_w)
+            os.close(rep_r)
+            raise
         finally:
             log.close()
             os.close(req_r)
             os.close(rep_w)
         self._to_server = os.fdopen(req_w, "w", encoding="utf-8")
         self._from_fd = rep_r
+        try:
+            return self._serve(control, events)
+        except BaseException:  # Ctrl-C while it collects, say: the server goes at once
+            self.close(kill=True)
+            raise
+
+    def _serve(self, control: Path, events: Path) -> Suite:
+        """The collected suite, once the server started by :meth:`start` is ready."""
+        assert self._proc is not None
         first = self._read(None)
         if first is None:  # the server ended: collection failed or pytest refused to start
             self._proc.wait()
@@ -326,39 +307,49 @@ class ForkWorker(_WorkerBase):
             "reference": self._reference(),
         }
         started = time.perf_counter()
+        self._begin()
+        try:
+            died, status_msg = self._order(request, events)
+        finally:
+            self._ended()
+        if status_msg is None:
+            raise EngineError(f"the fork server died:\n{self._log_tail()[-3000:]}")
+        return self._finish(order, events, died or Outcome.CRASHED, started)
+
+    def _order(
+        self, request: dict[str, Any], events: Path
+    ) -> tuple[Optional[Outcome], Optional[dict[str, Any]]]:
+        """Send ``request`` and wait for its child's end: (``timeout`` when the clock
+        killed it, the server's status message; None when the server died)."""
+        assert self._to_server is not None
         self._to_server.write(json.dumps(request) + "\n")
         self._to_server.flush()
         reply = self._read(60.0)
         if reply is None or "pid" not in reply:
             raise EngineError(f"the fork server stopped answering:\n{self._log_tail()[-3000:]}")
         pid = int(reply["pid"])
-        self._current = pid
-        died: Optional[Outcome] = None
+        self._started(pid)
         clock = TestClock(events, self.policy)
         try:
             while True:
                 try:
-                    status_msg = self._read(clock.wait_for())
-                    break
+                    return None, self._read(clock.wait_for())
                 except TimeoutError:
                     if clock.overdue():
-                        died = Outcome.TIMEOUT
                         kill_group(pid)
-                        status_msg = self._read(60.0)
-                        break
+                        return Outcome.TIMEOUT, self._read(60.0)
         except BaseException:
             kill_group(pid)
             self._read(60.0)
             raise
-        finally:
-            self._current = 0
-        if status_msg is None:
-            raise EngineError(f"the fork server died:\n{self._log_tail()[-3000:]}")
-        if died is None:
-            died = Outcome.CRASHED
-        return self._finish(order, events, died, started)
 
-    def close(self) -> None:
+    def close(self, kill: bool = False) -> None:
+        """Stop the server: it leaves once its request pipe is closed (killing the order it
+        may be running). With ``kill``, or when it has not left after 10 s, every process
+        in its session is killed."""
+        proc = self._proc
+        if kill and proc is not None and proc.returncode is None:  # not reaped: still ours
+            kill_session(proc.pid)
         if self._to_server is not None:
             try:
                 self._to_server.close()
@@ -367,10 +358,11 @@ class ForkWorker(_WorkerBase):
         if self._from_fd is not None:
             os.close(self._from_fd)
         self._to_server, self._from_fd = None, None
-        if self._proc is not None:
+        if proc is not None:
             try:
-                self._proc.wait(timeout=10)
+                proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                kill_group(self._proc.pid)
-                self._proc.wait()
+                kill_session(proc.pid)
+                proc.wait()
+            release(proc.pid)
             self._proc = None

@@ -34,23 +34,41 @@ class Terminated(KeyboardInterrupt):
         super().__init__(STOP_SIGNALS.get(signal.Signals(signum), str(signum)))
 
 
+def _ignore(signum: int, frame: Optional[FrameType]) -> None:
+    """A signal that comes while the command unwinds (a Python handler, not ``SIG_IGN``:
+    a process started meanwhile gets the default back at ``exec``)."""
+
+
+def _unwinding() -> None:
+    # Only the first signal unwinds; more of them (Ctrl-C pressed twice) must not break
+    # the clean-up, which kills the command's processes and removes its directories.
+    for sig in (signal.SIGINT, *STOP_SIGNALS):
+        signal.signal(sig, _ignore)
+
+
 def _raise_terminated(signum: int, frame: Optional[FrameType]) -> None:
-    # Only the first signal unwinds; more of them must not break the clean-up.
-    for sig in STOP_SIGNALS:
-        signal.signal(sig, signal.SIG_IGN)
+    _unwinding()
     raise Terminated(signum)
+
+
+def _raise_interrupt(signum: int, frame: Optional[FrameType]) -> None:
+    _unwinding()
+    raise KeyboardInterrupt
 
 
 @contextmanager
 def stop_signals() -> Iterator[None]:
-    """SIGTERM and SIGHUP raise :class:`Terminated` while the command runs (main thread
-    only); the previous handlers come back afterwards."""
+    """SIGTERM and SIGHUP raise :class:`Terminated`, and Ctrl-C ``KeyboardInterrupt`` (when
+    it is not ignored), while the command runs (main thread only); further signals are
+    ignored while it unwinds, and the previous handlers come back afterwards."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, *STOP_SIGNALS)}
     for sig in STOP_SIGNALS:
         signal.signal(sig, _raise_terminated)
+    if previous[signal.SIGINT] is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _raise_interrupt)
     try:
         yield
     finally:
@@ -74,7 +92,19 @@ def _interrupted(exc: BaseException) -> int:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the CLI with ``argv`` (default: ``sys.argv[1:]``) and return the exit code."""
+    from orderdep.engine.interrupts import registered, sweep
+
     args = list(sys.argv[1:] if argv is None else argv)
+    earlier = registered()  # of a caller in this process, not of this command
+    try:
+        return _main(args)
+    finally:
+        # The last line of defence: whatever the engine started and its clean-up missed
+        # (a stop signal at an unlucky moment) does not outlive the command.
+        sweep(keep=earlier)
+
+
+def _main(args: list[str]) -> int:
     obj: dict[str, Any] = {"argv": args}
     try:
         with stop_signals():

@@ -76,7 +76,7 @@ def open_engine(
         try:
             trust_fork(engine, cache, _notice, budget)
         except BaseException:
-            engine.close()
+            engine.close(kill=True)
             raise
     return engine
 

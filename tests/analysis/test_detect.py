@@ -230,6 +230,11 @@ def test_confirmation_runs_each_named_order_confirm_runs_plus_one_times() -> Non
 
 
 class SlowModel(ModelExecutor):
+    """Orders take time: 20 ms each."""
+
+    def pass_time(self, orders: int) -> None:
+        time.sleep(0.02 * orders)
+
     def run_many(
         self,
         orders: Sequence[Sequence[str]],
@@ -237,7 +242,7 @@ class SlowModel(ModelExecutor):
         probe: Optional[ProbeSpec] = None,
         on_result: Optional[ResultCallback] = None,
     ) -> list[OrderResult]:
-        time.sleep(0.02 * len(orders))
+        self.pass_time(len(orders))
         return super().run_many(orders, probe=probe, on_result=on_result)
 
 
@@ -528,22 +533,15 @@ def test_the_reason_for_random_reverse_compares_tuscan_with_the_budget_not_the_o
     assert "no budget is left for a search" in spent and "-0" not in spent
 
 
-class TickingModel(ModelExecutor):
-    """Each order moves a fake clock on by one second."""
+class TickingModel(SlowModel):
+    """Each order moves a fake clock on by one second (instead of sleeping)."""
 
     def __init__(self, suite: Suite, specs: list[ODSpec], clock: list[float]) -> None:
         super().__init__(suite, specs)
         self.clock = clock
 
-    def run_many(
-        self,
-        orders: Sequence[Sequence[str]],
-        *,
-        probe: Optional[ProbeSpec] = None,
-        on_result: Optional[ResultCallback] = None,
-    ) -> list[OrderResult]:
-        self.clock[0] += len(orders)
-        return super().run_many(orders, probe=probe, on_result=on_result)
+    def pass_time(self, orders: int) -> None:
+        self.clock[0] += orders
 
 
 @pytest.mark.parametrize("planted", [False, True])

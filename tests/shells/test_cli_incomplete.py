@@ -23,34 +23,15 @@ from orderdep.shells.exitcodes import INCOMPLETE
 if TYPE_CHECKING:
     from conftest import CliRunner
 
-OD_TESTS = """
-    STATE = {"polluted": False}
-
-    def test_victim():
-        assert not STATE["polluted"]
-
-    def test_other():
-        pass
-
-    def test_polluter():
-        STATE["polluted"] = True
-"""
 GO_ON = "orderdep: to go on where it stopped, rerun: "
 
 
 @pytest.fixture
-def slow_to_collect(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def slow_to_collect(od_project: Path) -> Path:
     """The od project, with a conftest that takes a second to import: a one-second budget
     is spent before any order can run, however fast the machine."""
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
-    return write_files(
-        tmp_path / "proj",
-        {
-            "pytest.ini": "[pytest]\n",
-            "conftest.py": "import time\ntime.sleep(1.0)\n",
-            MOD: OD_TESTS,
-        },
-    )
+    (od_project / "conftest.py").write_text("import time\ntime.sleep(1.0)\n")
+    return od_project
 
 
 def go_on_command(out: str) -> list[str]:

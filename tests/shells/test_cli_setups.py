@@ -208,3 +208,14 @@ def test_the_project_imported_before_orderdep_loads_is_named(
         "orderdep: 1 module(s) of the project were imported from its own tree before "
         "orderdep's plugin loaded (shop), so orders run them from there"
     ) in err
+
+
+def test_doctor_names_the_project_modules_imported_from_the_original_tree(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+    project = shop_project(tmp_path / "shop", SETUPTOOLS + SRC_LAYOUT)
+    early = write_files(tmp_path / "site", {"sitecustomize.py": "import shop\n"})
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(early), str(project / "src")]))
+    _, _, err = cli("doctor", project, "--random", "0", "--singles", "1", "--budget", "120")
+    assert "module(s) of the project were imported from its own tree" in err

@@ -232,7 +232,9 @@ def check(
     sub_config = replace(config, runner="subprocess", jobs=1)
     with (
         make_workdir() as tmp,
-        Engine(fork_config) as fork,
+        # the fork engine's notices (a refused fork, where the project's code comes
+        # from) are the check's too; the subprocess engine's would repeat them
+        Engine(fork_config, notice=progress) as fork,
         Engine(sub_config) as sub,
     ):
         plain = PlainRunner(config, Path(tmp) / "plain")

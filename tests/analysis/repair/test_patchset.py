@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, cast
+
+import pytest
 
 from orderdep.analysis.repair.patches import Insertion
 from orderdep.analysis.repair.patchset import distinct, merged_changes
+from orderdep.analysis.repair.verify import Verification
 
 GUARD = ("saved = copy.deepcopy(data.rows)", "request.addfinalizer(lambda: None)")
 
@@ -20,3 +24,59 @@ def test_the_same_guard_for_two_victims_is_inserted_once(tmp_path: Path) -> None
     (text,) = [new for _, new in merged_changes(tmp_path, [first, second, other]).values()]
     assert text.count("saved = copy.deepcopy(data.rows)") == 1
     assert "# For test_v1." in text and "# For test_v2." not in text
+
+
+def test_the_largest_set_that_holds_is_kept_and_each_conflict_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Patches a and c hold alone but not together: the set keeps a and b, leaves c out
+    with the problem seen, and never drops b for c's conflict."""
+    from orderdep.analysis.repair import patchset
+
+    tried: list[list[str]] = []
+
+    def fake_changes(project: Path, insertions: list[Any]) -> dict[str, tuple[str, str]]:
+        return {str(i): ("", "") for i in insertions}
+
+    def fake_verify(verifier: Any, changes: Any, targets: Any, **options: Any) -> Verification:
+        chosen = sorted(changes)
+        tried.append(chosen)
+        ok = not {"a", "c"} <= set(chosen)
+        problems = [] if ok else ["t::victim_of_a failed in random order 3 (seed 0)"]
+        return Verification(ok=ok, problems=problems, orders_run=22)
+
+    monkeypatch.setattr(patchset, "merged_changes", fake_changes)
+    monkeypatch.setattr(patchset, "verify_set", fake_verify)
+    targets: dict[str, list[Any]] = {"a": [], "b": [], "c": []}
+    found = patchset.holding_set(
+        cast(Any, None),
+        tmp_path,
+        {"a": ["a"], "b": ["b"], "c": ["c"]},
+        targets,  # type: ignore[dict-item]
+    )
+    assert found.kept == ["a", "b"]
+    assert found.left_out == {"c": "t::victim_of_a failed in random order 3 (seed 0)"}
+    assert tried == [["a", "b", "c"], ["a"], ["a", "b"], ["a", "b", "c"]]
+    assert found.orders_run == 4 * 22
+    assert sorted(found.changes) == ["a", "b"]
+
+
+def test_a_set_that_holds_whole_is_verified_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orderdep.analysis.repair import patchset
+
+    calls: list[int] = []
+    monkeypatch.setattr(patchset, "merged_changes", lambda p, ins: {str(i): ("", "") for i in ins})
+    monkeypatch.setattr(
+        patchset,
+        "verify_set",
+        lambda *a, **k: calls.append(1) or Verification(ok=True, orders_run=5),
+    )
+    found = patchset.holding_set(
+        cast(Any, None),
+        tmp_path,
+        {"a": ["a"], "b": ["b"]},
+        {"a": [], "b": []},  # type: ignore[dict-item]
+    )
+    assert found.kept == ["a", "b"] and found.left_out == {} and calls == [1]

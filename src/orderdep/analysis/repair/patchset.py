@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
@@ -127,3 +128,64 @@ def verify_set(
             return out
     out.ok = True
     return out
+
+
+@dataclass
+class HoldingSet:
+    """The largest set of patches found to hold together, and why the others were left out."""
+
+    kept: list[str]  # keys (function ids) of the patches kept, in the order tried
+    left_out: dict[str, str]  # key -> what went wrong with it added
+    changes: Changes  # the kept patches applied together
+    orders_run: int
+
+
+def holding_set(
+    verifier: Verifier,
+    project: Path,
+    patches: Mapping[str, Sequence[Insertion]],
+    targets: Mapping[str, Sequence[Target]],
+    *,
+    seed: int = 0,
+    random_orders: int = RANDOM_ORDERS,
+    unrepaired: Optional[Iterable[str]] = (),
+) -> HoldingSet:
+    """The patches (by key, in the order given) that hold together.
+
+    All of them are verified together first (:func:`verify_set`); when they do not hold,
+    they are added one at a time, each kept only if the set still holds with it, so one
+    patch that conflicts costs itself, not the others. The tests of a patch left out count
+    as unrepaired for the rest."""
+    keys = list(patches)
+    spent = 0
+    others = None if unrepaired is None else set(unrepaired)
+
+    def attempt(chosen: Sequence[str]) -> tuple[Optional[Changes], str]:
+        nonlocal spent
+        try:
+            changes = merged_changes(project, [i for k in chosen for i in patches[k]])
+        except OrderdepError as exc:
+            return None, f"does not apply with the others: {exc}"
+        left = set(keys) - set(chosen)
+        skipped = None if others is None else others | {t.test for k in left for t in targets[k]}
+        check = verify_set(
+            verifier, changes, [t for k in chosen for t in targets[k]], seed=seed,
+            random_orders=random_orders, unrepaired=skipped,
+        )  # fmt: skip
+        spent += check.orders_run
+        return (changes, "") if check.ok else (None, "; ".join(check.problems[:3]))
+
+    changes, _ = attempt(keys)
+    if changes is not None:
+        return HoldingSet(keys, {}, changes, spent)
+    kept: list[str] = []
+    left_out: dict[str, str] = {}
+    best: Changes = {}
+    for key in keys:
+        tried, why = attempt([*kept, key])
+        if tried is None:
+            left_out[key] = why
+        else:
+            kept.append(key)
+            best = tried
+    return HoldingSet(kept, left_out, best, spent)

@@ -14,8 +14,13 @@ import click
 
 from orderdep.analysis.repair.fix import STRATEGY_CHOICES, Repairer
 from orderdep.analysis.repair.fix_result import FixResult
-from orderdep.analysis.repair.patches import unified_diff
-from orderdep.analysis.repair.patchset import RANDOM_ORDERS, function_id, merged_changes, verify_set
+from orderdep.analysis.repair.patches import Changes, unified_diff
+from orderdep.analysis.repair.patchset import (
+    RANDOM_ORDERS,
+    function_id,
+    holding_set,
+    merged_changes,
+)
 from orderdep.core.report import ODFinding, Report
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
@@ -217,11 +222,13 @@ def fix(
     if it made the test pass in its failing and passing orders without changing the
     outcomes of the suite (the report's nondeterministic tests, and tests whose outcome
     differs between two unpatched runs of the suite, are not compared). Files change only
-    with --apply, and only when the patches hold together. The instances of a parametrized
-    test share one patch; all patches are then verified together (the original order,
-    every failing order, --set-orders random orders). Exit code 0 when no OD test is left
-    in the files (nothing to fix, or every one fixed with --apply and the patches hold
-    together), 1 when any is left (no verified patch, not applied, or not holding).
+    with --apply. The instances of a parametrized test share one patch; all patches are
+    then verified together (the original order, every failing order, --set-orders random
+    orders); when they do not hold together, they are added one at a time and the largest
+    set that holds is kept (and applied with --apply), each patch left out named with the
+    problem it brought. Exit code 0 when no OD test is left in the files (nothing to fix,
+    or every one fixed with --apply and the patches hold together), 1 when any is left
+    (no verified patch, not applied, or left out of the set).
     """
     from orderdep.analysis.repair.debugger import finding_for
 
@@ -290,18 +297,18 @@ def fix(
         )
         click.echo("summary:")
         click.echo("\n".join(aligned(("test", "kind", "fix", "changed lines"), rows, "  ")))
-        held = _check_set(repairer, project, fixed, by_function, seed, set_orders, unrepaired)
+        kept, changes = _check_set(
+            repairer, project, fixed, by_function, seed, set_orders, unrepaired
+        )
+        held = len(kept) == len(by_function)
         set_file = patches / SET_PATCH
         set_file.unlink(missing_ok=True)  # an earlier run's set may no longer hold
-        if held and by_function:
-            changes = merged_changes(
-                project, [i for r in by_function.values() if r.fix for i in r.fix.insertions]
-            )
+        if kept:
             if apply_:
                 for rel, (_, new) in changes.items():
                     (project / rel).write_text(new, encoding="utf-8")
                 click.echo(f"applied to {', '.join(sorted(changes))}")
-            elif len(by_function) > 1:
+            elif len(kept) > 1:
                 set_file.write_text(unified_diff(changes), encoding="utf-8")
                 shown = (
                     set_file.relative_to(project) if set_file.is_relative_to(project) else set_file
@@ -337,29 +344,35 @@ def _check_set(
     seed: int,
     orders: int,
     unrepaired: Optional[Sequence[str]],
-) -> bool:
-    """Verify every patch together; prints one line saying whether they hold."""
-    if len(by_function) < 2 and orders == 0:
-        return True
-    insertions = [i for r in by_function.values() if r.fix for i in r.fix.insertions]
-    if not insertions:
-        return True
-    targets = [r.target for r in fixed if r.target is not None]
-    try:
-        changes = merged_changes(project, insertions)
-    except UsageError as exc:
-        click.echo(f"patch set: the patches do not apply together: {exc}")
-        return False
-    progress_line(f"verifying the {len(by_function)} patch(es) together")
-    check = verify_set(
-        repairer.verifier, changes, targets, seed=seed, random_orders=orders, unrepaired=unrepaired
-    )
-    if check.ok:
+) -> tuple[list[str], Changes]:
+    """The patches (by function) that hold together, and their changes; prints what held
+    and, for each patch left out, why."""
+    patches = {f: r.fix.insertions for f, r in by_function.items() if r.fix is not None}
+    if not patches:
+        return [], {}
+    if len(patches) < 2 and orders == 0:
+        return list(patches), merged_changes(project, [i for p in patches.values() for i in p])
+    targets = {
+        f: [r.target for r in fixed if r.target is not None and function_id(r.test) == f]
+        for f in patches
+    }
+    progress_line(f"verifying the {len(patches)} patch(es) together")
+    found = holding_set(
+        repairer.verifier, project, patches, targets, seed=seed, random_orders=orders,
+        unrepaired=unrepaired,
+    )  # fmt: skip
+    tests = sum(len(targets[f]) for f in found.kept)
+    where = f"the original order, every failing order, {orders} random orders, seed {seed}"
+    if not found.left_out:
         click.echo(
-            f"patch set: {len(by_function)} patch(es) for {len(fixed)} OD test(s) hold "
-            f"together in {check.orders_run} orders (the original order, every failing "
-            f"order, {orders} random orders, seed {seed})"
+            f"patch set: {len(found.kept)} patch(es) for {tests} OD test(s) hold together in "
+            f"{found.orders_run} orders ({where})"
         )
-        return True
-    click.echo(f"patch set: the patches do not hold together: {'; '.join(check.problems[:3])}")
-    return False
+        return found.kept, found.changes
+    click.echo(
+        f"patch set: the {len(patches)} patches do not hold together; {len(found.kept)} of "
+        f"them (for {tests} OD test(s)) do, in {where} ({found.orders_run} orders in all)"
+    )
+    for function, why in found.left_out.items():
+        click.echo(f"  left out: the patch for {function}: with it, {why}")
+    return found.kept, found.changes

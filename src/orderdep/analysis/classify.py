@@ -110,8 +110,13 @@ def classify(
     budget: Optional[Budget] = None,
     all_cleaners: bool = False,
     jobs: int = 1,
+    phases: Sequence[str] = PHASES,
 ) -> Report:
     """A copy of ``report`` with its OD tests classified and explained (see module doc).
+
+    ``phases`` (a prefix of :data:`PHASES`) stops after those: ``("kind", "partner")`` is
+    what a repair needs (its kind and one partner); what it leaves is marked unfinished
+    ("partly searched (PHASE only)") for a later ``classify`` to complete.
 
     ``tests`` limits the work to these OD tests (always re-classified); by default every
     OD test not classified yet, or not finished (every one with ``redo``). ``seed``
@@ -153,8 +158,10 @@ def classify(
             it, say, suite, candidates, seed, flake_samples, group_level, budget
         ),
     }
+    if tuple(phases) != PHASES[: len(phases)] or not phases:
+        raise UsageError(f"phases must be a prefix of {PHASES!r}, got {tuple(phases)!r}")
     try:
-        for phase in PHASES:
+        for phase in phases:
             shown.phase = phase
             for item in items:
                 if item.nd or not item.done >= set(PHASES[: PHASES.index(phase)]):
@@ -183,6 +190,8 @@ def classify(
         elif reason is not None and len(item.done) < len(PHASES):
             mark_unfinished(item, reason)
             shown.step(item, "stopped", f"{item.finding.test}: not finished ({reason})")
+        elif len(item.done) < len(PHASES):
+            mark_unfinished(item, f"{' and '.join(phases)} only")
     out.stats.orders_run += counts.orders_run
     out.stats.test_executions += counts.test_executions
     out.stats.wall_seconds += time.perf_counter() - start

@@ -14,12 +14,10 @@ import click
 
 from orderdep.analysis.repair.fix import STRATEGY_CHOICES, Repairer
 from orderdep.analysis.repair.fix_result import FixResult
-from orderdep.analysis.repair.patches import Changes, unified_diff
+from orderdep.analysis.repair.patches import unified_diff
 from orderdep.analysis.repair.patchset import (
     RANDOM_ORDERS,
     function_id,
-    holding_set,
-    merged_changes,
 )
 from orderdep.core.report import ODFinding, Report
 from orderdep.errors import UsageError
@@ -32,6 +30,7 @@ from orderdep.shells.commands.debug_cmds import (
     root_lines,
 )
 from orderdep.shells.commands.engine_cmds import open_engine
+from orderdep.shells.commands.fix_steps import check_set, classify_on_demand
 from orderdep.shells.fixes_file import fix_entry, save_fixes
 from orderdep.shells.options import (
     CHECK_OPTION,
@@ -256,9 +255,11 @@ def fix(
             full_suite=not no_suite_check,
             nd_tests=data.nd_tests if data is not None else (),
         )
+        if data is not None and not polluters:
+            data, selected = classify_on_demand(engine, data, selected, project, report, params)
         for test, found in selected:
             if data is not None and found is not None and found.kind is None and not polluters:
-                click.echo(f"skipping {test}: not classified; run `orderdep classify` first")
+                click.echo(f"skipping {test}: its kind could not be told (see `orderdep classify`)")
                 rows.append((test, "?", "skipped: not classified", "-"))
                 missing += 1
                 continue
@@ -297,7 +298,7 @@ def fix(
         )
         click.echo("summary:")
         click.echo("\n".join(aligned(("test", "kind", "fix", "changed lines"), rows, "  ")))
-        kept, changes = _check_set(
+        kept, changes = check_set(
             repairer, project, fixed, by_function, seed, set_orders, unrepaired
         )
         held = len(kept) == len(by_function)
@@ -334,45 +335,3 @@ def table_row(result: FixResult) -> tuple[str, str, str, str]:
     if fix is None:
         return (result.test, result.kind, "no verified fix (reasons above)", "-")
     return (result.test, result.kind, f"{fix.strategy} (verified)", str(fix.size))
-
-
-def _check_set(
-    repairer: Repairer,
-    project: Path,
-    fixed: Sequence[FixResult],
-    by_function: dict[str, FixResult],
-    seed: int,
-    orders: int,
-    unrepaired: Optional[Sequence[str]],
-) -> tuple[list[str], Changes]:
-    """The patches (by function) that hold together, and their changes; prints what held
-    and, for each patch left out, why."""
-    patches = {f: r.fix.insertions for f, r in by_function.items() if r.fix is not None}
-    if not patches:
-        return [], {}
-    if len(patches) < 2 and orders == 0:
-        return list(patches), merged_changes(project, [i for p in patches.values() for i in p])
-    targets = {
-        f: [r.target for r in fixed if r.target is not None and function_id(r.test) == f]
-        for f in patches
-    }
-    progress_line(f"verifying the {len(patches)} patch(es) together")
-    found = holding_set(
-        repairer.verifier, project, patches, targets, seed=seed, random_orders=orders,
-        unrepaired=unrepaired,
-    )  # fmt: skip
-    tests = sum(len(targets[f]) for f in found.kept)
-    where = f"the original order, every failing order, {orders} random orders, seed {seed}"
-    if not found.left_out:
-        click.echo(
-            f"patch set: {len(found.kept)} patch(es) for {tests} OD test(s) hold together in "
-            f"{found.orders_run} orders ({where})"
-        )
-        return found.kept, found.changes
-    click.echo(
-        f"patch set: the {len(patches)} patches do not hold together; {len(found.kept)} of "
-        f"them (for {tests} OD test(s)) do, in {where} ({found.orders_run} orders in all)"
-    )
-    for function, why in found.left_out.items():
-        click.echo(f"  left out: the patch for {function}: with it, {why}")
-    return found.kept, found.changes

@@ -1,0 +1,89 @@
+"""Two steps of ``orderdep fix`` around the repairs: classifying what a repair needs
+first, and keeping the largest set of verified patches that holds together."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Optional
+
+import click
+
+from orderdep.analysis.repair.fix import Repairer
+from orderdep.analysis.repair.fix_result import FixResult
+from orderdep.analysis.repair.patches import Changes
+from orderdep.analysis.repair.patchset import function_id, holding_set, merged_changes
+from orderdep.core.report import ODFinding, Report, save_report
+from orderdep.shells.commands.debug_cmds import progress_line, report_file
+
+
+def classify_on_demand(
+    engine: Any,
+    data: Report,
+    selected: list[tuple[str, Optional[ODFinding]]],
+    project: Path,
+    report: Optional[Path],
+    params: dict[str, Any],
+) -> tuple[Report, list[tuple[str, Optional[ODFinding]]]]:
+    """Classify the selected OD tests that lack a kind, as far as a repair needs (the kind
+    and one partner), and save the report; a test found non-deterministic is dropped."""
+    from orderdep.analysis.classify import classify
+
+    todo = [t for t, f in selected if f is not None and f.kind is None]
+    if not todo:
+        return data, selected
+    progress_line(
+        f"classifying {len(todo)} OD test(s) first, as far as a repair needs: the kind "
+        "and one partner (`orderdep classify` completes them)"
+    )
+    data = classify(engine, data, todo, None, phases=("kind", "partner"), jobs=params["jobs"])
+    save_report(report_file(project, report), data)
+    kept = []
+    for test, found in selected:
+        if test in data.nd_tests:
+            click.echo(f"skipping {test}: non-deterministic, not order-dependent")
+            continue
+        kept.append((test, data.finding(test) or found))
+    return data, kept
+
+
+def check_set(
+    repairer: Repairer,
+    project: Path,
+    fixed: Sequence[FixResult],
+    by_function: dict[str, FixResult],
+    seed: int,
+    orders: int,
+    unrepaired: Optional[Sequence[str]],
+) -> tuple[list[str], Changes]:
+    """The patches (by function) that hold together, and their changes; prints what held
+    and, for each patch left out, why."""
+    patches = {f: r.fix.insertions for f, r in by_function.items() if r.fix is not None}
+    if not patches:
+        return [], {}
+    if len(patches) < 2 and orders == 0:
+        return list(patches), merged_changes(project, [i for p in patches.values() for i in p])
+    targets = {
+        f: [r.target for r in fixed if r.target is not None and function_id(r.test) == f]
+        for f in patches
+    }
+    progress_line(f"verifying the {len(patches)} patch(es) together")
+    found = holding_set(
+        repairer.verifier, project, patches, targets, seed=seed, random_orders=orders,
+        unrepaired=unrepaired,
+    )  # fmt: skip
+    tests = sum(len(targets[f]) for f in found.kept)
+    where = f"the original order, every failing order, {orders} random orders, seed {seed}"
+    if not found.left_out:
+        click.echo(
+            f"patch set: {len(found.kept)} patch(es) for {tests} OD test(s) hold together in "
+            f"{found.orders_run} orders ({where})"
+        )
+        return found.kept, found.changes
+    click.echo(
+        f"patch set: the {len(patches)} patches do not hold together; {len(found.kept)} of "
+        f"them (for {tests} OD test(s)) do, in {where} ({found.orders_run} orders in all)"
+    )
+    for function, why in found.left_out.items():
+        click.echo(f"  left out: the patch for {function}: with it, {why}")
+    return found.kept, found.changes

@@ -1,0 +1,38 @@
+"""``fix`` on a report whose OD tests were found but not classified: it classifies them
+as far as a repair needs (the kind and one partner), saves that, and repairs them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from clitools import POLLUTER, VICTIM
+
+from orderdep.analysis.budget import UNFINISHED_KEY
+from orderdep.core.report import load_report
+
+if TYPE_CHECKING:
+    from conftest import CliRunner
+
+
+def test_fix_classifies_what_it_needs_then_repairs(od_project: Path, cli: CliRunner) -> None:
+    code, out, err = cli("detect", od_project, "--seed", "1")
+    assert code == 1, out + err
+    report = load_report(od_project / ".orderdep" / "report.json")
+    assert report.finding(VICTIM) is not None and report.finding(VICTIM).kind is None
+    code, out, err = cli("fix", od_project, "--apply")
+    assert code == 0, out + err
+    assert "classifying 1 OD test(s) first, as far as a repair needs" in err
+    assert "skipping" not in out
+    found = load_report(od_project / ".orderdep" / "report.json").finding(VICTIM)
+    assert found is not None and found.kind == "victim" and found.polluters == [POLLUTER]
+    # what a repair did not need is left for `orderdep classify`, and said so
+    assert found.extras[UNFINISHED_KEY]["cleaners"] == "not searched (kind and partner only)"
+    held = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+         POLLUTER, VICTIM],
+        cwd=od_project, capture_output=True, text=True,
+    )  # fmt: skip
+    assert held.returncode == 0, held.stdout

@@ -36,3 +36,22 @@ def test_fix_classifies_what_it_needs_then_repairs(od_project: Path, cli: CliRun
         cwd=od_project, capture_output=True, text=True,
     )  # fmt: skip
     assert held.returncode == 0, held.stdout
+
+
+def test_a_spent_budget_repairs_what_it_reached_and_the_printed_command_goes_on(
+    od_project: Path, cli: CliRunner
+) -> None:
+    assert cli("detect", od_project, "--seed", "1", "--classify")[0] == 1
+    # a budget spent before the first repair: nothing repaired, the test named
+    code, out, err = cli("fix", od_project, "--apply", "--budget", "0.001")
+    assert code == 1, out + err
+    assert "not repaired (budget)" in out
+    assert f"orderdep: the budget ran out before 1 OD test(s) were repaired:\n  {VICTIM}" in out
+    go_on = "orderdep: to go on (the tests fixed in the files are skipped), rerun: orderdep "
+    line = next(x for x in out.splitlines() if x.startswith(go_on))
+    argv = line[len(go_on) :].split()
+    assert argv[-2:] == ["--budget", "0.001"]
+    code, out, err = cli(*argv[:-1], "600")  # the printed command, with time for it
+    assert code == 0, out + err
+    code, out, err = cli(*argv[:-1], "600")  # again: fixed in the files, nothing left
+    assert code == 0 and "none needed: passes in its failing order" in out, out + err

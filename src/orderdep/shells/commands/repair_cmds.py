@@ -35,12 +35,14 @@ from orderdep.shells.fixes_file import fix_entry, save_fixes
 from orderdep.shells.options import (
     CHECK_OPTION,
     SEED,
+    Seconds,
     engine_flags,
     engine_options,
     html_report_line,
 )
 from orderdep.shells.output import set_result
 from orderdep.shells.table import aligned
+from orderdep.shells.unfinished import command_argv, resume_command
 
 PATCH_DIR = "patches"  # next to the report (default PROJECT/.orderdep/patches)
 SET_PATCH = "patch-set.patch"  # every patch of the last run, verified together
@@ -201,6 +203,16 @@ def fix_lines(
     "and every failing order); 0 checks the set only when there are several patches.",
 )
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of those orders.")
+@click.option(
+    "--budget",
+    type=Seconds(),
+    default=None,
+    metavar="SECONDS",
+    help="Time for the repairs: no repair starts once it is spent; what was verified by "
+    "then is checked as a set and (with --apply) applied, and the tests left are named "
+    "with the command that goes on (with --apply, rerunning skips the tests already "
+    "fixed in the files). Default: no limit.",
+)
 @REPORT_OPTION
 @CHECK_OPTION
 def fix(
@@ -211,6 +223,7 @@ def fix(
     no_suite_check: bool,
     set_orders: int,
     seed: int,
+    budget: Optional[float],
     report: Optional[Path],
     **params: Any,
 ) -> int:
@@ -229,8 +242,11 @@ def fix(
     or every one fixed with --apply and the patches hold together), 1 when any is left
     (no verified patch, not applied, or left out of the set).
     """
+    from orderdep.analysis.budget import Budget
     from orderdep.analysis.repair.debugger import finding_for
 
+    limit = Budget(budget)
+    left: list[str] = []  # tests no repair started for (budget)
     project: Path = params["project"].resolve()
     if polluters and len(tests) != 1:
         raise UsageError("--polluter needs exactly one --test (the OD test it pollutes)")
@@ -245,7 +261,7 @@ def fix(
     by_function: dict[str, FixResult] = {}  # one patch per test function
     fixed: list[FixResult] = []
     rows: list[tuple[str, str, str, str]] = []  # the closing table: test, kind, fix, lines
-    with open_engine(params, store=False) as engine:
+    with open_engine(params, store=False, budget=limit) as engine:
         engine.check([*(t for t, _ in selected), *polluters])
         repairer = Repairer(
             engine.config,
@@ -258,6 +274,13 @@ def fix(
         if data is not None and not polluters:
             data, selected = classify_on_demand(engine, data, selected, project, report, params)
         for test, found in selected:
+            if limit.stopped:
+                left.append(test)
+                rows.append(
+                    (test, (found.kind if found else None) or "?", "not repaired (budget)", "-")
+                )
+                missing += 1
+                continue
             if data is not None and found is not None and found.kind is None and not polluters:
                 click.echo(f"skipping {test}: its kind could not be told (see `orderdep classify`)")
                 rows.append((test, "?", "skipped: not classified", "-"))
@@ -318,6 +341,11 @@ def fix(
                 click.echo(f"all patches in one: {set_file}")
                 click.echo(f"apply them all: {cmds[0]}")
                 click.echo("\n".join(f"            or: {c}" for c in cmds[1:]))
+    if left:
+        click.echo(f"orderdep: the budget ran out before {len(left)} OD test(s) were repaired:")
+        click.echo("\n".join(f"  {t}" for t in left))
+        more = " (the tests fixed in the files are skipped)" if apply_ else ""
+        click.echo(f"orderdep: to go on{more}, rerun: {resume_command(command_argv())}")
     save_fixes(report_file(project, report).resolve().parent, entries)
     set_result(fixes=entries, left=missing if apply_ else len(selected))
     if data is not None:

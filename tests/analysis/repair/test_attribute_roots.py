@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 from tests.analysis.repair.corpus_helpers import copy_project
 
-from orderdep.analysis.repair.attribute_roots import attribute_roots, differing_attributes
-from orderdep.analysis.repair.debugger import debug
-from orderdep.analysis.repair.probe_values import describe
-from orderdep.analysis.repair.root_info import RootInfo, ValueView
+from orderdep.analysis.repair.locate.attribute_roots import attribute_roots, differing_attributes
+from orderdep.analysis.repair.locate.debugger import debug
+from orderdep.analysis.repair.locate.probe_values import describe
+from orderdep.analysis.repair.locate.root_info import RootInfo
+from orderdep.analysis.repair.locate.value_view import ValueView
 from orderdep.analysis.state.values import put_in_place
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine

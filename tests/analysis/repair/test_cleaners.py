@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from orderdep.analysis.repair.cleaners import _guarded, is_check
-from orderdep.analysis.repair.module_names import ModuleNames
-from orderdep.analysis.repair.patches import insertion
-from orderdep.analysis.repair.root_info import RootInfo, ValueView
-from orderdep.analysis.repair.root_statements import guard_statements
-from orderdep.analysis.repair.sources import FunctionSource
+from orderdep.analysis.repair.candidates.cleaners import _guarded, is_check
+from orderdep.analysis.repair.candidates.root_statements import guard_statements
+from orderdep.analysis.repair.candidates.sources import FunctionSource
+from orderdep.analysis.repair.locate.module_names import ModuleNames
+from orderdep.analysis.repair.locate.root_info import RootInfo
+from orderdep.analysis.repair.locate.value_view import ValueView
+from orderdep.analysis.repair.write.patches import insertion
 
 SOURCE = "import routes\n\n\ndef test_dispatch(router):\n    assert router.dispatch('/')\n"
 BRITTLE = FunctionSource(
@@ -46,7 +47,7 @@ def test_no_guard_without_a_known_root_or_for_one_that_cannot_be_saved() -> None
 
 
 def test_class_attributes_of_one_class_that_differ_are_grouped() -> None:
-    from orderdep.analysis.repair.candidates import sibling_groups
+    from orderdep.analysis.repair.candidates.candidates import sibling_groups
 
     def attr(cls: str, name: str) -> RootInfo:
         return root("classattr", module="pkg.sexpr", attrs=(cls, name))
@@ -78,7 +79,7 @@ def test_a_polluter_guard_for_an_attribute_absent_before_it_leaves_it_absent() -
 def test_a_set_then_delete_pair_is_explained_in_the_patch_comment() -> None:
     """A reader takes ``setattr`` then ``delattr`` of one name for a no-op: the comment
     says the name did not exist before and monkeypatch deletes it again at the end."""
-    from orderdep.analysis.repair.candidates import Candidate, comment_for
+    from orderdep.analysis.repair.candidates.candidates import Candidate, comment_for
     from orderdep.core.report import ODFinding
 
     polluter = "tests/test_x.py::test_kwargs"
@@ -108,8 +109,8 @@ def test_a_polluter_guard_for_a_dict_of_modules_copies_it_shallow() -> None:
     """``copy.deepcopy`` of a dict holding modules raises TypeError (the polluter would stop
     before it pollutes, which is no repair): the dict itself is what changes, so a
     shallow copy is what the polluter works on."""
-    from orderdep.analysis.repair.module_names import ModuleNames
-    from orderdep.analysis.repair.root_statements import guard_statements, holds_modules
+    from orderdep.analysis.repair.candidates.root_statements import guard_statements, holds_modules
+    from orderdep.analysis.repair.locate.module_names import ModuleNames
 
     codecs = ["dict", "dict", [["'json'", ["ref", "module", "json.json"]]]]
     plain = ["dict", "dict", [["'a'", ["atom", "int", "1"]]]]
@@ -136,7 +137,7 @@ def test_a_polluter_guard_for_a_dict_of_modules_copies_it_shallow() -> None:
 
 
 def test_environment_variables_that_differ_are_grouped() -> None:
-    from orderdep.analysis.repair.candidates import sibling_groups
+    from orderdep.analysis.repair.candidates.candidates import sibling_groups
 
     port, host = root("env", var="APP_PORT"), root("env", var="APP_HOST")
     differing = [port, host, root("classattr", module="pkg.sexpr", attrs=("AST", "tag"))]

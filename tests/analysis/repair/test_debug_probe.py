@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from orderdep.analysis.repair.debug_probe import DebugProbe
-from orderdep.analysis.repair.probe_capture import restore_from_fresh_module, split_python_root
-from orderdep.analysis.repair.probe_values import describe, literal
+from orderdep.analysis.repair.locate.debug_probe import DebugProbe
+from orderdep.analysis.repair.locate.probe_capture import (
+    restore_from_fresh_module,
+    split_python_root,
+)
+from orderdep.analysis.repair.locate.probe_values import describe, literal
 
 
 class Job:

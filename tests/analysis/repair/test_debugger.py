@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from orderdep.analysis.repair.debugger import DebugError, debug, infer_orders, orders_for
-from orderdep.analysis.repair.root_changes import change_lines
-from orderdep.analysis.repair.root_info import ValueView
+from orderdep.analysis.repair.locate.debugger import DebugError, debug, infer_orders, orders_for
+from orderdep.analysis.repair.locate.root_changes import change_lines
+from orderdep.analysis.repair.locate.value_view import ValueView
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from orderdep.analysis.repair.file_copies import copy_statements, own_copy_candidates
-from orderdep.analysis.repair.root_info import DebugResult, RootInfo, ValueView
+from orderdep.analysis.repair.candidates.file_copies import copy_statements, own_copy_candidates
+from orderdep.analysis.repair.locate.root_info import DebugResult, RootInfo
+from orderdep.analysis.repair.locate.value_view import ValueView
 from orderdep.core.report import ODFinding
 
 VICTIM, POLLUTER = "tests/test_shell.py::test_ls", "tests/test_shell.py::test_rm_page"

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 from tests.engine.conftest import write_files
 
+from orderdep.analysis.repair.candidates.sources import transplant
 from orderdep.analysis.repair.fix import (
     Repairer,
     read_function,
     target_for,
 )
 from orderdep.analysis.repair.fix_result import apply_fix
-from orderdep.analysis.repair.patches import apply_insertions
-from orderdep.analysis.repair.sources import transplant
+from orderdep.analysis.repair.write.patches import apply_insertions
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
@@ -423,7 +423,7 @@ def test_unknown_strategy_is_refused(engine: Engine) -> None:
 
 
 def test_a_test_generated_at_runtime_cannot_be_patched(project: Path) -> None:
-    from orderdep.analysis.repair.patches import Insertion
+    from orderdep.analysis.repair.write.patches import Insertion
 
     with pytest.raises(UsageError, match="cannot find the function"):
         apply_insertions(project, [Insertion(J + "test_missing", ("x = 1",))])

@@ -9,16 +9,17 @@ from typing import Any
 import pytest
 from tests.engine.conftest import write_files
 
-from orderdep.analysis.repair.container_edits import (
+from orderdep.analysis.repair.candidates.container_edits import (
     KeyEdit,
     attribute_copy_guards,
     guard_key_statements,
     key_edits,
     restore_key_statements,
 )
+from orderdep.analysis.repair.candidates.value_literals import desc_literal
 from orderdep.analysis.repair.fix import Repairer
-from orderdep.analysis.repair.root_info import RootInfo, ValueView
-from orderdep.analysis.repair.value_literals import desc_literal
+from orderdep.analysis.repair.locate.root_info import RootInfo
+from orderdep.analysis.repair.locate.value_view import ValueView
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine

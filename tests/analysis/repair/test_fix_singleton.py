@@ -8,13 +8,14 @@ from pathlib import Path
 
 from tests.analysis.repair.corpus_helpers import corpus_fixture
 
-from orderdep.analysis.repair.cleaners import _minimised
+from orderdep.analysis.repair.candidates.cleaners import _minimised
+from orderdep.analysis.repair.candidates.generated import reset_statements
+from orderdep.analysis.repair.candidates.ranking import to_verify
+from orderdep.analysis.repair.candidates.resets import find_owner_methods
+from orderdep.analysis.repair.candidates.sources import read_function
 from orderdep.analysis.repair.fix import Repairer
-from orderdep.analysis.repair.generated import reset_statements
-from orderdep.analysis.repair.ranking import to_verify
-from orderdep.analysis.repair.resets import find_owner_methods
-from orderdep.analysis.repair.root_info import RootInfo, ValueView
-from orderdep.analysis.repair.sources import read_function
+from orderdep.analysis.repair.locate.root_info import RootInfo
+from orderdep.analysis.repair.locate.value_view import ValueView
 from orderdep.core.report import ODFinding
 from orderdep.engine.runner import Engine
 

@@ -7,8 +7,11 @@ from pathlib import Path
 import pytest
 from tests.engine.conftest import write_files
 
-from orderdep.analysis.repair.fixture_candidates import narrow_candidates, setup_function_candidates
-from orderdep.analysis.repair.fixture_defs import FixtureIndex, parse_fixtures
+from orderdep.analysis.repair.candidates.fixture_candidates import (
+    narrow_candidates,
+    setup_function_candidates,
+)
+from orderdep.analysis.repair.candidates.fixture_defs import FixtureIndex, parse_fixtures
 from orderdep.core.report import ODFinding
 
 CONFTEST = """

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from orderdep.analysis.repair.patches import (
+from orderdep.analysis.repair.write.patches import (
     Insertion,
     apply_insertion,
     apply_insertions,

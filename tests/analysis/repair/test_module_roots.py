@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from orderdep.analysis.repair.module_names import ModuleNames
-from orderdep.analysis.repair.module_roots import (
+from orderdep.analysis.repair.locate.module_names import ModuleNames
+from orderdep.analysis.repair.locate.module_roots import (
     REIMPORTED,
     fold_packages,
     mark_reimported,
@@ -18,8 +18,9 @@ from orderdep.analysis.repair.module_roots import (
     package_root,
     restore_package,
 )
-from orderdep.analysis.repair.probe_roots import sysmodule_root
-from orderdep.analysis.repair.root_info import RootInfo, ValueView
+from orderdep.analysis.repair.locate.probe_roots import sysmodule_root
+from orderdep.analysis.repair.locate.root_info import RootInfo
+from orderdep.analysis.repair.locate.value_view import ValueView
 
 PKG = "odpkg_toolbox"
 

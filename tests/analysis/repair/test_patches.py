@@ -10,13 +10,16 @@ from typing import Any, Optional
 
 import pytest
 
-from orderdep.analysis.repair.module_names import (
+from orderdep.analysis.repair.candidates.root_statements import guard_statements, restore_statements
+from orderdep.analysis.repair.locate.module_names import (
     ModuleNames,
     attribute_reference,
     module_name_for,
     module_reference,
 )
-from orderdep.analysis.repair.patches import (
+from orderdep.analysis.repair.locate.root_info import RootInfo
+from orderdep.analysis.repair.locate.value_view import ValueView
+from orderdep.analysis.repair.write.patches import (
     Insertion,
     apply_insertion,
     apply_insertions,
@@ -24,8 +27,6 @@ from orderdep.analysis.repair.patches import (
     insertion,
     unified_diff,
 )
-from orderdep.analysis.repair.root_info import RootInfo, ValueView
-from orderdep.analysis.repair.root_statements import guard_statements, restore_statements
 from orderdep.errors import UsageError
 
 SOURCE = textwrap.dedent(

@@ -7,9 +7,9 @@ from typing import Any, cast
 
 import pytest
 
-from orderdep.analysis.repair.patches import Insertion
-from orderdep.analysis.repair.patchset import distinct, merged_changes
-from orderdep.analysis.repair.verify import Verification
+from orderdep.analysis.repair.verify.patchset import distinct, merged_changes
+from orderdep.analysis.repair.verify.verify import Verification
+from orderdep.analysis.repair.write.patches import Insertion
 
 GUARD = ("saved = copy.deepcopy(data.rows)", "request.addfinalizer(lambda: None)")
 
@@ -31,7 +31,7 @@ def test_the_largest_set_that_holds_is_kept_and_each_conflict_is_named(
 ) -> None:
     """Patches a and c hold alone but not together: the set keeps a and b, leaves c out
     with the problem seen, and never drops b for c's conflict."""
-    from orderdep.analysis.repair import patchset
+    from orderdep.analysis.repair.verify import patchset
 
     tried: list[list[str]] = []
 
@@ -64,7 +64,7 @@ def test_the_largest_set_that_holds_is_kept_and_each_conflict_is_named(
 def test_a_set_that_holds_whole_is_verified_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from orderdep.analysis.repair import patchset
+    from orderdep.analysis.repair.verify import patchset
 
     calls: list[int] = []
     monkeypatch.setattr(patchset, "merged_changes", lambda p, ins: {str(i): ("", "") for i in ins})

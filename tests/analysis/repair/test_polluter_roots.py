@@ -9,9 +9,10 @@ from typing import Optional
 from tests.analysis.repair.corpus_helpers import corpus_fixture
 
 from orderdep.analysis.repair.fix import Repairer
-from orderdep.analysis.repair.polluter_roots import MAX_DEBUGS, every_polluters_roots, union
-from orderdep.analysis.repair.root_info import DebugResult, RootInfo, ValueView
-from orderdep.analysis.repair.verify import Target
+from orderdep.analysis.repair.locate.polluter_roots import MAX_DEBUGS, every_polluters_roots, union
+from orderdep.analysis.repair.locate.root_info import DebugResult, RootInfo
+from orderdep.analysis.repair.locate.value_view import ValueView
+from orderdep.analysis.repair.verify.verify import Target
 from orderdep.core.report import ODFinding
 from orderdep.engine.runner import Engine
 

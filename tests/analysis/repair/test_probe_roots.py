@@ -14,22 +14,23 @@ from pathlib import Path
 
 import pytest
 
-from orderdep.analysis.repair.debugger import debug
+from orderdep.analysis.repair.candidates.reset_calls import excess_literals
+from orderdep.analysis.repair.candidates.resets import find_value_methods
+from orderdep.analysis.repair.candidates.root_statements import guard_statements, restore_statements
+from orderdep.analysis.repair.candidates.sources import rank_cleaners, read_function
+from orderdep.analysis.repair.candidates.value_literals import attribute_restores, desc_literal
 from orderdep.analysis.repair.fix import Repairer
-from orderdep.analysis.repair.module_names import ModuleNames
-from orderdep.analysis.repair.probe_roots import (
+from orderdep.analysis.repair.locate.debugger import debug
+from orderdep.analysis.repair.locate.module_names import ModuleNames
+from orderdep.analysis.repair.locate.probe_roots import (
     fill_in_place,
     library_dirs,
     sysmodule_name,
     sysmodule_root,
     watched_modules,
 )
-from orderdep.analysis.repair.reset_calls import excess_literals
-from orderdep.analysis.repair.resets import find_value_methods
-from orderdep.analysis.repair.root_info import RootInfo, ValueView
-from orderdep.analysis.repair.root_statements import guard_statements, restore_statements
-from orderdep.analysis.repair.sources import rank_cleaners, read_function
-from orderdep.analysis.repair.value_literals import attribute_restores, desc_literal
+from orderdep.analysis.repair.locate.root_info import RootInfo
+from orderdep.analysis.repair.locate.value_view import ValueView
 from orderdep.core.report import ODFinding
 from orderdep.engine.runner import Engine
 

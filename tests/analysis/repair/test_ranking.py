@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from orderdep.analysis.repair.ranking import LINE_WIDTH, changed_chars, reading_size
+from orderdep.analysis.repair.candidates.ranking import LINE_WIDTH, changed_chars, reading_size
 
 HEADER = "--- a/t.py\n+++ b/t.py\n@@ -1,2 +1,3 @@\n"
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import textwrap
 
-from orderdep.analysis.repair.reset_calls import (
+from orderdep.analysis.repair.candidates.reset_calls import (
     call_sequences,
     excess_literals,
     generate,
     mine_literals,
 )
-from orderdep.analysis.repair.resets import find_reset_methods
-from orderdep.analysis.repair.root_info import RootInfo, ValueView
+from orderdep.analysis.repair.candidates.resets import find_reset_methods
+from orderdep.analysis.repair.locate.root_info import RootInfo
+from orderdep.analysis.repair.locate.value_view import ValueView
 
 MODULE = textwrap.dedent(
     '''

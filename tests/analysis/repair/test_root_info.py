@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from orderdep.analysis.repair.root_info import object_attributes
+from orderdep.analysis.repair.locate.root_info import object_attributes
 
 CART = "app.Cart"
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from orderdep.analysis.repair.patchset import function_id
-from orderdep.analysis.repair.scoping import scope_statements
+from orderdep.analysis.repair.candidates.scoping import scope_statements
+from orderdep.analysis.repair.verify.patchset import function_id
 
 
 def test_shared_writes_go_through_monkeypatch_and_locals_stay() -> None:

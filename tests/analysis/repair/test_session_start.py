@@ -9,11 +9,15 @@ from pathlib import Path
 
 from tests.analysis.repair.corpus_helpers import corpus_fixture
 
+from orderdep.analysis.repair.candidates.session_start import (
+    session_start_candidates,
+    start_statements,
+)
 from orderdep.analysis.repair.fix import Repairer
-from orderdep.analysis.repair.module_names import ModuleNames
-from orderdep.analysis.repair.patches import apply_insertions
-from orderdep.analysis.repair.root_info import RootInfo, ValueView
-from orderdep.analysis.repair.session_start import session_start_candidates, start_statements
+from orderdep.analysis.repair.locate.module_names import ModuleNames
+from orderdep.analysis.repair.locate.root_info import RootInfo
+from orderdep.analysis.repair.locate.value_view import ValueView
+from orderdep.analysis.repair.write.patches import apply_insertions
 from orderdep.core.report import ODFinding
 from orderdep.engine.runner import Engine
 

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from test_fix import write_project
 
-from orderdep.analysis.repair.candidates import Candidate
+from orderdep.analysis.repair.candidates.candidates import Candidate
+from orderdep.analysis.repair.candidates.shrink import MAX_CHECKS, shrunk, worth_shrinking
 from orderdep.analysis.repair.fix import Repairer
-from orderdep.analysis.repair.patches import insertion
-from orderdep.analysis.repair.shrink import MAX_CHECKS, shrunk, worth_shrinking
+from orderdep.analysis.repair.write.patches import insertion
 from orderdep.core.report import ODFinding
 from orderdep.engine.runner import Engine
 

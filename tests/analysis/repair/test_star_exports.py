@@ -7,9 +7,9 @@ from pathlib import Path
 from tests.analysis.repair.corpus_helpers import corpus_fixture
 from tests.engine.conftest import write_files
 
+from orderdep.analysis.repair.candidates.sources import read_function, transplant
+from orderdep.analysis.repair.candidates.star_exports import module_file, public_names, star_names
 from orderdep.analysis.repair.fix import Repairer
-from orderdep.analysis.repair.sources import read_function, transplant
-from orderdep.analysis.repair.star_exports import module_file, public_names, star_names
 from orderdep.core.report import ODFinding
 from orderdep.engine.runner import Engine
 

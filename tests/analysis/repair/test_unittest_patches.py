@@ -6,8 +6,8 @@ import textwrap
 
 import pytest
 
-from orderdep.analysis.repair.patches import apply_insertion, insertion
-from orderdep.analysis.repair.unittest_patches import adapt_statements, placements
+from orderdep.analysis.repair.write.patches import apply_insertion, insertion
+from orderdep.analysis.repair.write.unittest_patches import adapt_statements, placements
 from orderdep.errors import UsageError
 
 SOURCE = textwrap.dedent(

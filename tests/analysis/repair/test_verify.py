@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from orderdep.analysis.repair.verify import Target, Verifier, copy_config, failure_kind
+from orderdep.analysis.repair.verify.verify import Target, Verifier, copy_config, failure_kind
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
 

@@ -4,7 +4,10 @@
 :class:`Repairer` builds candidate patches by four strategies, verifies each on a patched
 copy of the project and keeps the smallest; :func:`apply_fix` writes a fix (libcst).
 
-Names are imported lazily: the engine loads :mod:`.debug_probe` inside every test
+Stages, one folder each: ``locate`` (where the polluted state is), ``candidates`` (what
+could undo it), ``write`` (the patch as text), ``verify`` (whether it holds).
+
+Names are imported lazily: the engine loads :mod:`.locate.debug_probe` inside every test
 process, which must not pay for libcst and the rest of the repair machinery.
 """
 
@@ -14,24 +17,24 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "DebugError": "debugger",
-    "DebugResult": "debugger",
-    "RootInfo": "debugger",
-    "debug": "debugger",
-    "finding_for": "debugger",
-    "infer_orders": "debugger",
-    "orders_for": "debugger",
+    "DebugError": "locate.debugger",
+    "DebugResult": "locate.debugger",
+    "RootInfo": "locate.debugger",
+    "debug": "locate.debugger",
+    "finding_for": "locate.debugger",
+    "infer_orders": "locate.debugger",
+    "orders_for": "locate.debugger",
     "STRATEGIES": "fix",
     "Fix": "fix_result",
     "FixResult": "fix_result",
     "Repairer": "fix",
     "apply_fix": "fix_result",
-    "Insertion": "patches",
-    "apply_insertion": "patches",
-    "unified_diff": "patches",
-    "Target": "verify",
-    "Verification": "verify",
-    "Verifier": "verify",
+    "Insertion": "write.patches",
+    "apply_insertion": "write.patches",
+    "unified_diff": "write.patches",
+    "Target": "verify.verify",
+    "Verification": "verify.verify",
+    "Verifier": "verify.verify",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -1,15 +1,15 @@
 """Repair OD tests: build candidate patches by five strategies, verify, rank (003 §2, §3).
 
-Strategies, each producing :class:`~orderdep.analysis.repair.patches.Insertion` s:
+Strategies, each producing :class:`~orderdep.analysis.repair.write.patches.Insertion` s:
 
 ``cleaner``
     iFixFlakies' Patcher (003 §2): the statements of a cleaner of the victim (of a
     state-setter, or of every member of a state-setter group in order, for a brittle),
     minimised by :func:`~orderdep.core.ddmin.ddmin` to the ones that still make the OD
     test pass in its failing order, inserted at its start. Cleaners are tried best first
-    (:func:`~orderdep.analysis.repair.sources.rank_cleaners`): those of the victim's own
+    (:func:`~orderdep.analysis.repair.candidates.sources.rank_cleaners`): those of the victim's own
     module, then those sharing its fixtures or naming the polluted root's module, then the
-    rest (:mod:`~orderdep.analysis.repair.cleaners`). A brittle's also come after each
+    rest (:mod:`~orderdep.analysis.repair.candidates.cleaners`). A brittle's also come after each
     parameterless reset-method of the roots it needs, so its state is set up from scratch.
 ``generated``
     ODRepair's Generator (003 §3.2): the Debugger names the polluted root, the
@@ -24,7 +24,7 @@ Strategies, each producing :class:`~orderdep.analysis.repair.patches.Insertion` 
     finaliser), in its body, its ``setUp``/``setUpClass`` or a fixture of the project it
     uses (whose teardown may be the write), so the victim is safe in every order.
 ``fixture``
-    Where the state lives in fixtures (:mod:`~orderdep.analysis.repair.fixture_candidates`):
+    Where the state lives in fixtures (:mod:`~orderdep.analysis.repair.candidates.fixture_candidates`):
     a wide fixture the victim shares with a polluter made function-scoped, or an autouse
     fixture in their ``conftest.py`` that saves the polluted root and puts it back around
     every test of that directory.
@@ -48,7 +48,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Callable, Optional
 
-from orderdep.analysis.repair.candidates import (
+from orderdep.analysis.repair.candidates.candidates import (
     Candidate,
     combine,
     friendly,
@@ -59,43 +59,43 @@ from orderdep.analysis.repair.candidates import (
     target_for,
     with_comments,
 )
-from orderdep.analysis.repair.cleaners import cleaner_candidates
-from orderdep.analysis.repair.debugger import DebugError, NotReproduced, debug, orders_for
-from orderdep.analysis.repair.file_copies import own_copy_candidates
-from orderdep.analysis.repair.fix_result import Fix, FixResult
-from orderdep.analysis.repair.fixture_candidates import (
+from orderdep.analysis.repair.candidates.cleaners import cleaner_candidates
+from orderdep.analysis.repair.candidates.file_copies import own_copy_candidates
+from orderdep.analysis.repair.candidates.fixture_candidates import (
     autouse_candidates,
     narrow_candidates,
     polluter_fixture_candidates,
     setup_function_candidates,
 )
-from orderdep.analysis.repair.generated import generated_candidates, reset_statements
-from orderdep.analysis.repair.module_names import ModuleNames
-from orderdep.analysis.repair.module_roots import package_of
-from orderdep.analysis.repair.patches import (
-    Changes,
-    apply_insertions,
-    changed_lines,
-    function_path,
-    unified_diff,
-)
-from orderdep.analysis.repair.patchset import distinct
-from orderdep.analysis.repair.polluter_roots import every_polluters_roots
-from orderdep.analysis.repair.ranking import (
+from orderdep.analysis.repair.candidates.generated import generated_candidates, reset_statements
+from orderdep.analysis.repair.candidates.ranking import (
     changed_chars,
     reading_size,
     to_verify,
     undone_by_monkeypatch,
     workdir_path,
 )
-from orderdep.analysis.repair.root_info import DebugResult, RootInfo
-from orderdep.analysis.repair.root_statements import restore_statements
-from orderdep.analysis.repair.screening import Screener
-from orderdep.analysis.repair.session_start import session_start_candidates
-from orderdep.analysis.repair.shrink import shrink_verified
-from orderdep.analysis.repair.sources import FunctionSource, read_function
-from orderdep.analysis.repair.unittest_patches import placements
-from orderdep.analysis.repair.verify import Target, Verifier
+from orderdep.analysis.repair.candidates.root_statements import restore_statements
+from orderdep.analysis.repair.candidates.session_start import session_start_candidates
+from orderdep.analysis.repair.candidates.shrink import shrink_verified
+from orderdep.analysis.repair.candidates.sources import FunctionSource, read_function
+from orderdep.analysis.repair.fix_result import Fix, FixResult
+from orderdep.analysis.repair.locate.debugger import DebugError, NotReproduced, debug, orders_for
+from orderdep.analysis.repair.locate.module_names import ModuleNames
+from orderdep.analysis.repair.locate.module_roots import package_of
+from orderdep.analysis.repair.locate.polluter_roots import every_polluters_roots
+from orderdep.analysis.repair.locate.root_info import DebugResult, RootInfo
+from orderdep.analysis.repair.locate.screening import Screener
+from orderdep.analysis.repair.verify.patchset import distinct
+from orderdep.analysis.repair.verify.verify import Target, Verifier
+from orderdep.analysis.repair.write.patches import (
+    Changes,
+    apply_insertions,
+    changed_lines,
+    function_path,
+    unified_diff,
+)
+from orderdep.analysis.repair.write.unittest_patches import placements
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine

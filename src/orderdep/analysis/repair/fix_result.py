@@ -8,15 +8,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from orderdep.analysis.repair.patches import (
+from orderdep.analysis.repair.locate.root_info import DebugResult
+from orderdep.analysis.repair.verify.verify import Target, Verification
+from orderdep.analysis.repair.write.patches import (
     Changes,
     Insertion,
     apply_insertions,
     changed_lines,
     unified_diff,
 )
-from orderdep.analysis.repair.root_info import DebugResult
-from orderdep.analysis.repair.verify import Target, Verification
 
 
 @dataclass

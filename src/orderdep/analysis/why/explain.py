@@ -1,7 +1,7 @@
 """After :func:`~orderdep.analysis.why.search.why`: the polluted state and a verified patch.
 
 Both come from the repair package's public functions: the Debugger
-(:func:`~orderdep.analysis.repair.debugger.debug`) diffs the roots captured right before
+(:func:`~orderdep.analysis.repair.locate.debugger.debug`) diffs the roots captured right before
 the test in its minimal failing and passing orders and restores them one at a time; the
 :class:`~orderdep.analysis.repair.fix.Repairer` builds candidate patches and offers one
 only once it made the test pass in both orders (and, unless told otherwise, left the
@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional
 
-from orderdep.analysis.repair.debugger import DebugError, debug
-from orderdep.analysis.repair.root_info import DebugResult
+from orderdep.analysis.repair.locate.debugger import DebugError, debug
+from orderdep.analysis.repair.locate.root_info import DebugResult
 from orderdep.analysis.why.search import WhyResult
 from orderdep.core.report import ODFinding
 from orderdep.engine.runner import Engine

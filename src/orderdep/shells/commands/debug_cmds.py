@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import click
 
-from orderdep.analysis.repair.root_info import DebugResult, RootInfo
+from orderdep.analysis.repair.locate.root_info import DebugResult, RootInfo
 from orderdep.core.report import Report, load_report
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine
@@ -113,8 +113,8 @@ def debug(test: str, polluters: tuple[str, ...], report: Optional[Path], **param
     them, and restores the differing roots one at a time. Exit code 1 (the test is
     order-dependent: a finding), whether or not a polluted root was named.
     """
-    from orderdep.analysis.repair.debugger import debug as run_debug
-    from orderdep.analysis.repair.debugger import finding_for, orders_for
+    from orderdep.analysis.repair.locate.debugger import debug as run_debug
+    from orderdep.analysis.repair.locate.debugger import finding_for, orders_for
 
     project: Path = params["project"].resolve()
     data = load_for(project, report, required=report is not None)

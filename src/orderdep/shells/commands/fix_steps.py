@@ -11,8 +11,8 @@ import click
 
 from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.fix_result import FixResult
-from orderdep.analysis.repair.patches import Changes
-from orderdep.analysis.repair.patchset import function_id, holding_set, merged_changes
+from orderdep.analysis.repair.verify.patchset import function_id, holding_set, merged_changes
+from orderdep.analysis.repair.write.patches import Changes
 from orderdep.core.report import ODFinding, Report, save_report
 from orderdep.shells.commands.debug_cmds import progress_line, report_file
 

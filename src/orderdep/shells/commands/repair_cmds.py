@@ -14,11 +14,11 @@ import click
 
 from orderdep.analysis.repair.fix import STRATEGY_CHOICES, Repairer
 from orderdep.analysis.repair.fix_result import FixResult
-from orderdep.analysis.repair.patches import unified_diff
-from orderdep.analysis.repair.patchset import (
+from orderdep.analysis.repair.verify.patchset import (
     RANDOM_ORDERS,
     function_id,
 )
+from orderdep.analysis.repair.write.patches import unified_diff
 from orderdep.core.report import ODFinding, Report
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
@@ -243,7 +243,7 @@ def fix(
     (no verified patch, not applied, or left out of the set).
     """
     from orderdep.analysis.budget import Budget
-    from orderdep.analysis.repair.debugger import finding_for
+    from orderdep.analysis.repair.locate.debugger import finding_for
 
     limit = Budget(budget)
     left: list[str] = []  # tests no repair started for (budget)

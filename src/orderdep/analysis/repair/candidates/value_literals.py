@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable, Optional
 
-from orderdep.analysis.repair.root_info import RootInfo, object_attributes
+from orderdep.analysis.repair.locate.root_info import RootInfo, object_attributes
 
 
 def _atom_literal(desc: Any) -> Optional[str]:

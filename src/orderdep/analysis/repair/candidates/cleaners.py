@@ -4,7 +4,7 @@ The statements of a cleaner of the victim (of a state-setter, or of every member
 state-setter group in order, for a brittle) are minimised by
 :func:`~orderdep.core.ddmin.ddmin` to the ones that still make the OD test pass in its
 failing order, and inserted at its start. Cleaners are tried best first
-(:func:`~orderdep.analysis.repair.sources.rank_cleaners`).
+(:func:`~orderdep.analysis.repair.candidates.sources.rank_cleaners`).
 """
 
 from __future__ import annotations
@@ -15,20 +15,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Callable, Optional
 
-from orderdep.analysis.repair.candidates import Candidate
-from orderdep.analysis.repair.generated import Screen
-from orderdep.analysis.repair.module_names import ModuleNames
-from orderdep.analysis.repair.patches import FIXTURE_PARAMS, Insertion, insertion
-from orderdep.analysis.repair.root_info import RootInfo
-from orderdep.analysis.repair.root_statements import guard_statements, restore_statements
-from orderdep.analysis.repair.scoping import scope_statements
-from orderdep.analysis.repair.sources import (
+from orderdep.analysis.repair.candidates.candidates import Candidate
+from orderdep.analysis.repair.candidates.generated import Screen
+from orderdep.analysis.repair.candidates.root_statements import guard_statements, restore_statements
+from orderdep.analysis.repair.candidates.scoping import scope_statements
+from orderdep.analysis.repair.candidates.sources import (
     FunctionSource,
     rank_cleaners,
     read_function,
     transplant_group,
 )
-from orderdep.analysis.repair.verify import Target
+from orderdep.analysis.repair.locate.module_names import ModuleNames
+from orderdep.analysis.repair.locate.root_info import RootInfo
+from orderdep.analysis.repair.verify.verify import Target
+from orderdep.analysis.repair.write.patches import FIXTURE_PARAMS, Insertion, insertion
 from orderdep.core.ddmin import DDMinPreconditionError, ddmin
 from orderdep.core.report import ODFinding
 from orderdep.errors import UsageError

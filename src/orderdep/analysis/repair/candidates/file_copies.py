@@ -23,9 +23,9 @@ import posixpath
 import re
 from collections.abc import Sequence
 
-from orderdep.analysis.repair.candidates import Candidate
-from orderdep.analysis.repair.patches import Insertion
-from orderdep.analysis.repair.root_info import DebugResult, RootInfo
+from orderdep.analysis.repair.candidates.candidates import Candidate
+from orderdep.analysis.repair.locate.root_info import DebugResult, RootInfo
+from orderdep.analysis.repair.write.patches import Insertion
 from orderdep.core.report import ODFinding
 
 

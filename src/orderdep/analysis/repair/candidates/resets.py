@@ -13,7 +13,7 @@ Methods are reached the way a test would: module functions directly, class and s
 methods through the class, instance methods through the module global that holds the
 instance or a zero-argument module function returning it (the paper's helper methods,
 e.g. ``JobRegistry.getInstance()``). The literals and call sequences built on them are
-:mod:`~orderdep.analysis.repair.reset_calls`'.
+:mod:`~orderdep.analysis.repair.candidates.reset_calls`'.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from orderdep.analysis.repair.root_info import RootInfo
+from orderdep.analysis.repair.locate.root_info import RootInfo
 
 MUTATORS = frozenset(
     {"clear", "pop", "popitem", "remove", "discard", "update", "setdefault", "difference_update",

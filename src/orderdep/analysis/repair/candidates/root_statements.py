@@ -11,23 +11,27 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from orderdep.analysis.repair.container_edits import (
+from orderdep.analysis.repair.candidates.container_edits import (
     attribute_copy_guards,
     changed_in_place,
     guard_key_statements,
     restore_key_statements,
 )
-from orderdep.analysis.repair.module_names import ModuleNames, attribute_reference, module_reference
-from orderdep.analysis.repair.module_roots import package_guard, package_of
-from orderdep.analysis.repair.probe_roots import sysmodule_name
-from orderdep.analysis.repair.root_info import RootInfo
-from orderdep.analysis.repair.value_literals import (
+from orderdep.analysis.repair.candidates.value_literals import (
     attribute_literals,
     attribute_restores,
     changed_attributes,
     desc_literal,
     refill_statements,
 )
+from orderdep.analysis.repair.locate.module_names import (
+    ModuleNames,
+    attribute_reference,
+    module_reference,
+)
+from orderdep.analysis.repair.locate.module_roots import package_guard, package_of
+from orderdep.analysis.repair.locate.probe_roots import sysmodule_name
+from orderdep.analysis.repair.locate.root_info import RootInfo
 
 Stmts = tuple[list[str], list[str]]  # (statements, fixtures they need)
 

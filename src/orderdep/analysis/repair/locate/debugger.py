@@ -39,19 +39,20 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any, Callable, Optional
 
-from orderdep.analysis.repair.attribute_roots import attribute_roots
-from orderdep.analysis.repair.debug_orders import finding_for as finding_for
-from orderdep.analysis.repair.debug_orders import infer_orders as infer_orders
-from orderdep.analysis.repair.debug_orders import orders_for as orders_for
-from orderdep.analysis.repair.module_roots import fold_packages
-from orderdep.analysis.repair.root_info import DebugResult, RootInfo, ValueView
+from orderdep.analysis.repair.locate.attribute_roots import attribute_roots
+from orderdep.analysis.repair.locate.debug_orders import finding_for as finding_for
+from orderdep.analysis.repair.locate.debug_orders import infer_orders as infer_orders
+from orderdep.analysis.repair.locate.debug_orders import orders_for as orders_for
+from orderdep.analysis.repair.locate.module_roots import fold_packages
+from orderdep.analysis.repair.locate.root_info import DebugResult, RootInfo
+from orderdep.analysis.repair.locate.value_view import ValueView
 from orderdep.core.ddmin import DDMinPreconditionError, ddmin
 from orderdep.core.outcomes import OrderResult, Outcome
 from orderdep.engine.executor import Executor
 from orderdep.engine.probe import ProbeSpec
 from orderdep.errors import OrderdepError, UsageError
 
-PROBE_MODULE = "orderdep.analysis.repair.debug_probe"
+PROBE_MODULE = "orderdep.analysis.repair.locate.debug_probe"
 MAX_RESTORES = 60
 # Restore experiments try likely culprits first (003 §3.1 looks at static fields).
 KIND_ORDER = (

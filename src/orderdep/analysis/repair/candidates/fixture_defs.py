@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Optional
 
-from orderdep.analysis.repair.patches import function_path
+from orderdep.analysis.repair.write.patches import function_path
 
 WIDE_SCOPES = ("class", "module", "package", "session")
 BUILTIN = frozenset(

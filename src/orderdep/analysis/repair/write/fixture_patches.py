@@ -1,6 +1,6 @@
 """Fixture-side edits: narrow a fixture's scope, add an autouse fixture or a setup function.
 
-Both are :class:`~orderdep.analysis.repair.patches.Insertion` s with another ``edit``:
+Both are :class:`~orderdep.analysis.repair.write.patches.Insertion` s with another ``edit``:
 
 ``narrow``
     ``@pytest.fixture(scope="session")`` becomes ``@pytest.fixture``: each test gets a
@@ -26,7 +26,7 @@ from typing import Optional
 
 import libcst as cst
 
-from orderdep.analysis.repair.import_lifting import add_imports
+from orderdep.analysis.repair.write.import_lifting import add_imports
 from orderdep.errors import UsageError
 
 COMMENT_WIDTH = 88

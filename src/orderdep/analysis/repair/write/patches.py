@@ -7,7 +7,7 @@ function (after its docstring), plus the pytest fixtures they need (``monkeypatc
 * a cleaner's or state-setter's statements, or a generated reset call sequence,
   inserted into the OD test (003 §3.2.3);
 * a restore of the polluted root or a polluter's guard
-  (:mod:`~orderdep.analysis.repair.root_statements`).
+  (:mod:`~orderdep.analysis.repair.candidates.root_statements`).
 """
 
 from __future__ import annotations
@@ -23,15 +23,15 @@ from typing import Optional
 
 import libcst as cst
 
-from orderdep.analysis.repair.fixture_patches import (
+from orderdep.analysis.repair.write.fixture_patches import (
     DECORATORS,
     add_function,
     comment_lines,
     has_function,
     narrow_scope,
 )
-from orderdep.analysis.repair.import_lifting import add_imports, liftable
-from orderdep.analysis.repair.unittest_patches import (
+from orderdep.analysis.repair.write.import_lifting import add_imports, liftable
+from orderdep.analysis.repair.write.unittest_patches import (
     adapt_statements,
     is_super_call,
     is_testcase,
@@ -57,7 +57,7 @@ class Insertion:
     # function-scoped), "autouse" (statements in autouse fixture ``test``, created if
     # missing), "session_fixture" (likewise, a session-scoped fixture) or
     # "setup_function" (likewise, a plain function): see
-    # :mod:`~orderdep.analysis.repair.fixture_patches`
+    # :mod:`~orderdep.analysis.repair.write.fixture_patches`
     edit: str = "insert"
 
     @property

@@ -5,7 +5,7 @@ module, plus the keys and elements the failing value has in excess: the values a
 polluter used are likely the ones a reset-method needs (``shutdown("test_job")``).
 
 **Call sequences** replace Randoop: for each reset-method
-(:func:`~orderdep.analysis.repair.resets.find_reset_methods`), calls with each fitting
+(:func:`~orderdep.analysis.repair.candidates.resets.find_reset_methods`), calls with each fitting
 literal and one sequence with all of them; the patcher screens them and
 :func:`~orderdep.core.ddmin.ddmin` keeps only the calls that matter (§3.2.3).
 """
@@ -18,14 +18,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from orderdep.analysis.repair.resets import (
+from orderdep.analysis.repair.candidates.resets import (
     Param,
     ResetMethod,
     find_owner_methods,
     find_reset_methods,
     find_value_methods,
 )
-from orderdep.analysis.repair.root_info import RootInfo
+from orderdep.analysis.repair.locate.root_info import RootInfo
 
 MAX_LITERALS = 8
 MAX_CALLS = 12

@@ -15,11 +15,11 @@ import zlib
 from collections import deque
 from typing import Any, Optional
 
-from orderdep.analysis.repair.probe_roots import (
+from orderdep.analysis.repair.locate.probe_roots import (
     FIXTURE_PREFIX,
     FixtureValues,
 )
-from orderdep.analysis.repair.probe_values import (
+from orderdep.analysis.repair.locate.probe_values import (
     MAX_LITERAL,
     describe,
     literal,

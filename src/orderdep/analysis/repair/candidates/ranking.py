@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import Sequence
 from typing import Callable, Optional, TypeVar
 
-from orderdep.analysis.repair.candidates import Candidate
+from orderdep.analysis.repair.candidates.candidates import Candidate
 from orderdep.engine.tempdirs import PREFIX
 
 # Verifications each strategy gets beyond the first ``limit`` when none of those came from it.

@@ -7,10 +7,9 @@ The probe describes each value as a bounded structure (:func:`.probe_values.desc
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from orderdep.analysis.repair.root_info import ValueView
+from orderdep.analysis.repair.locate.value_view import ValueView
 
 MAX_LISTED = 3
 MAX_LINES = 4

@@ -24,14 +24,14 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Optional
 
-from orderdep.analysis.repair.module_names import ModuleNames, module_reference
-from orderdep.analysis.repair.probe_roots import sysmodule_name, sysmodule_root
+from orderdep.analysis.repair.locate.module_names import ModuleNames, module_reference
+from orderdep.analysis.repair.locate.probe_roots import sysmodule_name, sysmodule_root
 
 PACKAGE_SUFFIX = ".*"
 REIMPORTED = " (imported again)"
 
 if TYPE_CHECKING:  # the debugger folds with this module; the probe only restores
-    from orderdep.analysis.repair.root_info import RootInfo
+    from orderdep.analysis.repair.locate.root_info import RootInfo
 
 Stmts = tuple[list[str], list[str]]
 
@@ -86,7 +86,8 @@ def fold_packages(differing: Sequence[RootInfo]) -> list[RootInfo]:
     entries were imported again or removed, put first in place of those entries (an entry
     only imported late stays a root of its own): restoring entries one by one cannot
     explain a failure that needs the whole generation of modules back."""
-    from orderdep.analysis.repair.root_info import RootInfo, ValueView
+    from orderdep.analysis.repair.locate.root_info import RootInfo
+    from orderdep.analysis.repair.locate.value_view import ValueView
 
     by_package: dict[str, list[RootInfo]] = {}
     for root in differing:

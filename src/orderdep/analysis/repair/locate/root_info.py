@@ -8,34 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from orderdep.analysis.repair.root_changes import change_lines
-
-
-@dataclass(frozen=True)
-class ValueView:
-    """A root's value in one capture: present or not, its description and literal."""
-
-    present: bool
-    desc: Any = None
-    literal: Optional[str] = None
-    type: str = ""
-    importable: Optional[str] = None  # ``module:qualname`` of a function or class
-
-    @classmethod
-    def from_capture(cls, data: Optional[dict[str, Any]]) -> ValueView:
-        if not data or not data.get("present"):
-            return cls(False)
-        where = data.get("importable")
-        return cls(
-            True,
-            data.get("desc"),
-            data.get("literal"),
-            str(data.get("type", "")),
-            str(where) if where else None,
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {"present": self.present, "type": self.type, "literal": self.literal}
+from orderdep.analysis.repair.locate.root_changes import change_lines
+from orderdep.analysis.repair.locate.value_view import ValueView
 
 
 def object_attributes(*descs: Any) -> Optional[list[dict[Any, Any]]]:

@@ -16,13 +16,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Optional
 
-from orderdep.analysis.repair.candidates import Candidate, friendly, short_name
-from orderdep.analysis.repair.fixture_candidates import conftest_for, fixture_slug
-from orderdep.analysis.repair.module_names import ModuleNames, attribute_reference
-from orderdep.analysis.repair.patches import Insertion
-from orderdep.analysis.repair.root_info import RootInfo
-from orderdep.analysis.repair.root_statements import holds_modules
-from orderdep.analysis.repair.value_literals import differing_attributes
+from orderdep.analysis.repair.candidates.candidates import Candidate, friendly, short_name
+from orderdep.analysis.repair.candidates.fixture_candidates import conftest_for, fixture_slug
+from orderdep.analysis.repair.candidates.root_statements import holds_modules
+from orderdep.analysis.repair.candidates.value_literals import differing_attributes
+from orderdep.analysis.repair.locate.module_names import ModuleNames, attribute_reference
+from orderdep.analysis.repair.locate.root_info import RootInfo
+from orderdep.analysis.repair.write.patches import Insertion
 from orderdep.core.report import ODFinding
 
 # imports, the session fixture's statements (ending with its return), the autouse one's

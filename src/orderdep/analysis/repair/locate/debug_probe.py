@@ -38,8 +38,12 @@ import sys
 import traceback
 from typing import Any, Optional
 
-from orderdep.analysis.repair.module_roots import mark_reimported, package_of, restore_package
-from orderdep.analysis.repair.probe_capture import (
+from orderdep.analysis.repair.locate.module_roots import (
+    mark_reimported,
+    package_of,
+    restore_package,
+)
+from orderdep.analysis.repair.locate.probe_capture import (
     capture_attribute,
     capture_fixture,
     capture_root,
@@ -51,7 +55,7 @@ from orderdep.analysis.repair.probe_capture import (
     roots_config,
     split_python_root,
 )
-from orderdep.analysis.repair.probe_roots import (
+from orderdep.analysis.repair.locate.probe_roots import (
     FIXTURE_PREFIX,
     FixtureValues,
     describe_module,
@@ -60,7 +64,7 @@ from orderdep.analysis.repair.probe_roots import (
     sysmodule_root,
     watched_modules,
 )
-from orderdep.analysis.repair.probe_values import (
+from orderdep.analysis.repair.locate.probe_values import (
     IGNORED_ROOTS,
 )
 from orderdep.analysis.state.fingerprint import INTERNAL_MODULE_PREFIXES as INTERNAL

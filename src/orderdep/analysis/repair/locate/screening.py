@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Optional
 
-from orderdep.analysis.repair.debugger import PROBE_MODULE
-from orderdep.analysis.repair.verify import Target
+from orderdep.analysis.repair.locate.debugger import PROBE_MODULE
+from orderdep.analysis.repair.verify.verify import Target
 from orderdep.engine.executor import Executor
 from orderdep.engine.probe import ProbeSpec
 

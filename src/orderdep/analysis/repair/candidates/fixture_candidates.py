@@ -29,13 +29,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Optional
 
-from orderdep.analysis.repair.candidates import Candidate, short_name
-from orderdep.analysis.repair.fixture_defs import WIDE_SCOPES, FixtureDef, FixtureIndex
-from orderdep.analysis.repair.module_names import ModuleNames, module_name_for
-from orderdep.analysis.repair.patches import Insertion, insertion
-from orderdep.analysis.repair.root_info import RootInfo
-from orderdep.analysis.repair.root_statements import guard_statements
-from orderdep.analysis.repair.sources import read_function
+from orderdep.analysis.repair.candidates.candidates import Candidate, short_name
+from orderdep.analysis.repair.candidates.fixture_defs import WIDE_SCOPES, FixtureDef, FixtureIndex
+from orderdep.analysis.repair.candidates.root_statements import guard_statements
+from orderdep.analysis.repair.candidates.sources import read_function
+from orderdep.analysis.repair.locate.module_names import ModuleNames, module_name_for
+from orderdep.analysis.repair.locate.root_info import RootInfo
+from orderdep.analysis.repair.write.patches import Insertion, insertion
 from orderdep.core.report import ODFinding
 from orderdep.errors import UsageError
 

@@ -16,10 +16,11 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any, Callable, Optional
 
-from orderdep.analysis.repair.debugger import DebugError
-from orderdep.analysis.repair.root_changes import change_lines
-from orderdep.analysis.repair.root_info import DebugResult, RootInfo, ValueView, object_attributes
-from orderdep.analysis.repair.verify import Target
+from orderdep.analysis.repair.locate.debugger import DebugError
+from orderdep.analysis.repair.locate.root_changes import change_lines
+from orderdep.analysis.repair.locate.root_info import DebugResult, RootInfo, object_attributes
+from orderdep.analysis.repair.locate.value_view import ValueView
+from orderdep.analysis.repair.verify.verify import Target
 
 MAX_ORDERS = 12
 MAX_DEBUGS = 3

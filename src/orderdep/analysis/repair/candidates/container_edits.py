@@ -21,7 +21,7 @@ import ast
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
-from orderdep.analysis.repair.root_info import RootInfo
+from orderdep.analysis.repair.locate.root_info import RootInfo
 
 MAX_EDITS = 8
 MAX_DEPTH = 4

@@ -2,7 +2,7 @@
 
 A cleaner's (or state-setter's) statements are minimised by delta debugging while they
 are screened: run in the OD test's call phase inside the failing order (see
-:mod:`orderdep.analysis.repair.cleaners`). Some code behaves differently there than in
+:mod:`orderdep.analysis.repair.candidates.cleaners`). Some code behaves differently there than in
 the test's body: a logging wrapper that names its logger after the calling frame, code
 that inspects the stack. Then no subset screens well, and the candidate keeps all of the
 donor's statements ("the statements of cleaner X"); verification, which runs the patched
@@ -20,10 +20,10 @@ import re
 from collections.abc import Sequence
 from typing import Callable, Optional
 
-from orderdep.analysis.repair.candidates import Candidate
-from orderdep.analysis.repair.module_names import ModuleNames
-from orderdep.analysis.repair.patches import Changes, Insertion, apply_insertions
-from orderdep.analysis.repair.verify import Target, Verification, Verifier
+from orderdep.analysis.repair.candidates.candidates import Candidate
+from orderdep.analysis.repair.locate.module_names import ModuleNames
+from orderdep.analysis.repair.verify.verify import Target, Verification, Verifier
+from orderdep.analysis.repair.write.patches import Changes, Insertion, apply_insertions
 from orderdep.core.ddmin import DDMinPreconditionError, ddmin
 from orderdep.errors import UsageError
 

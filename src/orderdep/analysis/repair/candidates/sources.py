@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from orderdep.analysis.repair.module_names import ModuleNames, module_name_for
-from orderdep.analysis.repair.patches import Insertion, function_path, insertion
-from orderdep.analysis.repair.root_info import RootInfo
-from orderdep.analysis.repair.star_exports import star_names, top_level_defs
+from orderdep.analysis.repair.candidates.star_exports import star_names, top_level_defs
+from orderdep.analysis.repair.locate.module_names import ModuleNames, module_name_for
+from orderdep.analysis.repair.locate.root_info import RootInfo
+from orderdep.analysis.repair.write.patches import Insertion, function_path, insertion
 from orderdep.errors import UsageError
 
 

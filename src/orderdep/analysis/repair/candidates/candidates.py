@@ -9,14 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from orderdep.analysis.repair.module_names import ModuleNames
-from orderdep.analysis.repair.module_roots import package_of
-from orderdep.analysis.repair.patches import Insertion, function_path, insertion
-from orderdep.analysis.repair.root_info import DebugResult, RootInfo
-from orderdep.analysis.repair.root_statements import guard_statements
-from orderdep.analysis.repair.sources import read_function
-from orderdep.analysis.repair.unittest_patches import placements
-from orderdep.analysis.repair.verify import Target
+from orderdep.analysis.repair.candidates.root_statements import guard_statements
+from orderdep.analysis.repair.candidates.sources import read_function
+from orderdep.analysis.repair.locate.module_names import ModuleNames
+from orderdep.analysis.repair.locate.module_roots import package_of
+from orderdep.analysis.repair.locate.root_info import DebugResult, RootInfo
+from orderdep.analysis.repair.verify.verify import Target
+from orderdep.analysis.repair.write.patches import Insertion, function_path, insertion
+from orderdep.analysis.repair.write.unittest_patches import placements
 from orderdep.core.report import ODFinding
 from orderdep.errors import UsageError
 

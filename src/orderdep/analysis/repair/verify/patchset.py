@@ -20,18 +20,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from orderdep.analysis.repair.patches import (
-    Changes,
-    Insertion,
-    apply_insertions,
-    function_path,
-)
-from orderdep.analysis.repair.verify import (
+from orderdep.analysis.repair.verify.verify import (
     Target,
     Verification,
     Verifier,
     copy_config,
     write_changes,
+)
+from orderdep.analysis.repair.write.patches import (
+    Changes,
+    Insertion,
+    apply_insertions,
+    function_path,
 )
 from orderdep.engine.runner import Engine
 from orderdep.engine.sandbox import copy_project

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from orderdep.analysis.repair.root_info import RootInfo
+    from orderdep.analysis.repair.locate.root_info import RootInfo
 
 MAX_ATTRIBUTES = 24
 SPLIT_KINDS = ("global", "classattr")

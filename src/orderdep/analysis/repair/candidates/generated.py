@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Callable, Optional
 
-from orderdep.analysis.repair.candidates import Candidate
-from orderdep.analysis.repair.module_names import ModuleNames, attribute_reference
-from orderdep.analysis.repair.patches import insertion
-from orderdep.analysis.repair.reset_calls import generate
-from orderdep.analysis.repair.root_info import RootInfo
-from orderdep.analysis.repair.sources import FunctionSource, read_function
-from orderdep.analysis.repair.verify import Target
+from orderdep.analysis.repair.candidates.candidates import Candidate
+from orderdep.analysis.repair.candidates.reset_calls import generate
+from orderdep.analysis.repair.candidates.sources import FunctionSource, read_function
+from orderdep.analysis.repair.locate.module_names import ModuleNames, attribute_reference
+from orderdep.analysis.repair.locate.root_info import RootInfo
+from orderdep.analysis.repair.verify.verify import Target
+from orderdep.analysis.repair.write.patches import insertion
 from orderdep.core.ddmin import ddmin
 from orderdep.core.report import ODFinding
 from orderdep.errors import UsageError

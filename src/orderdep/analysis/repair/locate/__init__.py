@@ -1,0 +1,1 @@
+"""Where the polluted state is: the Debugger captures the roots (module globals, class attributes, files, process state) in a failing and a passing order, names those that differ, and which polluter changed them."""

@@ -723,7 +723,7 @@ def test_exitfirst_in_addopts_does_not_stop_the_order(
     assert outcomes(engine.run(order)) == ["failed", "passed", "failed", "passed"]
 
 
-def test_fork_falls_back_to_subprocess_when_collection_leaves_threads(
+def test_fork_falls_back_to_forking_before_collection_when_collection_leaves_threads(
     make_project: ProjectWriter,
 ) -> None:
     project = make_project(
@@ -742,10 +742,39 @@ def test_fork_falls_back_to_subprocess_when_collection_leaves_threads(
     notices: list[str] = []
     with Engine(EngineConfig(project, runner="fork"), notice=notices.append) as engine:
         result = engine.run(["test_t.py::test_t"])
-    assert engine.runner == "subprocess" and result.runner == "subprocess"
+    assert engine.runner == "prefork" and result.runner == "prefork"
     assert outcomes(result) == ["passed"]
     assert len(notices) == 1
-    assert "od-idle" in notices[0] and "subprocess" in notices[0]
+    assert "od-idle (started at conftest.py:3)" in notices[0]
+    assert "forking before it instead" in notices[0]
+
+
+def test_a_plugin_that_starts_threads_as_it_loads_leaves_fresh_processes(
+    make_project: ProjectWriter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Forking before collection is no safer when a plugin starts a thread as pytest
+    loads it: then every order runs in a fresh pytest."""
+    project = make_project(
+        {
+            "threadplugin.py": """
+                import threading
+
+                threading.Thread(target=threading.Event().wait, name="od-plugin", daemon=True).start()
+            """,
+            "test_t.py": """
+                def test_t():
+                    pass
+            """,
+        }
+    )
+    monkeypatch.setenv("PYTHONPATH", str(project))
+    notices: list[str] = []
+    config = EngineConfig(project, runner="fork", pytest_args=("-p", "threadplugin"))
+    with Engine(config, notice=notices.append) as engine:
+        result = engine.run(["test_t.py::test_t"])
+    assert engine.runner == "subprocess" and result.runner == "subprocess"
+    assert outcomes(result) == ["passed"]
+    assert any("cannot fork before collection either" in n and "od-plugin" in n for n in notices)
 
 
 def test_pytest_cache_does_not_leak_between_orders(

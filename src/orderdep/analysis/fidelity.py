@@ -253,12 +253,11 @@ def check(
             kept = [t for t in ids if t not in set(left_out)]
             samples = sample_orders(kept, seed=seed, random_orders=random_orders, singles=singles)
             runners: dict[str, RunOrder] = {
-                "fork": lambda o: fork.run(o),
+                fork.runner: lambda o: fork.run(o),  # "prefork" where threads forbid "fork"
                 "subprocess": lambda o: sub.run(o),
                 "plain": plain.run,
             }
-            if fork.runner != "fork":  # it could not fork: nothing of its own to compare
-                del runners["fork"]
+            # it could not fork at all: nothing of its own to compare
             if on_plan is not None:
                 on_plan(samples, list(runners))
             report = run_sample(

@@ -129,7 +129,7 @@ class SampleCost:
     @classmethod
     def of(cls, samples: Sequence[SampleOrder], runners: Sequence[str]) -> SampleCost:
         positions = sum(len(s.order) for s in samples)
-        fresh = sum(1 for r in runners if r != "fork") * len(samples)
+        fresh = sum(1 for r in runners if r not in ("fork", "prefork")) * len(samples)
         return cls(len(samples), len(runners), positions * len(runners), fresh)
 
 

@@ -62,6 +62,8 @@ if _control is not None and _control.get("mode") == "serve":
     _seed_watch = SeedWatch()
     _seed_watch.install()
     threadwatch.install()  # where threads alive after collection were started
+if _control is not None and _control.get("mode") == "prefork":
+    threadwatch.install()  # where threads a plugin started as it loaded were started
 
 
 def _imported_under(name: str, root: str) -> bool:
@@ -94,6 +96,18 @@ def describe_items(items: list[pytest.Item], rootdir: Path) -> list[dict[str, An
             }
         )
     return rows
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests() -> None:
+    """A server that forks before collection (engine.prefork) serves here: plugins are
+    loaded, no conftest or test module is imported yet. Each child returns with its
+    order and goes on as a fresh pytest would."""
+    global _control
+    if _control is not None and _control.get("mode") == "prefork":
+        from orderdep.engine.prefork import serve as serve_prefork
+
+        _control = serve_prefork(_control)
 
 
 @pytest.hookimpl(trylast=True)

@@ -45,19 +45,19 @@ from orderdep.engine.childstate import ServerState
 from orderdep.engine.protocol import EventWriter
 
 
-def _send(out: IO[str], message: dict[str, Any]) -> None:
+def send(out: IO[str], message: dict[str, Any]) -> None:
     out.write(json.dumps(message) + "\n")
     out.flush()
 
 
-def _kill_group(pid: int) -> None:
+def kill_group(pid: int) -> None:
     try:  # processes the order's tests started never outlive it
         os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
 
 
-class _Requests:
+class Requests:
     """The request pipe, read from its descriptor: the server waits for a child's end and
     for the pipe's end together (:meth:`wait_child`)."""
 
@@ -91,7 +91,7 @@ class _Requests:
             if watch not in ready:
                 chunk = os.read(self.fd, 65536)
                 if not chunk:
-                    _kill_group(pid)
+                    kill_group(pid)
                     os.waitpid(pid, 0)
                     return None
                 self.buffer += chunk  # a request before the reply: not expected, but kept
@@ -264,7 +264,7 @@ def serve(
     (:class:`orderdep.engine.seeds.SeedWatch`).
     """
     rfd, wfd = control["fds"]
-    inbox = _Requests(rfd)
+    inbox = Requests(rfd)
     outbox = os.fdopen(wfd, "w", encoding="utf-8")
     state = ServerState.capture()
     state.rng_states = dict(rng_states or {})
@@ -281,27 +281,27 @@ def serve(
             if not hasattr(os, "fork")
             else ("threads are alive after collection: " + ", ".join(extra_threads))
         )
-        _send(outbox, {"fork": False, "reason": reason})
+        send(outbox, {"fork": False, "reason": reason})
         return
     server = _Server(session, str(control["basetemp"]), recorder, [inbox, outbox], state)
     _warm_failure_reports()
     gc.collect()
     gc.freeze()  # keep collected objects out of the children's collections (copy-on-write)
-    _send(outbox, {"ready": True})
+    send(outbox, {"ready": True})
     pid, child_in, learning = server.spawn()
     while line := inbox.readline():
         if not line.strip():
             continue
         _write_all(child_in, line.rstrip(b"\n") + b"\n")
         os.close(child_in)
-        _send(outbox, {"pid": pid})
+        send(outbox, {"pid": pid})
         running, learned = pid, learning
         pid, child_in, learning = server.spawn()  # the next child, while this order runs
         status = inbox.wait_child(running)
-        _kill_group(running)
+        kill_group(running)
         if status is None:  # the controller is gone
             break
-        _send(outbox, {"status": status})
+        send(outbox, {"status": status})
         server.learn_from(learned)
     os.close(child_in)  # the waiting child reads EOF and leaves
     os.waitpid(pid, 0)

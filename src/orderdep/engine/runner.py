@@ -23,6 +23,7 @@ from orderdep.core.suite import Suite
 from orderdep.engine.collected import code_notices
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.executor import ResultCallback
+from orderdep.engine.prefork_worker import PreforkWorker
 from orderdep.engine.probe import ProbeSpec
 from orderdep.engine.sandbox import Sandbox
 from orderdep.engine.store import Store
@@ -30,6 +31,7 @@ from orderdep.engine.tempdirs import make_workdir
 from orderdep.engine.timeouts import TimeoutPolicy
 from orderdep.engine.volatile_ids import IdNotices
 from orderdep.engine.workers import ForkUnavailable, ForkWorker, SubprocessWorker
+from orderdep.errors import EngineError
 
 Worker = Union[ForkWorker, SubprocessWorker]
 Notice = Callable[[str], None]
@@ -98,19 +100,10 @@ class Engine:
             try:
                 suite = worker.start()
             except ForkUnavailable as exc:
-                advice = (
-                    ". To keep the fast fork runner, start such threads on first use (in "
-                    "a fixture) rather than at import"
-                    if "threads" in str(exc)
-                    else ""
-                )
-                self.notice(
-                    f"orderdep: cannot fork ({exc}); using the subprocess runner, where "
-                    f"every order pays a fresh pytest start-up and collection{advice}"
-                )
-                self.runner = "subprocess"
-                worker = SubprocessWorker(self.config, sandbox)
-                suite = worker.start()
+                worker, suite = self._after_refused_fork(exc, sandbox)
+        elif self.runner == "prefork":
+            worker = PreforkWorker(self.config, sandbox)
+            suite = worker.start()
         else:
             worker = SubprocessWorker(self.config, sandbox)
             suite = worker.start()
@@ -123,6 +116,33 @@ class Engine:
         worker.set_reference(self._suite.ids, suite)
         self.id_notices.compare(self._suite.ids, suite.ids)
         return worker
+
+    def _after_refused_fork(self, exc: ForkUnavailable, sandbox: Sandbox) -> tuple[Worker, Suite]:
+        """The runner when the fork server refused: where threads started as the suite
+        loaded were the reason, a server that forks before collection (each order
+        collects afresh, Python and pytest start once); else fresh processes."""
+        if "threads" in str(exc):
+            worker: Worker = PreforkWorker(self.config, sandbox)
+            try:
+                suite = worker.start()
+            except (ForkUnavailable, EngineError) as failed:
+                self.notice(f"orderdep: cannot fork before collection either ({failed})")
+            else:
+                self.runner = "prefork"
+                self.notice(
+                    f"orderdep: cannot fork after collection ({exc}); forking before it "
+                    "instead: every order collects the suite afresh (Python and pytest start "
+                    "once). To keep the fastest runner, start such threads on first use (in "
+                    "a fixture) rather than at import"
+                )
+                return worker, suite
+        self.notice(
+            f"orderdep: cannot fork ({exc}); using the subprocess runner, where every order "
+            "pays a fresh pytest start-up and collection"
+        )
+        self.runner = "subprocess"
+        worker = SubprocessWorker(self.config, sandbox)
+        return worker, worker.start()
 
     def _ensure_workers(self, n: int) -> None:
         while len(self._workers) < n:

@@ -130,14 +130,8 @@ class _WorkerBase(Interruptible):
             result.interrupted = True
         return result
 
-
-class SubprocessWorker(_WorkerBase):
-    """One fresh ``python -m pytest`` per order: the reference for correctness."""
-
-    runner = "subprocess"
-
-    def start(self) -> Suite:
-        self.sandbox.create()
+    def _collect_fresh(self) -> Suite:
+        """The suite as a fresh ``python -m pytest`` collects it in the working copy."""
         control, events = self._new_paths()
         write_json(control, self._control("collect", events))
         with open(self.log_path, "w") as log:
@@ -157,6 +151,16 @@ class SubprocessWorker(_WorkerBase):
         self.sandbox.restore()
         self.sandbox.mark_baseline()
         return suite
+
+
+class SubprocessWorker(_WorkerBase):
+    """One fresh ``python -m pytest`` per order: the reference for correctness."""
+
+    runner = "subprocess"
+
+    def start(self) -> Suite:
+        self.sandbox.create()
+        return self._collect_fresh()
 
     def run(self, order: Sequence[str], probe: Optional[ProbeSpec] = None) -> OrderResult:
         control, events = self._new_paths()
@@ -214,17 +218,27 @@ class ForkWorker(_WorkerBase):
         if not hasattr(os, "fork"):
             raise ForkUnavailable("os.fork is not available on this platform")
         self.sandbox.create()
+        control, events = self._spawn("serve")
+        try:
+            return self._serve(control, events)
+        except BaseException:  # Ctrl-C while it collects, say: the server goes at once
+            self.close(kill=True)
+            raise
+
+    def _spawn(self, mode: str, args: Sequence[str] = ()) -> tuple[Path, Path]:
+        """Start the server process in ``mode`` with its two pipes; its control file and
+        events file."""
         control, events = self._new_paths()
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
         write_json(
             control,
-            self._control("serve", events, fds=[req_r, rep_w], basetemp=str(self.sandbox.basetemp)),
+            self._control(mode, events, fds=[req_r, rep_w], basetemp=str(self.sandbox.basetemp)),
         )
         log = open(self.log_path, "ab")  # noqa: SIM115  (append: truncating stays safe)
         try:
             self._proc = start_session(
-                self.config.pytest_command(self.cache_dir),
+                [*self.config.pytest_command(self.cache_dir), *args],
                 cwd=self.sandbox.tree,
                 env=self._env(control),
                 stdout=log,
@@ -242,11 +256,7 @@ class ForkWorker(_WorkerBase):
             os.close(rep_w)
         self._to_server = os.fdopen(req_w, "w", encoding="utf-8")
         self._from_fd = rep_r
-        try:
-            return self._serve(control, events)
-        except BaseException:  # Ctrl-C while it collects, say: the server goes at once
-            self.close(kill=True)
-            raise
+        return control, events
 
     def _serve(self, control: Path, events: Path) -> Suite:
         """The collected suite, once the server started by :meth:`start` is ready."""

@@ -160,8 +160,8 @@ def why(
     runner = str(getattr(executor, "runner", "model"))
     say(f"running the failing order ({len(prefix)} tests, then {test}), {runner} runner")
     failed = runs.fails(prefix)
-    if not failed and runner == "fork":
-        say("it passes under the fork runner; trying fresh processes (subprocess runner)")
+    if not failed and runner in ("fork", "prefork"):
+        say(f"it passes under the {runner} runner; trying fresh processes (subprocess runner)")
         executor.use_subprocess()  # type: ignore[attr-defined]
         runs.memo.clear()
         failed = runs.fails(prefix)

@@ -42,7 +42,9 @@ MARGIN = 1.5
 
 def _command(params: dict[str, Any], m: Mismatch, runner: str) -> str:
     """``orderdep run`` of the mismatching order under ``runner``, with the user's options."""
-    flags = engine_flags({**params, "runner": runner if runner != "fork" else None})
+    flags = engine_flags(
+        {**params, "runner": runner if runner not in ("fork", "prefork") else None}
+    )
     return shlex.join(["orderdep", "run", str(params["project"]), *flags, *m.order])
 
 

@@ -22,7 +22,10 @@ iFixFlakies'; :meth:`ODFinding.to_spec` turns a finding into the
 A command stopped by its budget or Ctrl-C adds (optional keys, kept by every reader):
 ``"unfinished": {"cleaners": "not searched (budget)", ...}`` in a finding, and
 ``"classify_stopped"`` or ``"unfinished": {"confirmation": ..., "suspects": [...]}`` in
-``stats``; rerunning the command completes the report and removes them.
+``stats``; rerunning the command completes the report and removes them. Detection also
+records what it promised and what of it did not run (``"promised"``, per strategy
+``"orders_promised"`` and ``"unrun_positions"`` in ``"coverage"``, and the sentences in
+``"shortfalls"``; see :mod:`orderdep.core.promise`).
 
 Output is stable: ids that form sets are written in suite order, cleaner maps by key,
 orders and group members exactly as found. Keys this module does not know (added by

@@ -4,6 +4,7 @@ resumes (it is run back here)."""
 
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -204,3 +205,11 @@ def test_a_budget_spent_in_the_fork_check_writes_a_report_and_says_what_to_do(
     assert "the budget ran out" not in err
     report = load_report(project / ".orderdep" / "report.json")
     assert [f.test for f in report.od_tests] == ["tests/test_jobs.py::test_queue_starts_empty"]
+
+
+def test_progress_lines_say_how_much_of_the_budget_is_left(cli: CliRunner, project: Path) -> None:
+    code, _, err = cli("detect", project, "--classify", "--budget", "600", "--seed", "1")
+    assert code == 1, err
+    lines = [line for line in err.splitlines() if line.startswith("orderdep: classify [")]
+    left = [line for line in lines if re.search(r"; \d+ s of the budget left\)$", line)]
+    assert left, err

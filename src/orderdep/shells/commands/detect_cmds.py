@@ -15,6 +15,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
+from orderdep.analysis.budget import Budget
 from orderdep.analysis.classify import ClassifyProgress
 from orderdep.analysis.detect import DEFAULT_CONFIRM_RUNS, DEFAULT_ROUNDS, STRATEGIES
 from orderdep.analysis.search import DetectProgress
@@ -99,8 +100,9 @@ def reproduce_command(
 class DetectDisplay:
     """Progress on stderr: a rich bar on a terminal, a line per phase otherwise."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, budget: Optional[Budget] = None) -> None:
         self.console = console
+        self.budget = budget
         self.live = console.is_terminal
         self.progress = Progress(
             TextColumn("{task.description}"),
@@ -127,6 +129,12 @@ class DetectDisplay:
     def notice(self, message: str) -> None:
         Printer(self.console).line(message)
 
+    def left(self) -> str:
+        """``; N s of the budget left`` (nothing without a budget)."""
+        if self.budget is None or self.budget.seconds is None:
+            return ""
+        return f"; {self.budget.left():.0f} s of the budget left"
+
     def classify_update(self, p: ClassifyProgress) -> None:
         """Classification: the test, its step, orders run and (estimated) left."""
         label = f"classify [{p.index}/{p.total}] {p.step}"
@@ -139,7 +147,7 @@ class DetectDisplay:
         changed = (p.index, p.step) != self._step
         if not self.live and (changed or now - self._said >= HEARTBEAT):
             self._step, self._said = (p.index, p.step), now
-            self.notice(f"orderdep: {label}: {p.message} ({count})")
+            self.notice(f"orderdep: {label}: {p.message} ({count}{self.left()})")
         if label != self._label:
             self._label = label
             if self._task is not None:
@@ -173,7 +181,7 @@ class DetectDisplay:
                 )
         elif not self.live and now - self._said >= HEARTBEAT:
             self._said = now
-            self.notice(f"orderdep: {label}: {count}, {status}")
+            self.notice(f"orderdep: {label}: {count}, {status}{self.left()}")
         assert self._task is not None
         self.progress.update(
             self._task, completed=p.done, total=p.planned, count=count, status=status
@@ -293,7 +301,6 @@ def detect(
     were found but the promised search did not run whole (see --allow-incomplete).
     """
     from orderdep.analysis.bounded import detect_within
-    from orderdep.analysis.budget import Budget
 
     project: Path = params["project"]
     check_ci_options(changed)
@@ -307,7 +314,7 @@ def detect(
     limit = Budget(budget)
     with (
         open_engine(params, job=job, seed=seed, budget=limit) as engine,
-        DetectDisplay(err) as display,
+        DetectDisplay(err, limit) as display,
     ):
         policy = getattr(engine, "timeouts", None)
         if policy is not None:

@@ -95,7 +95,7 @@ def classify(
 
     limit = Budget(budget)
     with open_engine(params, job=classify_job(params, alone_runs), budget=limit) as engine:
-        with DetectDisplay(stderr_console()) as display:
+        with DetectDisplay(stderr_console(), limit) as display:
             result = run_classify(
                 engine,
                 data,

@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 from orderdep.core.suite import Suite, TestInfo
 from orderdep.engine.config import EngineConfig
-from orderdep.errors import CollectionError, NoTestsError
+from orderdep.errors import CollectionError, NoTestsError, UsageError
 
 IMPORT_HINT = (
     "The tests could not be imported the way `python -m pytest` imports them from the "
@@ -47,10 +47,26 @@ def _interpreter_error(config: EngineConfig, failures: list[re.Match[str]]) -> s
     return line
 
 
+#: How pytest words the usage errors it reports after (or instead of) collecting: a bad
+#: ``-k``/``-m`` expression, an unknown option, a path that does not exist.
+USAGE_ERRORS = re.compile(
+    r"^ERROR: ((?:Wrong expression passed to|usage:|file or directory not found:|"
+    r"not found:|found no collectors for).*)$",
+    re.M,
+)
+
+
+def usage_error(log: str) -> Optional[str]:
+    """pytest's own usage error in its output, if it reported one."""
+    found = USAGE_ERRORS.search(log)
+    return found[1].strip() if found else None
+
+
 def suite_from_events(
     events: list[dict[str, Any]], config: EngineConfig, log: str, tree: Optional[Path] = None
 ) -> Suite:
-    """The collected suite, or the error that explains why there is none.
+    """The collected suite, or the error that explains why there is none (pytest's own
+    usage error as one line, when it reported one: a bad ``-k`` expression, say).
 
     ``tree`` is the working copy pytest ran in: paths in messages are shown as the
     project's own paths.
@@ -58,6 +74,10 @@ def suite_from_events(
 
     def own(text: str) -> str:
         return text.replace(str(tree), str(config.project)) if tree is not None else text
+
+    said = usage_error(log)
+    if said is not None:
+        raise UsageError(f"pytest: {own(said)}; see `python -m pytest --help`")
 
     suites = [e for e in events if e.get("event") == "suite"]
     if not suites:

@@ -4,6 +4,7 @@ there is none (shared by both backends)."""
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 from typing import Any, Optional
 
@@ -62,6 +63,19 @@ def usage_error(log: str) -> Optional[str]:
     return found[1].strip() if found else None
 
 
+_PLACE = re.compile(r'^E\s+File "(?P<file>[^"]+)", line (?P<line>\d+)', re.M)
+_RAISED = re.compile(r"^E\s+(?P<error>(?:SyntaxError|IndentationError|TabError)\b.*)$", re.M)
+
+
+def _syntax_error(nodeid: str, text: str) -> Optional[str]:
+    """``tests/x.py:3: SyntaxError: invalid syntax``, or None when the collection error
+    is not a syntax error pytest reported with its place."""
+    place, raised = _PLACE.search(text), _RAISED.search(text)
+    if place is None or raised is None:
+        return None
+    return f"cannot collect {nodeid}: {raised['error']} at line {place['line']}"
+
+
 def suite_from_events(
     events: list[dict[str, Any]], config: EngineConfig, log: str, tree: Optional[Path] = None
 ) -> Suite:
@@ -99,6 +113,14 @@ def suite_from_events(
                 hint += (
                     f" Looking for the project's interpreter, orderdep {config.interpreter_note}."
                 )
+        short = [_syntax_error(e["nodeid"], own(e["text"])) for e in errors]
+        if all(short):
+            shown = " ".join(shlex.quote(e["nodeid"]) for e in errors)
+            raise CollectionError(
+                "; ".join(str(line) for line in short)
+                + f"; see the rest with `python -m pytest --collect-only -q {shown}` in "
+                f"{str(config.project)!r}"
+            )
         raise CollectionError(f"pytest could not collect the tests:\n{text}{hint}")
     tests = [TestInfo.from_json(t) for t in data["tests"]]
     if not tests:

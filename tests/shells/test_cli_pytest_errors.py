@@ -51,3 +51,12 @@ def test_a_syntax_error_is_one_line_naming_the_file_the_line_and_the_command(
         [sys.executable, *command.split()[1:]], cwd=od_project, capture_output=True, text=True
     )  # the printed command, run where it says
     assert "SyntaxError" in shown.stdout and "test_broken.py" in shown.stdout
+
+
+def test_a_selection_that_deselects_every_test_says_so(cli: CliRunner, od_project: Path) -> None:
+    code, out, err = cli("collect", od_project, "-m", "slow")
+    assert code == 2, out + err
+    assert one_line(err) == (
+        f"orderdep: error: pytest collected 3 test(s) in {str(od_project)!r} and the "
+        "selection (-m slow) deselected every one: nothing to run; check the expression"
+    )

@@ -124,9 +124,13 @@ class _ChildSession:
         self.config = config
         self.writer = EventWriter(Path(control["events"]))
         self.collect_errors: list[dict[str, str]] = []
+        self.deselected = 0  # tests -k, -m or --deselect took out of the collection
         from orderdep.engine.childrun import Recorder
 
         self.recorder = Recorder(self.writer)
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self.deselected += len(items)
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -146,6 +150,7 @@ class _ChildSession:
                 errors=self.collect_errors,
                 args=[str(a) for a in self.config.args],
                 code=self._code_sources(),
+                deselected=self.deselected,
             )
 
     def _code_sources(self) -> dict[str, list[str]]:

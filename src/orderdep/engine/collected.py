@@ -123,6 +123,19 @@ def suite_from_events(
             )
         raise CollectionError(f"pytest could not collect the tests:\n{text}{hint}")
     tests = [TestInfo.from_json(t) for t in data["tests"]]
+    deselected = data.get("deselected") or 0
+    if not tests and deselected:
+        args = list(config.pytest_args)
+        chosen = [
+            shlex.join(args[i : i + 2])
+            for i, a in enumerate(args)
+            if a in ("-k", "-m", "--deselect") and i + 1 < len(args)
+        ]
+        by = f" ({', '.join(chosen)})" if chosen else ""
+        raise NoTestsError(
+            f"pytest collected {deselected} test(s) in {str(config.project)!r} and the "
+            f"selection{by} deselected every one: nothing to run; check the expression"
+        )
     if not tests:
         where = own(" ".join(data.get("args") or [])) or str(config.project)
         raise NoTestsError(

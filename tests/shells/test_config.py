@@ -204,3 +204,15 @@ def test_configured_values_are_not_options_given_in_the_wrong_mode(
     # With --check the configured file is the one checked.
     code, _, err = cli("deps", od_project, "--check")
     assert code == 2 and "ci/deps.json" in one_line(err)
+
+
+@pytest.mark.parametrize("argv", [["detect"], ["classify"], ["pradet", "collect"]])
+def test_a_bad_value_is_named_with_the_running_commands_option(
+    cli: CliRunner, od_project: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]
+) -> None:
+    (od_project / "pyproject.toml").write_text("[tool.orderdep]\njobs = 0\n", encoding="utf-8")
+    monkeypatch.chdir(od_project)
+    code, _, err = cli(*argv)
+    assert code == 2
+    named = one_line(err).split("(option --jobs of `orderdep ", 1)[1].split("`", 1)[0]
+    assert named.split()[0] == argv[0]

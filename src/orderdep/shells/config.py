@@ -226,8 +226,11 @@ def check_keys(source: Source) -> None:
             )
 
 
-def default_map(group: click.Group, sources: list[Source]) -> dict[str, Any]:
-    """click's ``default_map`` for ``group``: later sources win; every value is checked."""
+def default_map(
+    group: click.Group, sources: list[Source], running: Optional[str] = None
+) -> dict[str, Any]:
+    """click's ``default_map`` for ``group``: later sources win; every value is checked,
+    for the ``running`` command first (a bad value is named with that command's option)."""
     settings: dict[str, tuple[Source, Any, Any]] = {}
     for source in sources:
         check_keys(source)
@@ -236,7 +239,8 @@ def default_map(group: click.Group, sources: list[Source]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if not settings:
         return out
-    for path, cmd in _commands(group):
+    commands = sorted(_commands(group), key=lambda pc: pc[0][0] != running)
+    for path, cmd in commands:
         ctx = click.Context(cmd, info_name=path[-1], resilient_parsing=True)
         params = {p.name: p for p in cmd.params if isinstance(p, click.Option)}
         mine: dict[str, Any] = {}
@@ -299,5 +303,5 @@ class ConfiguredGroup(click.Group):
             start = (cwd / project).resolve() if project is not None else cwd
             sources = [s for s in [find_file(start)] if s is not None]
             sources.append(read_env(os.environ, cwd))
-            ctx.default_map = default_map(self, sources)
+            ctx.default_map = default_map(self, sources, name)
         return name, cmd, rest

@@ -94,6 +94,8 @@ def test_victim_of_one_polluter_from_an_order_file_with_state_patch_and_commands
     before = (shop / "tests/test_users.py").read_text()
     apply = labelled(out, "apply it")
     assert apply.startswith("git -C ")
+    # its own file: a patch `fix` wrote for the same test (all its partners) stays
+    assert apply.endswith(".why.patch")
     subprocess.run(shlex.split(apply), check=True, capture_output=True)
     assert (shop / "tests/test_users.py").read_text() != before
     assert run_back(cli, failing) == 0

@@ -51,7 +51,8 @@ SET_PATCH = "patch-set.patch"  # every patch of the last run, verified together
 def patch_name(test: str, strategy: str = "auto") -> str:
     """A file name for ``test``'s patch: ``tests/test_a.py::T::t[1]`` ->
     ``tests_test_a.py__T__t_1_.patch``; a patch of one chosen ``--strategy`` (not auto)
-    gets its own file (``...t_1_.cleaner.patch``), so strategies never overwrite each other."""
+    gets its own file (``...t_1_.cleaner.patch``), and so does one of ``orderdep why``
+    (``strategy="why"``: ``...t_1_.why.patch``), so they never overwrite each other."""
     name = test.replace("::", "__").replace("/", "_")
     suffix = "" if strategy == "auto" else f".{strategy}"
     return re.sub(r"[^A-Za-z0-9_.-]", "_", name) + suffix + ".patch"

@@ -149,7 +149,8 @@ def _save_patch(found: Explanation, project: Path, apply_: bool) -> list[str]:
     fix = found.fix.fix
     if apply_:
         return [f"applied to {', '.join(apply_fix(project.resolve(), fix))}"]
-    patch = project / DEFAULT_REPORT.parent / "patches" / patch_name(fix.test)
+    # its own file: `fix` writes the report's patch (all its partners) under the plain name
+    patch = project / DEFAULT_REPORT.parent / "patches" / patch_name(fix.test, "why")
     patch.parent.mkdir(parents=True, exist_ok=True)
     patch.write_text(fix.diff, encoding="utf-8")
     cmds = apply_commands(project, patch.relative_to(project))

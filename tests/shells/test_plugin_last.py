@@ -115,3 +115,41 @@ def test_xdist_workers_record_their_own_orders(suite: pytest.Pytester) -> None:
     # each file ran whole on one worker: the victim's worker never ran the polluter
     assert recorded_order(processes, VICTIM) == [VICTIM]
     assert hints(result) == []
+
+
+def test_every_failing_test_gets_its_why_command(pytester: pytest.Pytester) -> None:
+    """Two victims fail in one shuffled run: the hint names both, in the order they
+    failed; past SHOWN_FAILURES it says how many more."""
+    pytester.makepyfile(
+        test_a="""
+            STATE = {"polluted": False}
+            def test_polluter(): STATE["polluted"] = True
+            def test_v1(): assert not STATE["polluted"]
+            def test_v2(): assert not STATE["polluted"]
+        """
+    )
+    pytester.makeini("[pytest]\n")
+    for seed in range(1, 60):
+        result = pytester.runpytest("-p", "randomly", f"--randomly-seed={seed}")
+        if result.parseoutcomes().get("failed") == 2:
+            break
+    else:
+        raise AssertionError("no seed of 60 failed both victims")
+    named = [line.split(" orderdep why ")[1].split()[0] for line in hints(result)]
+    assert sorted(named) == ["test_a.py::test_v1", "test_a.py::test_v2"]
+
+
+def test_past_the_shown_failures_the_hint_counts_the_rest(pytester: pytest.Pytester) -> None:
+    from orderdep.shells.plugin_last import SHOWN_FAILURES
+
+    pytester.makepyfile(
+        test_a="\n".join(f"def test_{i}(): assert False" for i in range(SHOWN_FAILURES + 2))
+    )
+    pytester.makeini("[pytest]\n")
+    result = pytester.runpytest("-p", "randomly", "--randomly-seed=1")
+    lines = hints(result)
+    assert len(lines) == SHOWN_FAILURES + 1
+    assert lines[-1] == (
+        "orderdep: and 2 more failed in this order; `orderdep why TEST --last` asks why for "
+        "any of them"
+    )

@@ -9,8 +9,8 @@ Under xdist, each test case also gets an ``xdist_worker`` property (shown in the
 so ``orderdep why --junitxml`` can take the order of the worker that ran a test.
 
 When a shuffled run (pytest-randomly, pytest-random-order) or a run over xdist workers
-has failures, the terminal summary ends with one line: the ``orderdep why`` command for
-the first failing test.
+has failures, the terminal summary ends with the ``orderdep why`` command for each failing
+test (the first :data:`SHOWN_FAILURES`, then how many more).
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ import pytest
 from orderdep.core.failing_order import WORKER_PROPERTY, RecordedProcess
 
 CACHE_KEY = "orderdep/last"
+# Failing tests the closing hint names, one line each.
+SHOWN_FAILURES = 5
 INI_RECORD = "orderdep_record_last"
 
 
@@ -87,8 +89,15 @@ class LastOrder:
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self.worker is not None or not self.failed or not _shuffled(self.config):
             return
-        command = why_command(self.failed[0], self.config.rootpath, Path.cwd())
-        terminalreporter.write_line(f"orderdep: find why it failed in this order: {command}")
+        for test in self.failed[:SHOWN_FAILURES]:
+            command = why_command(test, self.config.rootpath, Path.cwd())
+            terminalreporter.write_line(f"orderdep: find why it failed in this order: {command}")
+        more = len(self.failed) - SHOWN_FAILURES
+        if more > 0:
+            terminalreporter.write_line(
+                f"orderdep: and {more} more failed in this order; `orderdep why TEST --last` "
+                "asks why for any of them"
+            )
 
 
 def register(config: pytest.Config) -> None:

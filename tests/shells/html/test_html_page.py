@@ -177,3 +177,33 @@ def test_flake_rates_that_are_upper_bounds_are_marked(tmp_path: Path) -> None:
     check_page(text)
     assert text.count("&le;&nbsp;25.0%") == 1
     assert "&le;&nbsp;50.0%" not in text and ">50.0%<" in text
+
+
+def test_a_report_without_classification_says_why_its_graph_has_no_partners(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "plain"
+    v, w = "tests/test_x.py::test_v", "tests/test_x.py::test_w"
+    report = Report(
+        project=str(root.resolve()),
+        tests=[w, v],
+        od_tests=[ODFinding(v, None, [w, v], [v])],
+    )
+    save_report(root / ".orderdep" / "report.json", report)
+    text = render_html(gather(root))
+    check_page(text)
+    assert "1 of 1 OD test(s) not classified yet: the graph shows no partners" in text
+    classified = tmp_path / "classified"
+    report.od_tests = [ODFinding(v, "victim", [w, v], [v], polluters=[w])]
+    save_report(classified / ".orderdep" / "report.json", report)
+    assert "not classified yet" not in render_html(gather(classified))
+
+
+def test_the_od_table_fits_the_page_its_columns_wrap_long_ids() -> None:
+    """At 1,400 px the polluted-state column was cut off: the table's columns are fixed
+    and long ids wrap inside them."""
+    from importlib import resources
+
+    css = (resources.files("orderdep.shells.html") / "static" / "report.css").read_text()
+    assert "#od-table { table-layout: fixed; }" in css
+    assert "#od-table td { overflow-wrap: anywhere;" in css

@@ -135,15 +135,19 @@ def add_imports(module: cst.Module, imports: Sequence[str]) -> cst.Module:
 def _merged_names(
     have: list[cst.ImportAlias], extra: list[cst.ImportAlias], lpar: Optional[cst.LeftParen]
 ) -> list[cst.ImportAlias]:
-    """The names of a ``from`` import with ``extra`` ones, sorted. A parenthesized
-    import keeps its layout (one name per line stays one name per line, a trailing comma
-    stays); another is written on one line."""
+    """The names of a ``from`` import with ``extra`` ones: in their sorted places when the
+    names there are sorted, else after them (the names there keep their order: a patch
+    touches only what it adds). A parenthesized import keeps its layout (one name per line
+    stays one name per line, a trailing comma stays); another is written on one line."""
     code = cst.Module([]).code_for_node
 
     def name(alias: cst.ImportAlias) -> str:
         return code(alias.with_changes(comma=cst.MaybeSentinel.DEFAULT)).strip().lower()
 
-    ordered = sorted([*have, *extra], key=name)
+    if [name(a) for a in have] == sorted(name(a) for a in have):
+        ordered = sorted([*have, *extra], key=name)
+    else:
+        ordered = [*have, *sorted(extra, key=name)]
     if lpar is None:
         return [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in ordered]
     between = next((a.comma for a in have[:-1] if isinstance(a.comma, cst.Comma)), None)

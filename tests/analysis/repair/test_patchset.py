@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, cast
 
 import pytest
 
-from orderdep.analysis.repair.verify.patchset import distinct, merged_changes
+from orderdep.analysis.repair.verify.patchset import distinct, merged_changes, merged_comment
 from orderdep.analysis.repair.verify.verify import Verification
 from orderdep.analysis.repair.write.patches import Insertion
 
@@ -20,10 +21,11 @@ def test_the_same_guard_for_two_victims_is_inserted_once(tmp_path: Path) -> None
     first = Insertion("tests/test_a.py::test_p", GUARD, ("request",), comment="For test_v1.")
     second = Insertion("tests/test_a.py::test_p", GUARD, ("request",), comment="For test_v2.")
     other = Insertion("tests/test_a.py::test_p", ("x = 1",), comment="For test_v3.")
-    assert distinct([first, second, other, first]) == [first, other]
+    both = dataclasses.replace(first, comment="For test_v1 and test_v2.")
+    assert distinct([first, second, other, first]) == [both, other]
     (text,) = [new for _, new in merged_changes(tmp_path, [first, second, other]).values()]
     assert text.count("saved = copy.deepcopy(data.rows)") == 1
-    assert "# For test_v1." in text and "# For test_v2." not in text
+    assert "# For test_v1 and test_v2." in text  # its comment names every test it fixes
 
 
 def test_the_largest_set_that_holds_is_kept_and_each_conflict_is_named(
@@ -80,3 +82,26 @@ def test_a_set_that_holds_whole_is_verified_once(
         {"a": [], "b": []},  # type: ignore[dict-item]
     )
     assert found.kept == ["a", "b"] and found.left_out == {} and calls == [1]
+
+
+def test_one_guard_for_several_victims_names_every_one_in_its_comment() -> None:
+    said = "Undo this test's change to shop._DISCOUNTS when it ends ({} needs it)."
+    guards = [
+        Insertion("tests/test_a.py::test_polluter", ("shop._DISCOUNTS.clear()",),
+                  comment=said.format(victim))
+        for victim in ("test_list_price", "test_total", "test_list_price", "test_third")
+    ]  # fmt: skip
+    (kept,) = distinct(guards)
+    assert kept.comment == (
+        "Undo this test's change to shop._DISCOUNTS when it ends (test_list_price, "
+        "test_total and test_third need it)."
+    )
+
+
+def test_comments_that_differ_in_more_than_the_test_keep_the_first() -> None:
+    assert merged_comment(["Put A back: test_a fails.", "Reset B first: test_b fails."]) == (
+        "Put A back: test_a fails."
+    )
+    assert merged_comment(["X: test_a fails after it.", "X: test_b fails after it."]) == (
+        "X: test_a and test_b fail after it."
+    )

@@ -49,15 +49,48 @@ def function_id(test: str) -> str:
 
 def distinct(insertions: Iterable[Insertion]) -> list[Insertion]:
     """``insertions`` without repeats; one that differs from an earlier one only in its
-    comment (the same guard found for two victims of one polluter) is a repeat."""
-    seen: set[Insertion] = set()
-    out = []
+    comment (the same guard found for two victims of one polluter) is a repeat, and the
+    comment kept names every victim (:func:`merged_comment`)."""
+    index: dict[Insertion, int] = {}
+    comments: dict[int, list[str]] = {}
+    out: list[Insertion] = []
     for ins in insertions:
         key = dataclasses.replace(ins, comment=None)
-        if key not in seen:
-            seen.add(key)
+        if key not in index:
+            index[key] = len(out)
             out.append(ins)
+            comments[index[key]] = [ins.comment] if ins.comment else []
+        elif ins.comment:
+            comments[index[key]].append(ins.comment)
+    for i, said in comments.items():
+        if len(set(said)) > 1:
+            out[i] = dataclasses.replace(out[i], comment=merged_comment(said))
     return out
+
+
+def merged_comment(comments: Sequence[str]) -> str:
+    """One comment for a patch that fixes several tests whose comments differ only in the
+    test they name: ``(test_a needs it)`` and ``(test_b needs it)`` become ``(test_a and
+    test_b need it)``, three ``(test_a, test_b and test_c need it)``. Other differences
+    keep the first comment."""
+    first = comments[0].split(" ")
+    split = [c.split(" ") for c in comments]
+    if any(len(words) != len(first) for words in split):
+        return comments[0]
+    differ = {i for words in split for i, (x, y) in enumerate(zip(first, words)) if x != y}
+    if len(differ) != 1:
+        return comments[0]
+    (at,) = differ
+    word = first[at]
+    lead = "(" if word.startswith("(") else ""
+    tail = word[len(word.rstrip(".,;:)")) :]
+    bare = [w[at][len(lead) : len(w[at]) - len(tail)] for w in split]
+    unique = list(dict.fromkeys(bare))
+    joined = ", ".join(unique[:-1]) + " and " + unique[-1]
+    words = [*first[:at], lead + joined + tail, *first[at + 1 :]]
+    if at + 1 < len(words) and words[at + 1] in ("needs", "fails"):
+        words[at + 1] = words[at + 1][:-1]  # "needs" -> "need", "fails" -> "fail"
+    return " ".join(words)
 
 
 def merged_changes(project: Path, insertions: Iterable[Insertion]) -> Changes:

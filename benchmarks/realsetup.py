@@ -2,8 +2,9 @@
 
 Its source is a PyPI sdist (``"spec": "name==version"``: ``pip download --no-binary``)
 or a public git repository at a commit (``"repo": "owner/name"``, ``"commit"``: the tree
-of that commit, ``git archive``d from a clone the user names with ``--git-dir NAME=PATH``;
-the manifest and this module name no local path). It gets a venv of its own, made with
+of that commit, ``git archive``d from a clone the user names with ``--git-dir NAME=PATH``,
+less the manifest's ``"archive_exclude"`` paths; the manifest and this module name no
+local path). It gets a venv of its own, made with
 the interpreter the entry asks for (``"python": "3.9"``; default: the one running this),
 then ``"requirements"`` (pins that let old code install), then the project itself,
 ``editable`` (``pip install -e .[extras]``, as contributing guides say) or ``wheel``
@@ -85,8 +86,11 @@ def fetch_source(project: dict[str, Any], work: Path, git_dirs: dict[str, Path])
     partial = work / "checkout.partial"
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir()
+    # paths the tests never read may be left out (a snapshot may lack its largest files)
+    left_out = [f":(exclude){path}" for path in project.get("archive_exclude") or []]
     tar_of = subprocess.Popen(["git", f"--git-dir={_git_dir(git_dir)}", "archive",
-                                project["commit"]], stdout=subprocess.PIPE)  # fmt: skip
+                               project["commit"], "--", ".", *left_out],
+                              stdout=subprocess.PIPE)  # fmt: skip
     untar = subprocess.run(["tar", "-x", "-C", str(partial)], stdin=tar_of.stdout, check=False)
     if tar_of.wait() or untar.returncode:
         raise SystemExit(f"cannot check {project['commit']} out of {git_dir}")

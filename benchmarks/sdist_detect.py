@@ -195,6 +195,8 @@ def repair(
     if not same:
         changed = sorted(t for t in set(before) | set(after) if before.get(t) != after.get(t))
         holds += f" ({len(changed)} outcomes changed)"
+        lines = [f"{t}: {before.get(t, 'absent')} -> {after.get(t, 'absent')}" for t in changed]
+        (work / "fix-changed.txt").write_text("\n".join(lines) + "\n")
     return [code, f"{repaired} of {len(known)}", holds]
 
 

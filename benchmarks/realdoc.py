@@ -43,8 +43,26 @@ def write_doc(kind: str, rows: list[list[object]]) -> None:
         f"--pradet --fix{git} [--orderdep-rev REV] --label TEXT` (a project from git: "
         "`git clone https://github.com/OWNER/NAME CLONE` first).\n\n"
         + table(HEADERS, [*_earlier_rows(text, section), *rows])
+        + _notes(text, section)
     )
     write_section(section, body, argv=_shown_argv())
+
+
+NOTES = ("<!-- notes -->", "<!-- /notes -->")
+
+
+def _notes(text: str, section: str) -> str:
+    """The section's notes on its rows (written by hand between ``NOTES``), kept as they are."""
+    part = _section(text, section)
+    if NOTES[0] not in part or NOTES[1] not in part:
+        return ""
+    notes = part.split(NOTES[0], 1)[1].split(NOTES[1], 1)[0]
+    return f"\n\n{NOTES[0]}{notes}{NOTES[1]}"
+
+
+def _section(text: str, section: str) -> str:
+    begin, end = f"<!-- begin {section} -->", f"<!-- end {section} -->"
+    return text.split(begin, 1)[1].split(end, 1)[0] if begin in text else ""
 
 
 def _shown_argv() -> list[str]:
@@ -67,10 +85,7 @@ def _shown_argv() -> list[str]:
 
 def _earlier_rows(text: str, section: str) -> list[list[object]]:
     """Rows already in the section, mapped onto today's columns by name ("-": absent)."""
-    begin, end = f"<!-- begin {section} -->", f"<!-- end {section} -->"
-    if begin not in text:
-        return []
-    part = text.split(begin, 1)[1].split(end, 1)[0]
+    part = _section(text, section).split(NOTES[0], 1)[0]
     lines = [line for line in part.splitlines() if line.startswith("| ")]
     if not lines:
         return []

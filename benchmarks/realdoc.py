@@ -32,16 +32,23 @@ def write_doc(kind: str, rows: list[list[object]]) -> None:
         "contributing guide says (`editable`: `pip install -e .`); `orderdep detect . "
         "--classify --budget B --seed S` run as typed (`--pytest-arg` only for the "
         "manifest's pytest arguments). Known OD tests: confirmed by hand with plain pytest "
-        "first (victim alone passes, after its polluter fails). *pradet*: `orderdep pradet . "
+        "first (victim alone passes, after its polluter fails; a brittle the other way round, "
+        "with a state-setter, which the polluter columns then count). *pradet*: `orderdep pradet . "
         "--budget B`. *fix*: `orderdep fix . --apply` on a fresh copy with detect's report, "
         "then plain pytest in the copy: *known repaired* counts victims that now pass after "
         "every polluter that failed them; *patch holds* when all do and the original "
         "order's outcomes are unchanged. *orderdep*: the revision installed into the "
         "project's venv (`--orderdep-rev REV`, else this checkout). Rows are kept as they "
-        "came out; later runs add rows.\n\n"
-        "Reproduce a row: `python benchmarks/sdist_detect.py --project NAME --budget B "
-        f"--pradet --fix{git} [--orderdep-rev REV] --label TEXT` (a project from git: "
-        "`git clone https://github.com/OWNER/NAME CLONE` first).\n\n"
+        "came out; later runs add rows; `-`: not run in that row.\n\n"
+        "Reproduce a row: "
+        + (
+            "`git clone https://github.com/OWNER/REPO CLONE` (the manifest's `repo`), then "
+            if kind == "git"
+            else ""
+        )
+        + f"`python benchmarks/sdist_detect.py --project NAME{git} --budget 120 --pradet "
+        "--fix --label LABEL`, with `--orderdep-rev REV` for a row whose *orderdep* is that "
+        "revision (NAME: the manifest's `name`; the last run's exact command is above).\n\n"
         + table(HEADERS, [*_earlier_rows(text, section), *rows])
         + _notes(text, section)
     )

@@ -122,8 +122,8 @@ def orderdep_cmd(
 ) -> list[str]:
     """The command as typed, with its report (and store) in the work directory."""
     report, db = work / f"{tag}-report.json", work / f"{tag}-store.db"
-    for stale in (report, db):
-        stale.unlink(missing_ok=True)
+    for stale in (report, *(db.with_name(db.name + end) for end in ("", "-wal", "-shm", ".lock"))):
+        stale.unlink(missing_ok=True)  # a new store each run, not the last run's results
     where = ["--report", str(report), *(["--store", str(db)] if store else [])]
     return [str(python.parent / "orderdep"), *verb, *where, *[f"--pytest-arg={a}" for a in args]]
 

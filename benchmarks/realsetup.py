@@ -190,13 +190,16 @@ def fresh_copy(source: Path, dest: Path) -> Path:
     return dest
 
 
-def copy_env(copy: Path) -> dict[str, str]:
-    """Plain pytest in the copy imports the copy's package (an editable install points at
-    the original tree): its ``src`` (or its root) first on ``PYTHONPATH``."""
-    env = dict(os.environ)
-    root = copy / "src" if (copy / "src").is_dir() else copy
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH")) if p)
-    return env
+def install_project(python: Path, project: dict[str, Any], tree: Path) -> None:
+    """The venv's project becomes ``tree`` (same mode, no dependencies touched): an
+    editable install imports the tree it was made from, so a patched copy must be it."""
+    extras = ",".join(project.get("extras") or [])
+    target = f".[{extras}]" if extras else "."
+    editable = project.get("install", "editable") == "editable"
+    mode = ["-e", target] if editable else [target]
+    done = sh([str(python), "-m", "pip", "install", "-q", "--no-deps", *mode], cwd=tree)
+    if done.returncode:
+        raise SystemExit(f"cannot install {tree}: {done.stderr.strip()[-800:]}")
 
 
 def scratch_dir() -> Path:

@@ -17,7 +17,8 @@ repository (``realsetup.py``: a venv of its own, the project installed ``editabl
    wall time against the budget, exit code, OD tests found and classified;
 4. ``--pradet``: ``orderdep pradet . --budget B``, scored the same way;
 5. ``--fix``: on a fresh copy of the project, ``orderdep fix . --apply`` on detect's
-   report, then plain pytest in the copy: each confirmed victim passes after the
+   report (the copy installed into the venv in place of the project while it runs), then
+   plain pytest in the copy: each confirmed victim passes after the
    polluters that failed it (a brittle passes alone), and the original order's outcomes
    are those of the unpatched project ("patch holds" when both are true).
 
@@ -44,8 +45,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchdoc import table
 from realdoc import HEADERS, SECTIONS, write_doc
 from realsetup import (
-    copy_env,
     fresh_copy,
+    install_project,
     label,
     orderdep_tree,
     outcomes,
@@ -165,31 +166,37 @@ def score(project: dict[str, Any], opts: argparse.Namespace, work: Path, orderde
         out.pradet = [code, f"{wall:.0f}", f"{hits} of {out.confirmed}"]
         out.lines.append(f"pradet: exit {code} in {wall:.0f} s; {hits} known with a partner")
     if opts.fix:
-        out.fix = repair(python, source, work, known, before, args, opts.budget)
+        out.fix = repair(python, project, source, work, known, before, args, opts.budget)
         out.lines.append(f"fix: exit {out.fix[0]}, repaired {out.fix[1]}, holds: {out.fix[2]}")
     return out
 
 
 def repair(
-    python: Path, source: Path, work: Path, known: list[Known], before: dict[str, str],
-    args: list[str], budget: float,
+    python: Path, project: dict[str, Any], source: Path, work: Path, known: list[Known],
+    before: dict[str, str], args: list[str], budget: float,
 ) -> list[object]:  # fmt: skip
-    """``orderdep fix . --apply`` on a fresh copy with detect's report, then plain pytest."""
+    """``orderdep fix . --apply`` on a fresh copy with detect's report, then plain pytest.
+
+    The copy is the venv's project while this runs (an editable install would otherwise
+    import the original tree); the original is installed again afterwards."""
     copy = fresh_copy(source, work / "fix-copy")
     cmd = orderdep_cmd(python, ["fix", ".", "--apply"], work, "fix", args, store=False)
     report = json.loads((work / "detect-report.json").read_text())
     report["project"] = str(copy)  # the same report, for the copy it now describes
     (work / "fix-report.json").write_text(json.dumps(report))
-    code, _ = run_logged(cmd, copy, work, "fix", budget)
-    env = copy_env(copy)
-    repaired = 0
-    for row in known:
-        if row.kind == "brittle":
-            repaired += plain(python, copy, [row.test], args, env).returncode == 0
-        else:
-            repaired += all(plain(python, copy, [p, row.test], args, env).returncode == 0
-                            for p in row.partners)  # fmt: skip
-    after = outcomes(plain(python, copy, [], args, env))
+    install_project(python, project, copy)
+    try:
+        code, _ = run_logged(cmd, copy, work, "fix", budget)
+        repaired = 0
+        for row in known:
+            if row.kind == "brittle":
+                repaired += plain(python, copy, [row.test], args).returncode == 0
+            else:
+                repaired += all(plain(python, copy, [p, row.test], args).returncode == 0
+                                for p in row.partners)  # fmt: skip
+        after = outcomes(plain(python, copy, [], args))
+    finally:
+        install_project(python, project, source)
     same = after == before
     holds = "yes" if repaired == len(known) and known and same else "no"
     if not same:

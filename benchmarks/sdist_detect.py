@@ -150,6 +150,9 @@ def score(project: dict[str, Any], opts: argparse.Namespace, work: Path, orderde
     known = [k for k in (confirm(python, source, r, args) for r in project.get("known", [])) if k]
     out.confirmed = len(known)
     b = f"{opts.budget:g}"
+    # the fork runner's check is cached next to the report, once per code version: every
+    # run pays for it, so rows of one project compare alike
+    (work / "fidelity.json").unlink(missing_ok=True)
     cmd = orderdep_cmd(python, ["detect", ".", "--classify", "--budget", b, "--seed",
                                 str(opts.seed)], work, "detect", args)  # fmt: skip
     out.exit_code, out.wall = run_logged(cmd, source, work, "detect", opts.budget)

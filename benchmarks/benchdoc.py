@@ -33,9 +33,13 @@ def machine() -> str:
     )
 
 
-def write_section(name: str, body: str) -> None:
-    """Replace (or append) the section ``name`` of docs/benchmarks.md."""
-    command = shlex.join(["python", *sys.argv])
+def write_section(name: str, body: str, argv: list[str] | None = None) -> None:
+    """Replace (or append) the section ``name`` of docs/benchmarks.md.
+
+    ``argv``: the command line to show (default ``sys.argv``), e.g. with local paths
+    replaced by placeholders.
+    """
+    command = shlex.join(["python", *(sys.argv if argv is None else argv)])
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     section = (
         f"<!-- begin {name} -->\n## {name}\n\n"

@@ -11,6 +11,8 @@ import stays where the patch put it.
 
 from __future__ import annotations
 
+import functools
+import os
 import sys
 from collections.abc import Sequence
 from typing import Optional, Union
@@ -42,7 +44,22 @@ ALWAYS_LIFTED = frozenset({"pytest"})
 
 
 def _is_stdlib(module: str) -> bool:
-    return not module.startswith(".") and module.split(".")[0] in sys.stdlib_module_names
+    return not module.startswith(".") and module.split(".")[0] in stdlib_names()
+
+
+@functools.cache
+def stdlib_names() -> frozenset[str]:
+    """The standard library's top-level modules: ``sys.stdlib_module_names`` (3.10+); on
+    3.9, the built-in modules and those of the standard library's directories."""
+    names = getattr(sys, "stdlib_module_names", None)
+    if names is not None:
+        return frozenset(names)
+    import pkgutil
+    import sysconfig
+
+    stdlib = sysconfig.get_paths()["stdlib"]
+    found = pkgutil.iter_modules([stdlib, os.path.join(stdlib, "lib-dynload")])
+    return frozenset({m.name for m in found} | set(sys.builtin_module_names))
 
 
 def _key(node: ImportNode) -> tuple[int, int, str]:

@@ -1,0 +1,206 @@
+"""Sets a real project of the manifest up for ``sdist_detect.py``, as its users do.
+
+Its source is a PyPI sdist (``"spec": "name==version"``: ``pip download --no-binary``)
+or a public git repository at a commit (``"repo": "owner/name"``, ``"commit"``: the tree
+of that commit, ``git archive``d from a clone the user names with ``--git-dir NAME=PATH``,
+less the manifest's ``"archive_exclude"`` paths; the manifest and this module name no
+local path). It gets a venv of its own, made with
+the interpreter the entry asks for (``"python": "3.9"``; default: the one running this),
+then ``"requirements"`` (pins that let old code install), then the project itself,
+``editable`` (``pip install -e .[extras]``, as contributing guides say) or ``wheel``
+(``pip install .[extras]``, as tox does), then orderdep: this checkout, or one of its
+revisions (``--orderdep-rev``) to score the same project "without a change".
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+from typing import Any, Optional
+
+REPO = Path(__file__).resolve().parent.parent
+OUTCOME = re.compile(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS) (\S+)")
+
+
+def sh(
+    cmd: list[str], cwd: Optional[Path] = None, timeout: float = 1800,
+    env: Optional[dict[str, str]] = None,
+) -> subprocess.CompletedProcess[str]:  # fmt: skip
+    return subprocess.run(
+        cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False, env=env
+    )
+
+
+def label(project: dict[str, Any]) -> str:
+    """``name==version`` for an sdist, ``owner/name@commit`` (12 digits) for a repository."""
+    if "spec" in project:
+        return str(project["spec"])
+    return f"{project['repo']}@{project['commit'][:12]}"
+
+
+def interpreter(version: Optional[str]) -> str:
+    """pyenv's newest ``X.Y.*``, else ``pythonX.Y`` on PATH (one that runs: a pyenv shim of
+    a version not selected does not); no version: this interpreter."""
+    if not version:
+        return sys.executable
+    root = os.environ.get("PYENV_ROOT") or str(Path.home() / ".pyenv")
+    found = sorted(glob.glob(f"{root}/versions/{version}.*/bin/python"))[-1:]
+    found += [p for p in [shutil.which(f"python{version}")] if p]
+    for python in found:
+        if sh([python, "-c", "pass"]).returncode == 0:
+            return python
+    raise SystemExit(f"no Python {version}: neither pyenv's nor a python{version} on PATH")
+
+
+def fetch_source(project: dict[str, Any], work: Path, git_dirs: dict[str, Path]) -> Path:
+    """The project's tree under ``work`` (unpacked once)."""
+    if "spec" in project:
+        name, version = project["spec"].split("==")
+        source = work / f"{name}-{version}"
+        if source.exists():
+            return source
+        got = sh([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary",
+                  ":all:", "-d", str(work), project["spec"]])  # fmt: skip
+        if got.returncode:
+            raise SystemExit(f"cannot download {project['spec']}: {got.stderr.strip()[-500:]}")
+        archive = next(work.glob(f"{name}-{version}.tar.gz"))
+        with tarfile.open(archive) as tar:
+            tar.extractall(work, filter="data")
+        return source
+    source = work / f"{project['name']}-{project['commit'][:12]}"
+    if source.exists():
+        return source
+    git_dir = git_dirs.get(project["name"])
+    if git_dir is None:
+        raise SystemExit(
+            f"{project['name']} comes from https://github.com/{project['repo']}: clone it "
+            f"and give --git-dir {project['name']}=PATH"
+        )
+    partial = work / "checkout.partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir()
+    # paths the tests never read may be left out (a snapshot may lack its largest files)
+    left_out = [f":(exclude){path}" for path in project.get("archive_exclude") or []]
+    tar_of = subprocess.Popen(["git", f"--git-dir={_git_dir(git_dir)}", "archive",
+                               project["commit"], "--", ".", *left_out],
+                              stdout=subprocess.PIPE)  # fmt: skip
+    untar = subprocess.run(["tar", "-x", "-C", str(partial)], stdin=tar_of.stdout, check=False)
+    if tar_of.wait() or untar.returncode:
+        raise SystemExit(f"cannot check {project['commit']} out of {git_dir}")
+    partial.rename(source)
+    return source
+
+
+def _git_dir(path: Path) -> Path:
+    """A clone's ``.git`` directory, or the path itself for a bare repository."""
+    return path / ".git" if (path / ".git").is_dir() else path
+
+
+def set_up(
+    project: dict[str, Any], work: Path, git_dirs: dict[str, Path], orderdep: Path
+) -> tuple[Path, Path]:
+    """The project's tree and its venv's python (made once per work directory)."""
+    source = fetch_source(project, work, git_dirs)
+    python = work / "venv" / "bin" / "python"
+    ready = work / "venv" / ".project-installed"
+    if not ready.exists():
+        shutil.rmtree(work / "venv", ignore_errors=True)
+        made = sh([interpreter(project.get("python")), "-m", "venv", str(work / "venv")])
+        if made.returncode:
+            raise SystemExit(f"cannot make a venv: {made.stderr.strip()[-500:]}")
+        pip = [str(python), "-m", "pip", "install", "-q"]
+        steps = [["--upgrade", "pip"]]
+        if project.get("requirements"):
+            steps.append(list(project["requirements"]))
+        extras = ",".join(project.get("extras") or [])
+        target = f".[{extras}]" if extras else "."
+        editable = project.get("install", "editable") == "editable"
+        steps.append(["-e", target] if editable else [target])
+        if project.get("requirements"):  # the project's own pins must not undo ours
+            steps.append(list(project["requirements"]))
+        for step in steps:
+            done = sh([*pip, *step], cwd=source)
+            if done.returncode:
+                raise SystemExit(f"cannot install {label(project)} ({' '.join(step)}): "
+                                 f"{done.stderr.strip()[-800:]}")  # fmt: skip
+        ready.touch()
+    install_orderdep(python, source, orderdep)  # the code asked for, whatever the last run had
+    return source, python
+
+
+def orderdep_tree(rev: Optional[str], scratch: Path) -> tuple[Path, str]:
+    """This checkout (``rev`` None) or that revision of it in ``scratch``, and its name."""
+    if rev is None:
+        head = sh(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"]).stdout.strip()
+        dirty = sh(["git", "-C", str(REPO), "status", "--porcelain", "--", "src"]).stdout
+        return REPO, f"{head}{'+' if dirty.strip() else ''} (current)"
+    short = sh(["git", "-C", str(REPO), "rev-parse", "--short", rev])
+    if short.returncode:
+        raise SystemExit(f"no revision {rev!r} in {REPO.name}: {short.stderr.strip()}")
+    tree = scratch / f"orderdep-{short.stdout.strip()}"
+    if not tree.exists():
+        tree.mkdir(parents=True)
+        archive = subprocess.Popen(["git", "-C", str(REPO), "archive", rev],
+                                   stdout=subprocess.PIPE)  # fmt: skip
+        subprocess.run(["tar", "-x", "-C", str(tree)], stdin=archive.stdout, check=True)
+        archive.wait()
+    return tree, short.stdout.strip()
+
+
+def install_orderdep(python: Path, source: Path, orderdep: Path) -> None:
+    first = sh([str(python), "-m", "pip", "install", "-q", str(orderdep)], cwd=source)
+    step = ["-m", "pip", "install", "-q", "--force-reinstall", "--no-deps", str(orderdep)]
+    done = sh([str(python), *step], cwd=source) if first.returncode == 0 else first
+    if done.returncode:
+        raise SystemExit(f"cannot install orderdep: {done.stderr.strip()[-800:]}")
+
+
+def plain(
+    python: Path, source: Path, order: list[str], args: list[str],
+    env: Optional[dict[str, str]] = None,
+) -> subprocess.CompletedProcess[str]:  # fmt: skip
+    """One fresh ``python -m pytest -p no:randomly`` process running ``order``."""
+    cmd = [str(python), "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-q",
+           "-rA", *args, *order]  # fmt: skip
+    return sh(cmd, cwd=source, timeout=900, env=env)
+
+
+def outcomes(run: subprocess.CompletedProcess[str]) -> dict[str, str]:
+    """Test id -> outcome, from the ``-rA`` summary of a plain run."""
+    out: dict[str, str] = {}
+    for line in run.stdout.splitlines():
+        m = OUTCOME.match(line)
+        if m:
+            out[m.group(2)] = m.group(1)
+    return out
+
+
+def fresh_copy(source: Path, dest: Path) -> Path:
+    """A copy of the project's tree, without what earlier runs left in it."""
+    shutil.rmtree(dest, ignore_errors=True)
+    ignore = shutil.ignore_patterns(".orderdep", ".pytest_cache", "__pycache__")
+    shutil.copytree(source, dest, ignore=ignore, symlinks=True)
+    return dest
+
+
+def install_project(python: Path, project: dict[str, Any], tree: Path) -> None:
+    """The venv's project becomes ``tree`` (same mode, no dependencies touched): an
+    editable install imports the tree it was made from, so a patched copy must be it."""
+    extras = ",".join(project.get("extras") or [])
+    target = f".[{extras}]" if extras else "."
+    editable = project.get("install", "editable") == "editable"
+    mode = ["-e", target] if editable else [target]
+    done = sh([str(python), "-m", "pip", "install", "-q", "--no-deps", *mode], cwd=tree)
+    if done.returncode:
+        raise SystemExit(f"cannot install {tree}: {done.stderr.strip()[-800:]}")
+
+
+def scratch_dir() -> Path:
+    return Path(tempfile.mkdtemp(prefix="orderdep-rev-"))

@@ -50,16 +50,16 @@ def write_doc(kind: str, rows: list[list[object]]) -> None:
         + f"`python benchmarks/sdist_detect.py --project NAME{git} --budget 120 --pradet "
         "--fix --label LABEL`, with `--orderdep-rev REV` for a row whose *orderdep* is that "
         "revision (NAME: the manifest's `name`; the last run's exact command is above).\n\n"
-        + table(HEADERS, [*_earlier_rows(text, section), *rows])
-        + _notes(text, section)
+        + table(HEADERS, [*earlier_rows(text, section, HEADERS), *rows])
+        + notes_of(text, section)
     )
-    write_section(section, body, argv=_shown_argv())
+    write_section(section, body, argv=shown_argv())
 
 
 NOTES = ("<!-- notes -->", "<!-- /notes -->")
 
 
-def _notes(text: str, section: str) -> str:
+def notes_of(text: str, section: str) -> str:
     """The section's notes on its rows (written by hand between ``NOTES``), kept as they are."""
     part = _section(text, section)
     if NOTES[0] not in part or NOTES[1] not in part:
@@ -73,25 +73,28 @@ def _section(text: str, section: str) -> str:
     return text.split(begin, 1)[1].split(end, 1)[0] if begin in text else ""
 
 
-def _shown_argv() -> list[str]:
+def shown_argv() -> list[str]:
     """``sys.argv`` with local paths (work and clone directories) as placeholders."""
     out: list[str] = []
     hide = False
     for a in sys.argv:
         if hide:
-            out.append("DIR" if out[-1] == "--work" else a.split("=", 1)[0] + "=CLONE")
+            shown = {"--work": "DIR", "--clones": "CLONES"}.get(out[-1])
+            out.append(shown or a.split("=", 1)[0] + "=CLONE")
             hide = False
             continue
-        hide = a in ("--work", "--git-dir")
+        hide = a in ("--work", "--git-dir", "--clones")
         if a.startswith("--work="):
             a = "--work=DIR"
+        elif a.startswith("--clones="):
+            a = "--clones=CLONES"
         elif a.startswith("--git-dir="):
             a = "--git-dir=" + a.split("=", 2)[1] + "=CLONE"
         out.append(a)
     return out
 
 
-def _earlier_rows(text: str, section: str) -> list[list[object]]:
+def earlier_rows(text: str, section: str, headers: list[str]) -> list[list[object]]:
     """Rows already in the section, mapped onto today's columns by name ("-": absent)."""
     part = _section(text, section).split(NOTES[0], 1)[0]
     lines = [line for line in part.splitlines() if line.startswith("| ")]
@@ -101,5 +104,5 @@ def _earlier_rows(text: str, section: str) -> list[list[object]]:
     out: list[list[object]] = []
     for line in lines[1:]:
         cells = dict(zip(headers, (c.strip() for c in line.strip().strip("|").split("|"))))
-        out.append([cells.get(h, "-") for h in HEADERS])
+        out.append([cells.get(h, "-") for h in headers])
     return out

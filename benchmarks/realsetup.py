@@ -14,10 +14,12 @@ revisions (``--orderdep-rev``) to score the same project "without a change".
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -33,9 +35,18 @@ def sh(
     cmd: list[str], cwd: Optional[Path] = None, timeout: float = 1800,
     env: Optional[dict[str, str]] = None,
 ) -> subprocess.CompletedProcess[str]:  # fmt: skip
-    return subprocess.run(
-        cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False, env=env
-    )
+    """``cmd``'s output; past ``timeout`` its whole process group is killed (orderdep's
+    workers too) and ``subprocess.TimeoutExpired`` raised."""
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    try:
+        out, err = proc.communicate(timeout=max(timeout, 1.0))
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
 def label(project: dict[str, Any]) -> str:
@@ -103,36 +114,94 @@ def _git_dir(path: Path) -> Path:
     return path / ".git" if (path / ".git").is_dir() else path
 
 
+class Installer:
+    """Makes venvs and installs into them with pip (``python -m pip``) or uv (``uv venv``,
+    ``uv pip install --python``, given pip's configured indexes, links and constraints)."""
+
+    def __init__(self, name: str = "pip") -> None:
+        if name not in ("pip", "uv"):
+            raise SystemExit(f"unknown installer {name!r}: use pip or uv")
+        self.name = name
+        self.uv = shutil.which("uv") or str(Path(sys.executable).parent / "uv")
+        if name == "uv" and not Path(self.uv).exists():
+            raise SystemExit("--installer uv: no uv found; pip install uv")
+
+    def venv(self, interpreter_path: str, where: Path) -> subprocess.CompletedProcess[str]:
+        if self.name == "uv":
+            return sh([self.uv, "venv", "-q", "--seed", "--python", interpreter_path, str(where)])
+        return sh([interpreter_path, "-m", "venv", str(where)])
+
+    def install(self, python: Path, args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+        if self.name == "uv":
+            cmd = [self.uv, "pip", "install", "-q", "--python", str(python), *_pip_config(), *args]
+            return sh(cmd, cwd=cwd)
+        return sh([str(python), "-m", "pip", "install", "-q", *args], cwd=cwd)
+
+
+def _pip_config() -> list[str]:
+    """pip's configured find-links, indexes and constraints as uv options."""
+    listed = sh([sys.executable, "-m", "pip", "config", "list"]).stdout.splitlines()
+    flags = {"find-links": "--find-links", "extra-index-url": "--extra-index-url",
+             "index-url": "--index-url", "constraint": "--constraint"}  # fmt: skip
+    out: list[str] = []
+    for line in listed:
+        key, _, value = line.partition("=")
+        flag = flags.get(key.rsplit(".", 1)[-1])
+        if flag:
+            out += [a for v in value.strip("'\"").split() for a in (flag, v)]
+    return out
+
+
 def set_up(
-    project: dict[str, Any], work: Path, git_dirs: dict[str, Path], orderdep: Path
-) -> tuple[Path, Path]:
-    """The project's tree and its venv's python (made once per work directory)."""
+    project: dict[str, Any], work: Path, git_dirs: dict[str, Path], orderdep: Path,
+    installer: Optional[Installer] = None,
+) -> tuple[Path, Path]:  # fmt: skip
+    """The project's tree and its venv's python (made once per work directory).
+
+    ``"install"``: ``editable`` (``pip install -e .``), ``wheel`` (``pip install .``) or
+    ``none`` (the tests run from the tree; only the requirements are installed)."""
+    tool = installer or Installer()
     source = fetch_source(project, work, git_dirs)
     python = work / "venv" / "bin" / "python"
     ready = work / "venv" / ".project-installed"
     if not ready.exists():
         shutil.rmtree(work / "venv", ignore_errors=True)
-        made = sh([interpreter(project.get("python")), "-m", "venv", str(work / "venv")])
+        made = tool.venv(interpreter(project.get("python")), work / "venv")
         if made.returncode:
             raise SystemExit(f"cannot make a venv: {made.stderr.strip()[-500:]}")
-        pip = [str(python), "-m", "pip", "install", "-q"]
-        steps = [["--upgrade", "pip"]]
+        steps = [["--upgrade", "pip"]] if tool.name == "pip" else []
         if project.get("requirements"):
             steps.append(list(project["requirements"]))
-        extras = ",".join(project.get("extras") or [])
-        target = f".[{extras}]" if extras else "."
-        editable = project.get("install", "editable") == "editable"
-        steps.append(["-e", target] if editable else [target])
-        if project.get("requirements"):  # the project's own pins must not undo ours
-            steps.append(list(project["requirements"]))
+        mode = _install_mode(project)
+        if mode:
+            steps.append(mode)
+            if project.get("requirements"):  # the project's own pins must not undo ours
+                steps.append(list(project["requirements"]))
         for step in steps:
-            done = sh([*pip, *step], cwd=source)
+            done = tool.install(python, step, source)
             if done.returncode:
                 raise SystemExit(f"cannot install {label(project)} ({' '.join(step)}): "
                                  f"{done.stderr.strip()[-800:]}")  # fmt: skip
         ready.touch()
-    install_orderdep(python, source, orderdep)  # the code asked for, whatever the last run had
+    install_orderdep(python, source, orderdep, tool)  # the code asked for, whatever ran last
     return source, python
+
+
+def _install_mode(project: dict[str, Any]) -> list[str]:
+    """pip's arguments installing the project as the manifest says ([] for ``none``)."""
+    extras = ",".join(project.get("extras") or [])
+    target = f".[{extras}]" if extras else "."
+    mode = project.get("install", "editable")
+    return {"editable": ["-e", target], "wheel": [target], "none": []}[mode]
+
+
+def venv_env(python: Path) -> dict[str, str]:
+    """The environment of an activated venv: its bin first on PATH, ``VIRTUAL_ENV`` set
+    (tests that start the project's console scripts find them)."""
+    env = dict(os.environ)
+    env["PATH"] = f"{python.parent}{os.pathsep}{env.get('PATH', '')}"
+    env["VIRTUAL_ENV"] = str(python.parent.parent)
+    return env
 
 
 def orderdep_tree(rev: Optional[str], scratch: Path) -> tuple[Path, str]:
@@ -154,22 +223,25 @@ def orderdep_tree(rev: Optional[str], scratch: Path) -> tuple[Path, str]:
     return tree, short.stdout.strip()
 
 
-def install_orderdep(python: Path, source: Path, orderdep: Path) -> None:
-    first = sh([str(python), "-m", "pip", "install", "-q", str(orderdep)], cwd=source)
-    step = ["-m", "pip", "install", "-q", "--force-reinstall", "--no-deps", str(orderdep)]
-    done = sh([str(python), *step], cwd=source) if first.returncode == 0 else first
+def install_orderdep(
+    python: Path, source: Path, orderdep: Path, installer: Optional[Installer] = None
+) -> None:
+    tool = installer or Installer()
+    first = tool.install(python, [str(orderdep)], source)
+    again = ["--force-reinstall", "--no-deps", str(orderdep)]
+    done = tool.install(python, again, source) if first.returncode == 0 else first
     if done.returncode:
         raise SystemExit(f"cannot install orderdep: {done.stderr.strip()[-800:]}")
 
 
 def plain(
     python: Path, source: Path, order: list[str], args: list[str],
-    env: Optional[dict[str, str]] = None,
+    env: Optional[dict[str, str]] = None, timeout: float = 900,
 ) -> subprocess.CompletedProcess[str]:  # fmt: skip
     """One fresh ``python -m pytest -p no:randomly`` process running ``order``."""
     cmd = [str(python), "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-q",
            "-rA", *args, *order]  # fmt: skip
-    return sh(cmd, cwd=source, timeout=900, env=env)
+    return sh(cmd, cwd=source, timeout=timeout, env=env)
 
 
 def outcomes(run: subprocess.CompletedProcess[str]) -> dict[str, str]:
@@ -192,12 +264,12 @@ def fresh_copy(source: Path, dest: Path) -> Path:
 
 def install_project(python: Path, project: dict[str, Any], tree: Path) -> None:
     """The venv's project becomes ``tree`` (same mode, no dependencies touched): an
-    editable install imports the tree it was made from, so a patched copy must be it."""
-    extras = ",".join(project.get("extras") or [])
-    target = f".[{extras}]" if extras else "."
-    editable = project.get("install", "editable") == "editable"
-    mode = ["-e", target] if editable else [target]
-    done = sh([str(python), "-m", "pip", "install", "-q", "--no-deps", *mode], cwd=tree)
+    editable install imports the tree it was made from, so a patched copy must be it.
+    Nothing to do for ``install: none`` (the tests import the tree they run in)."""
+    mode = _install_mode(project)
+    if not mode:
+        return
+    done = Installer().install(python, ["--no-deps", *mode], tree)
     if done.returncode:
         raise SystemExit(f"cannot install {tree}: {done.stderr.strip()[-800:]}")
 

@@ -1,0 +1,350 @@
+"""One project of a corpus manifest, set up and scored: the task ``corpus.py`` hands to a
+Dask worker (or runs in place).
+
+Steps, each bounded by the project's deadline (past it the whole process group of the
+step is killed and the row says where it stopped):
+
+1. set-up (``realsetup.set_up``), the original order with plain pytest, timed;
+2. each known row that reproduced by hand confirmed again with plain pytest, one fresh
+   process per order (the manifest's ``reset`` applied before each: paths removed, tests
+   run, ports waited for), judged by the row's own outcome, not the exit code;
+3. ``orderdep detect . --classify --budget B --seed S`` in the activated venv; scored:
+   known rows found, of the right kind, with a right partner (a known one, or one plain
+   pytest confirms), unlisted OD tests checked with plain pytest (the report's partner, or
+   its failing and passing orders), wall time against the budget;
+4. ``orderdep fix . --apply --budget B`` on a fresh copy, then plain pytest there: each
+   confirmed victim after the partners that failed it (a brittle alone), and the original
+   order's outcomes unchanged; the patch (``diff -ruN``) is kept and its lines counted.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from realsetup import (
+    Installer,
+    fresh_copy,
+    install_project,
+    label,
+    outcomes,
+    plain,
+    set_up,
+    sh,
+    venv_env,
+)
+
+FAILED = ("FAILED", "ERROR")
+UNLISTED_CHECKS = 10  # unlisted OD tests checked with plain pytest, at most, per project
+
+
+@dataclass
+class Row:
+    """What one project's run gave; ``status``: scored, skipped, not run, timed out."""
+
+    name: str
+    label: str
+    status: str = "scored"
+    why: str = ""
+    setup_s: float = 0.0
+    tests: int = 0
+    suite_s: float = 0.0
+    rows: int = 0
+    by_hand: int = 0
+    confirmed: int = 0
+    found: int = 0
+    right_kind: int = 0
+    right_partner: int = 0
+    od_found: int = 0
+    unlisted: int = 0
+    unlisted_confirmed: int = 0
+    unlisted_unchecked: int = 0
+    detect_exit: Optional[int] = None
+    detect_wall: float = 0.0
+    fix_exit: Optional[int] = None
+    repaired: int = 0
+    holds: str = "-"
+    changed_lines: Optional[int] = None
+    lines: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Known:
+    test: str
+    kind: str
+    partners: list[str]
+
+
+class Deadline:
+    def __init__(self, seconds: float) -> None:
+        self.at = time.monotonic() + seconds
+
+    def left(self, cap: float) -> float:
+        """Seconds a step may take: ``cap``, or what is left of the project's time."""
+        left = self.at - time.monotonic()
+        if left <= 0:
+            raise subprocess.TimeoutExpired("(project time bound)", 0)
+        return min(cap, left)
+
+
+class Tree:
+    """Plain pytest in one tree of the project, with the manifest's resets before each run."""
+
+    def __init__(self, entry: dict[str, Any], tree: Path, python: Path, deadline: Deadline) -> None:
+        self.entry, self.tree, self.python, self.deadline = entry, tree, python, deadline
+        self.args = list(entry.get("pytest_args") or [])
+
+    def run(self, order: list[str]) -> subprocess.CompletedProcess[str]:
+        self.reset()
+        env = venv_env(self.python)
+        return plain(self.python, self.tree, order, self.args, env=env,
+                     timeout=self.deadline.left(900))  # fmt: skip
+
+    def outcome(self, order: list[str], test: str) -> str:
+        return outcomes(self.run(order)).get(test, "ABSENT")
+
+    def reset(self) -> None:
+        reset = self.entry.get("reset") or {}
+        for rel in reset.get("remove") or []:
+            path = self.tree / rel
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+        if reset.get("run"):
+            plain(self.python, self.tree, list(reset["run"]), self.args,
+                  env=venv_env(self.python), timeout=self.deadline.left(300))  # fmt: skip
+        for port in reset.get("wait_ports") or []:
+            wait_port_free(int(port), self.deadline)
+
+
+def wait_port_free(port: int, deadline: Deadline, most: float = 120.0) -> None:
+    """Until no socket on ``port`` is left in TIME_WAIT (a fixed-port server without
+    SO_REUSEADDR cannot bind before), at most ``most`` seconds."""
+    end = time.monotonic() + deadline.left(most)
+    suffix = f":{port:04X}"
+    while time.monotonic() < end:
+        waiting = False
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            try:
+                lines = Path(table).read_text().splitlines()[1:]
+            except OSError:
+                continue
+            waiting |= any(
+                f[1].endswith(suffix) and f[3] == "06" for f in (ln.split() for ln in lines)
+            )
+        if not waiting:
+            return
+        time.sleep(2)
+
+
+def missing_services(entry: dict[str, Any]) -> list[str]:
+    """The manifest's ``ports`` (services the tests connect to) that nothing listens on."""
+    out = []
+    for port in entry.get("ports") or []:
+        try:
+            socket.create_connection(("127.0.0.1", int(port)), timeout=2).close()
+        except OSError:
+            out.append(str(port))
+    return out
+
+
+def confirm(tree: Tree, row: dict[str, Any]) -> tuple[Optional[Known], str]:
+    """A victim passes alone and fails after a polluter; a brittle fails alone and passes
+    after a state-setter (or after all of them together)."""
+    test = row["test"]
+    if not row.get("reproduces", True):
+        return None, "did not reproduce by hand"
+    brittle = row.get("kind") == "brittle"
+    partners = list(row.get("state_setters" if brittle else "polluters") or [])
+    alone = tree.outcome([test], test)
+    if (alone in FAILED) != brittle:
+        return None, f"alone: {alone.lower()}"
+    if brittle:
+        hits = [p for p in partners if tree.outcome([p, test], test) == "PASSED"]
+        if not hits and len(partners) > 1 and tree.outcome([*partners, test], test) == "PASSED":
+            hits = partners
+    else:
+        hits = [p for p in partners if tree.outcome([p, test], test) in FAILED]
+    if not hits:
+        return None, "no known partner changed its outcome"
+    return Known(test, "brittle" if brittle else "victim", hits), ""
+
+
+def partners_of(finding: dict[str, Any], kind: str) -> list[list[str]]:
+    """The partners a finding names, as groups (single partners are groups of one)."""
+    one, many = ("state_setters", "state_setter_groups") if kind == "brittle" else (
+        "polluters", "polluter_groups")  # fmt: skip
+    return [[p] for p in finding.get(one) or []] + [list(g) for g in finding.get(many) or []]
+
+
+def holds_for(tree: Tree, kind: str, test: str, group: list[str]) -> bool:
+    """Plain pytest agrees: the test fails after the group (victim), passes after it and
+    fails alone (brittle)."""
+    if kind == "brittle":
+        return (
+            tree.outcome([test], test) in FAILED and tree.outcome([*group, test], test) == "PASSED"
+        )
+    return tree.outcome([test], test) == "PASSED" and tree.outcome([*group, test], test) in FAILED
+
+
+def score_report(tree: Tree, report: dict[str, Any], known: list[Known],
+                 listed: set[str], out: Row) -> None:  # fmt: skip
+    findings = {f["test"]: f for f in report.get("od_tests", [])}
+    out.tests, out.od_found = len(report.get("tests", [])), len(findings)
+    for row in known:
+        finding = findings.get(row.test)
+        if finding is None:
+            continue
+        out.found += 1
+        out.right_kind += finding.get("kind") == row.kind
+        groups = partners_of(finding, row.kind)
+        if any(set(g) & set(row.partners) for g in groups):
+            out.right_partner += 1
+        elif groups and holds_for(tree, row.kind, row.test, groups[0]):
+            out.right_partner += 1  # a partner the manifest does not list, confirmed
+    unlisted = [f for t, f in findings.items() if t not in listed]
+    out.unlisted = len(unlisted)
+    for finding in unlisted[:UNLISTED_CHECKS]:
+        kind, test = finding.get("kind"), finding["test"]
+        groups = partners_of(finding, kind) if kind else []
+        if groups:
+            ok = holds_for(tree, kind, test, groups[0])
+        else:
+            ok = (tree.outcome(list(finding["failing_order"]), test) in FAILED
+                  and tree.outcome(list(finding["passing_order"]), test) == "PASSED")  # fmt: skip
+        out.unlisted_confirmed += ok
+    out.unlisted_unchecked = max(0, len(unlisted) - UNLISTED_CHECKS)
+
+
+def orderdep(python: Path, verb: list[str], work: Path, tag: str, args: list[str],
+             store: bool = True) -> list[str]:  # fmt: skip
+    """The command as a user types it in the activated venv, its files in ``work``."""
+    report, db = work / f"{tag}-report.json", work / f"{tag}-store.db"
+    for stale in (report, *(db.with_name(db.name + end) for end in ("", "-wal", "-shm"))):
+        stale.unlink(missing_ok=True)
+    where = ["--report", str(report), *(["--store", str(db)] if store else [])]
+    return [str(python.parent / "orderdep"), *verb, *where, *[f"--pytest-arg={a}" for a in args]]
+
+
+def logged(cmd: list[str], cwd: Path, python: Path, work: Path, tag: str,
+           cap: float, deadline: Deadline) -> tuple[int, float]:  # fmt: skip
+    began = time.monotonic()
+    try:
+        run = sh(cmd, cwd=cwd, timeout=deadline.left(cap), env=venv_env(python))
+    finally:
+        wall = time.monotonic() - began
+    (work / f"{tag}.out").write_text(run.stdout + "\n--- stderr ---\n" + run.stderr)
+    return run.returncode, wall
+
+
+def repair(entry: dict[str, Any], source: Path, python: Path, work: Path, known: list[Known],
+           before: dict[str, str], opts: dict[str, Any], deadline: Deadline,
+           out: Row) -> None:  # fmt: skip
+    copy = fresh_copy(source, work / "fix-copy")
+    report = json.loads((work / "detect-report.json").read_text())
+    report["project"] = str(copy)
+    b = f"{opts['budget']:g}"
+    cmd = orderdep(python, ["fix", ".", "--apply", "--budget", b], work, "fix",
+                   list(entry.get("pytest_args") or []), store=False)  # fmt: skip
+    (work / "fix-report.json").write_text(json.dumps(report))
+    install_project(python, entry, copy)
+    try:
+        out.fix_exit, wall = logged(cmd, copy, python, work, "fix", opts["budget"] * 3 + 600,
+                                    deadline)  # fmt: skip
+        tree = Tree(entry, copy, python, deadline)
+        for row in known:
+            if row.kind == "brittle":
+                out.repaired += tree.outcome([row.test], row.test) == "PASSED"
+            else:
+                out.repaired += all(tree.outcome([p, row.test], row.test) == "PASSED"
+                                    for p in row.partners)  # fmt: skip
+        after = outcomes(tree.run([]))
+    finally:
+        install_project(python, entry, source)
+    patch = sh(["diff", "-ruN", "-x", ".orderdep", "-x", "__pycache__", "-x", ".pytest_cache",
+                "-x", "*.pyc", "-x", "*.egg-info", str(source), str(copy)]).stdout  # fmt: skip
+    (work / "fix.patch").write_text(patch)
+    out.changed_lines = sum(
+        1 for ln in patch.splitlines()
+        if ln[:1] in "+-" and not ln.startswith(("+++", "---"))
+    )  # fmt: skip
+    changed = sorted(t for t in set(before) | set(after) if before.get(t) != after.get(t))
+    out.holds = "yes" if known and out.repaired == len(known) and not changed else "no"
+    if changed:
+        out.holds += f" ({len(changed)} outcomes changed)"
+        (work / "fix-changed.txt").write_text(
+            "\n".join(f"{t}: {before.get(t, 'absent')} -> {after.get(t, 'absent')}"
+                      for t in changed) + "\n")  # fmt: skip
+    out.lines.append(f"fix: exit {out.fix_exit} in {wall:.0f} s, {out.repaired} of "
+                     f"{len(known)} repaired, {out.changed_lines} lines; see {work / 'fix.patch'}")  # fmt: skip
+
+
+def run_project(entry: dict[str, Any], opts: dict[str, Any], work_dir: str) -> dict[str, Any]:
+    """The task: one project, set up and scored within ``opts['time_bound']`` seconds."""
+    work = Path(work_dir)
+    work.mkdir(parents=True, exist_ok=True)
+    out = Row(entry["name"], label(entry), rows=len(entry.get("known", [])))
+    out.by_hand = sum(1 for r in entry.get("known", []) if r.get("reproduces", True))
+    if entry.get("status") == "skipped":
+        out.status, out.why = "skipped", str(entry.get("why", ""))
+        return out.as_dict()
+    down = missing_services(entry)
+    if down:
+        out.status = "not run"
+        out.why = f"nothing listens on port {', '.join(down)} (services: {entry.get('services')})"
+        return out.as_dict()
+    deadline, step = Deadline(float(opts["time_bound"])), "set-up"
+    try:
+        began = time.monotonic()
+        source, python = set_up(entry, work, opts["git_dirs"], Path(opts["orderdep"]),
+                                Installer(opts.get("installer", "pip")))  # fmt: skip
+        out.setup_s = time.monotonic() - began
+        step = "original order"
+        tree = Tree(entry, source, python, deadline)
+        began = time.monotonic()
+        baseline = tree.run([])
+        out.suite_s = time.monotonic() - began
+        before = outcomes(baseline)
+        tail = (baseline.stdout.strip().splitlines() or ["(no output)"])[-1]
+        out.lines.append(f"original order (plain pytest, {out.suite_s:.1f} s): {tail}")
+        step = "confirming rows"
+        known = []
+        for row in entry.get("known", []):
+            k, why = confirm(tree, row)
+            if k:
+                known.append(k)
+            elif row.get("reproduces", True):
+                out.lines.append(f"not confirmed now: {row['test']} ({why})")
+        out.confirmed = len(known)
+        step = "detect"
+        args = list(entry.get("pytest_args") or [])
+        b = f"{opts['budget']:g}"
+        cmd = orderdep(python, ["detect", ".", "--classify", "--budget", b, "--seed",
+                                str(opts["seed"])], work, "detect", args)  # fmt: skip
+        out.detect_exit, out.detect_wall = logged(cmd, source, python, work, "detect",
+                                                  opts["budget"] * 3 + 600, deadline)  # fmt: skip
+        path = work / "detect-report.json"
+        report = json.loads(path.read_text()) if path.exists() else {"od_tests": []}
+        listed = {r["test"] for r in entry.get("known", [])}
+        step = "checking findings"
+        score_report(tree, report, known, listed, out)
+        out.lines.append(f"detect: exit {out.detect_exit} in {out.detect_wall:.0f} s, "
+                         f"{out.od_found} OD tests; see {work / 'detect.out'}")  # fmt: skip
+        if opts.get("fix", True) and path.exists():
+            step = "fix"
+            repair(entry, source, python, work, known, before, opts, deadline, out)
+    except subprocess.TimeoutExpired:
+        out.status, out.why = "timed out", f"during {step} (time bound {opts['time_bound']:g} s)"
+    except SystemExit as stop:  # set-up said why it cannot go on
+        out.status, out.why = "not run", f"{step}: {stop}"
+    return out.as_dict()

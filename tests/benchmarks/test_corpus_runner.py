@@ -1,0 +1,185 @@
+"""The corpus runner (benchmarks/corpus.py): scoring on stand-in runs, and one whole run
+on a hand-written project kept in a local git repository."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(BENCH))
+
+import corpus_doc  # noqa: E402
+import corpus_project  # noqa: E402
+from corpus_project import Deadline, Known, Row, confirm, score_report  # noqa: E402
+
+import corpus  # noqa: E402
+
+
+class FakeTree:
+    """Outcomes of orders as a table: the last test of an order, after what runs before."""
+
+    def __init__(self, outcomes: dict[tuple[str, ...], str]) -> None:
+        self.table = outcomes
+        self.orders: list[list[str]] = []
+
+    def outcome(self, order: list[str], test: str) -> str:
+        self.orders.append(order)
+        return self.table.get(tuple(order), "PASSED")
+
+
+def test_confirm_keeps_victims_whose_polluter_fails_them() -> None:
+    tree = FakeTree({("p1", "v"): "FAILED"})
+    row = {"test": "v", "kind": "victim", "polluters": ["p1", "p2"]}
+    known, why = confirm(tree, row)  # type: ignore[arg-type]
+    assert known == Known("v", "victim", ["p1"]) and why == ""
+
+
+def test_confirm_drops_a_victim_failing_alone_and_rows_not_reproduced() -> None:
+    tree = FakeTree({("v",): "FAILED"})
+    row = {"test": "v", "kind": "victim", "polluters": ["p1"]}
+    assert confirm(tree, row) == (None, "alone: failed")  # type: ignore[arg-type]
+    gone = {**row, "reproduces": False}
+    assert confirm(FakeTree({}), gone) == (None, "did not reproduce by hand")  # type: ignore[arg-type]
+
+
+def test_confirm_a_brittle_with_a_setter_set_it_needs_whole() -> None:
+    tree = FakeTree({("b",): "FAILED", ("s1", "b"): "FAILED", ("s2", "b"): "FAILED"})
+    row = {"test": "b", "kind": "brittle", "state_setters": ["s1", "s2"]}
+    known, _ = confirm(tree, row)  # type: ignore[arg-type]
+    assert known == Known("b", "brittle", ["s1", "s2"])
+    assert ["s1", "s2", "b"] in tree.orders
+
+
+def test_score_counts_kind_partner_and_checks_unlisted_findings() -> None:
+    report = {
+        "tests": ["p", "v", "q", "w"],
+        "od_tests": [
+            {"test": "v", "kind": "victim", "polluters": ["q"]},  # not the known partner
+            {"test": "w", "kind": "victim", "polluters": ["p"]},  # unlisted, false
+        ],
+    }
+    tree = FakeTree({("q", "v"): "FAILED"})  # plain pytest confirms q for v, not p for w
+    out = Row("x", "x")
+    score_report(tree, report, [Known("v", "victim", ["p"])], {"v"}, out)  # type: ignore[arg-type]
+    assert (out.found, out.right_kind, out.right_partner) == (1, 1, 1)
+    assert (out.unlisted, out.unlisted_confirmed) == (1, 0)
+
+
+def test_a_brittle_found_as_a_victim_is_the_wrong_kind() -> None:
+    report = {"tests": ["s", "b"], "od_tests": [{"test": "b", "kind": "victim", "polluters": []}]}
+    out = Row("x", "x")
+    score_report(FakeTree({}), report, [Known("b", "brittle", ["s"])], {"b"}, out)  # type: ignore[arg-type]
+    assert (out.found, out.right_kind, out.right_partner) == (1, 0, 0)
+
+
+def test_deadline_past_raises_a_timeout() -> None:
+    with pytest.raises(subprocess.TimeoutExpired):
+        Deadline(-1).left(10)
+    assert Deadline(100).left(5) == 5
+
+
+def test_missing_services_names_the_port_nobody_listens_on() -> None:
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        open_port = server.getsockname()[1]
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            closed = probe.getsockname()[1]
+        entry = {"ports": [open_port, closed]}
+        assert corpus_project.missing_services(entry) == [str(closed)]
+
+
+def test_totals_against_targets() -> None:
+    rows = [
+        {**Row("a", "a", confirmed=2, found=2, right_kind=2, right_partner=1, repaired=1,
+               unlisted=1, unlisted_confirmed=0, detect_wall=150.0).as_dict()},
+        {**Row("b", "b", status="skipped", why="no source").as_dict()},
+    ]  # fmt: skip
+    cells = corpus_doc.totals(rows, "run", "rev", budget=120)
+    assert cells[2] == "**total: 1 scored of 2**"
+    assert cells[3] == "1 over budget + 10%"
+    assert cells[9] == "2 of 2 (100%)" and cells[11] == "1 of 2 (50%)"
+    assert cells[13] == "0 / 1 (1 not confirmed)"
+    skipped = corpus_doc.cells(rows[1], "run", "rev", 120)
+    assert skipped[3] == "skipped: no source" and len(skipped) == len(corpus_doc.HEADERS)
+
+
+def test_a_result_is_kept_only_for_the_same_run(tmp_path: Path) -> None:
+    key = {"orderdep": "abc", "budget": 60.0}
+    (tmp_path / "result.json").write_text(json.dumps({"key": key, "row": {"name": "p"}}))
+    assert corpus.done_before(tmp_path, key) == {"name": "p"}
+    assert corpus.done_before(tmp_path, {**key, "budget": 120.0}) is None
+
+
+def test_clone_layouts(tmp_path: Path) -> None:
+    (tmp_path / "Owner+proj" / "repo").mkdir(parents=True)
+    entry = {"name": "proj", "repo": "Owner/proj"}
+    assert corpus.clone_of(entry, tmp_path) == tmp_path / "Owner+proj" / "repo"
+    assert corpus.clone_of({"name": "x", "repo": "O/x"}, tmp_path) is None
+
+
+POLLUTED = {
+    "shop.py": "PRICES = {}\n",
+    "tests/test_shop.py": textwrap.dedent(
+        """
+        import shop
+
+        def test_add_price():
+            shop.PRICES["tea"] = 2
+
+        def test_no_prices():
+            assert shop.PRICES == {}
+        """
+    ),
+}
+
+
+def _git_project(root: Path) -> str:
+    for rel, text in POLLUTED.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    for args in (["init", "-q"], ["add", "-A"],
+                 ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "shop"]):  # fmt: skip
+        subprocess.run(["git", *args], cwd=root, check=True)
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, check=True,
+                          capture_output=True, text=True).stdout.strip()  # fmt: skip
+
+
+@pytest.mark.slow
+def test_whole_run_on_a_git_project_then_resumed(tmp_path: Path, capsys: Any) -> None:
+    clone = tmp_path / "clones" / "someone+shop"
+    clone.mkdir(parents=True)
+    commit = _git_project(clone)
+    manifest = {
+        "projects": [
+            {"name": "shop", "repo": "someone/shop", "commit": commit, "install": "none",
+             "requirements": ["pytest"],
+             "known": [{"test": "tests/test_shop.py::test_no_prices", "kind": "victim",
+                        "reproduces": True, "polluters": ["tests/test_shop.py::test_add_price"]}]},
+            {"name": "gone", "repo": "someone/gone", "commit": commit, "status": "skipped",
+             "why": "no source", "known": []},
+        ]
+    }  # fmt: skip
+    path = tmp_path / "manifest.json"
+    path.write_text(json.dumps(manifest))
+    argv = ["--manifest", str(path), "--work", str(tmp_path / "work"), "--clones",
+            str(tmp_path / "clones"), "--budget", "30", "--workers", "0", "--no-doc"]  # fmt: skip
+    corpus.main(argv)
+    row = json.loads((tmp_path / "work" / "shop" / "result.json").read_text())["row"]
+    assert row["status"] == "scored", row
+    assert (row["confirmed"], row["found"], row["right_kind"], row["right_partner"]) == (1, 1, 1, 1)
+    assert row["repaired"] == 1 and row["holds"] == "yes" and row["changed_lines"] > 0
+    gone = json.loads((tmp_path / "work" / "gone" / "result.json").read_text())["row"]
+    assert gone["status"] == "skipped"
+    capsys.readouterr()
+    corpus.main(argv)
+    assert "kept from an earlier run" in capsys.readouterr().out

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import click
 
-from orderdep.errors import UsageError
+from orderdep.errors import UsageError, shown_path
 from orderdep.shells.app import cli
 from orderdep.shells.commands.engine_cmds import open_engine, read_order_file
 from orderdep.shells.options import (
@@ -21,6 +21,7 @@ from orderdep.shells.options import (
     engine_flags,
     engine_options,
     order_file_option,
+    report_option,
 )
 from orderdep.shells.output import notice
 
@@ -78,6 +79,33 @@ def failing_order(
         config = engine_config(params)
         return source, sources.seeded_order(config, "random-order", random_order_seed)
     return source, sources.last_order(engine_config(params), test)
+
+
+def from_known(
+    params: dict[str, Any], test: str, order: Sequence[str], report: Optional[Path]
+) -> Optional[WhyResult]:
+    """The answer from what a report or an earlier ``why`` knows of ``test``, checked with
+    one fresh run of its minimal failing order; None when nothing known fits."""
+    import tempfile
+
+    from orderdep.analysis.why.known import KNOWN_FILE, check_known, known_causes, read_json
+    from orderdep.engine.plain import PlainRunner
+
+    if test not in order:
+        return None
+    given = list(order[: list(order).index(test) + 1])
+    project = Path(params["project"])
+    path = report if report is not None else project / DEFAULT_REPORT
+    causes = known_causes(test, read_json(path), read_json(project / KNOWN_FILE),
+                          f"the report {shown_path(path)}")  # fmt: skip
+    if not any(c.fits(given) for c in causes):
+        return None
+    with tempfile.TemporaryDirectory(prefix="orderdep-why-") as work:
+        runner = PlainRunner(engine_config(params), Path(work) / "plain")
+        try:
+            return check_known(runner, test, given, causes)
+        finally:
+            runner.close()
 
 
 def run_line(project: Path, params: dict[str, Any], order: Sequence[str]) -> str:
@@ -196,6 +224,16 @@ def _save_patch(found: Explanation, project: Path, apply_: bool) -> list[str]:
 )
 @click.option("--apply", "apply_", is_flag=True, help="Apply the patch (default: only print).")
 @click.option("--no-suite-check", is_flag=True, help="Verify the patch on the test's orders only.")
+@click.option(
+    "--known/--no-known",
+    "use_known",
+    default=True,
+    show_default=True,
+    help="With --last or --order-file: answer from a polluter or state-setter the report "
+    "(or an earlier why) already names, checked with one run of the minimal failing order, "
+    "before any search.",
+)
+@report_option("The report whose findings --known uses (default: .orderdep/report.json).")
 @CHECK_OPTION
 def why(
     test: str,
@@ -208,6 +246,8 @@ def why(
     state: bool,
     apply_: bool,
     no_suite_check: bool,
+    use_known: bool,
+    report: Optional[Path],
     **params: Any,
 ) -> int:
     """Why TEST failed in a given order: its polluter(s) or missing state-setter(s), the
@@ -219,33 +259,49 @@ def why(
     input is wrong or the failure does not reproduce.
     """
     from orderdep.analysis.why.explain import explain
+    from orderdep.analysis.why.known import KNOWN_FILE, remember
     from orderdep.analysis.why.search import why as find
 
     project: Path = params["project"]
     if apply_ and not repair:
         raise UsageError("--apply needs --fix (the default); drop --no-fix")
-    with open_engine(params, job=JOB) as engine:
-        source, order = failing_order(
-            params, test, order_file, junitxml, randomly_seed, random_order_seed, last,
-            engine.suite.ids,
-        )  # fmt: skip
-        _notice(f"{source}: {len(order)} tests")
-        result = find(engine, test, order, progress=_notice)
-        found = explain(
-            engine,
-            result,
-            repair=repair,
-            state=state,
-            suite_check=not no_suite_check,
-            progress=_notice,
-        )
-        runner = engine.runner
-    lines = result_lines(result, source) + explanation_lines(found, project)
+    result: Optional[WhyResult] = None
+    one_source = junitxml is None and randomly_seed is None and random_order_seed is None
+    if use_known and one_source and (order_file is not None or last):
+        source, order = failing_order(params, test, order_file, None, None, None, last, ())
+        result = from_known(params, test, order, report)
+    lines: list[str] = []
+    runner = result.runner if result is not None else params["runner"]
+    if result is not None:  # the answer at once; the state and the patch follow
+        click.echo("\n".join(result_lines(result, source)))
+    if result is None or repair or state:
+        with open_engine(params, job=JOB) as engine:
+            if result is None:
+                source, order = failing_order(
+                    params, test, order_file, junitxml, randomly_seed, random_order_seed,
+                    last, engine.suite.ids,
+                )  # fmt: skip
+                _notice(f"{source}: {len(order)} tests")
+                result = find(engine, test, order, progress=_notice)
+                lines += result_lines(result, source)
+            found = explain(
+                engine,
+                result,
+                repair=repair,
+                state=state,
+                suite_check=not no_suite_check,
+                progress=_notice,
+            )
+            runner = engine.runner
+        lines += explanation_lines(found, project)
+        if result.found:
+            lines += _save_patch(found, project, apply_)
+    remember(project / KNOWN_FILE, result)
     if result.found:
-        lines += _save_patch(found, project, apply_)
         shown = {**params, "runner": runner}
         lines.append(f"reproduce the failure: {run_line(project, shown, result.failing_order)}")
         lines.append(f"and the pass:          {run_line(project, shown, result.passing_order)}")
-    click.echo("\n".join(lines))
+    if lines:
+        click.echo("\n".join(lines))
     _notice(f"{result.orders_run} orders run, {result.reused} reused from the store")
     return 0 if result.found else 1

@@ -30,8 +30,9 @@ from typing import Any, Optional
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchdoc import table, write_section
-from corpus import MANIFEST
 from realsetup import REPO, fresh_copy, install_orderdep, plain, sh, venv_env
+
+from corpus import MANIFEST
 
 SECTION = "why from what is known (real projects)"
 HEADERS = ["project", "victim", "order length", "one run (s)", "warm (s)", "warm - one run (s)",

@@ -72,6 +72,16 @@ def test_doctor_finds_a_planted_mismatch_and_its_commands_show_it(
     assert [v["mismatches"][0]["test"] for v in verdicts.values()] == [PID_TEST]
 
 
+def test_doctor_side_by_side_finds_the_same_mismatch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = write_files(tmp_path / "p", FORK_SENSITIVE)
+    argv = ["doctor", str(project), "--seed", "1", "--random", "1", "--singles", "2", "-j", "3"]
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "fork failed, subprocess passed, plain passed" in out and PID_TEST in out
+
+
 def test_doctor_on_a_faithful_project_reports_none(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -21,6 +21,7 @@ from typing import Callable, Optional
 
 from orderdep import __version__
 from orderdep.analysis.budget import Budget, BudgetExhausted
+from orderdep.analysis.fidelity_sample import RunOrder, run_sample
 from orderdep.core.fidelity import FidelityReport, SampleOrder, sample_orders
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.volatile import param_base, shown_ids, volatile_notice
@@ -30,7 +31,6 @@ from orderdep.engine.runner import Engine
 from orderdep.engine.store import code_key
 from orderdep.engine.tempdirs import make_workdir
 
-RunOrder = Callable[[Sequence[str]], OrderResult]
 Progress = Callable[[str], None]
 CACHE_NAME = "fidelity.json"
 QUICK_SINGLES = 5
@@ -180,35 +180,6 @@ def _side_by_side(
     return results
 
 
-def run_sample(
-    samples: Sequence[SampleOrder],
-    runners: dict[str, RunOrder],
-    *,
-    deadline: Optional[float] = None,
-    progress: Optional[Progress] = None,
-    on_order: Optional[Callable[[FidelityReport], None]] = None,
-) -> FidelityReport:
-    """Run every sample order under every runner (until ``deadline``) and compare;
-    ``on_order`` sees the report after each order. The report says how much of the
-    sample ran (``orders`` of ``planned``, ``positions`` of ``planned_positions``)."""
-    report = FidelityReport(
-        list(runners), planned=len(samples), planned_positions=sum(len(s.order) for s in samples)
-    )
-    for n, sample in enumerate(samples, 1):
-        if deadline is not None and time.monotonic() >= deadline:
-            break
-        if progress is not None:
-            progress(f"[{n}/{len(samples)}] {sample.label}: {len(sample.order)} test(s)")
-        results = {name: run(sample.order) for name, run in runners.items()}
-        for m in report.add(sample, results):
-            if progress is not None:
-                shown = ", ".join(f"{k} {v}" for k, v in m.outcomes.items())
-                progress(f"  mismatch at position {m.position} ({m.test}): {shown}")
-        if on_order is not None:
-            on_order(report)
-    return report
-
-
 def check(
     config: EngineConfig,
     *,
@@ -216,6 +187,7 @@ def check(
     budget: Optional[float] = None,
     random_orders: int = 5,
     singles: int = 20,
+    side_by_side: int = 1,
     progress: Optional[Progress] = None,
     on_plan: Optional[Callable[[Sequence[SampleOrder], Sequence[str]], None]] = None,
     on_order: Optional[Callable[[FidelityReport], None]] = None,
@@ -225,7 +197,8 @@ def check(
     The sample is a function of the collected suite, ``seed``, ``random_orders`` and
     ``singles``: the same arguments draw the same sample. ``on_plan`` is told the sample
     and the runners once the suite is collected, before any order runs; ``on_order`` sees
-    the report after each order (see :func:`run_sample`).
+    the report after each order (see :func:`run_sample`). ``side_by_side``: how many of
+    the runners run an order at once (1: one after the other).
     """
     deadline = None if budget is None else time.monotonic() + budget
     fork_config = replace(config, runner="fork", jobs=1)
@@ -261,8 +234,9 @@ def check(
             if on_plan is not None:
                 on_plan(samples, list(runners))
             report = run_sample(
-                samples, runners, deadline=deadline, progress=progress, on_order=on_order
-            )
+                samples, runners, deadline=deadline, progress=progress, on_order=on_order,
+                side_by_side=side_by_side, stoppers=(fork, sub, plain),
+            )  # fmt: skip
             report.volatile = list(sub.id_notices.renamed)
             report.left_out = left_out
             return report

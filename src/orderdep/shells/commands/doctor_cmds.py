@@ -84,14 +84,14 @@ def mismatch_lines(params: dict[str, Any], mismatches: list[Mismatch]) -> list[s
     "--random",
     "random_orders",
     type=click.IntRange(min=0),
-    default=5,
+    default=2,
     show_default=True,
-    help="How many random orders to compare.",
+    help="How many random orders to compare (a thorough check: --random 5 --singles 20).",
 )
 @click.option(
     "--singles",
     type=click.IntRange(min=0),
-    default=20,
+    default=5,
     show_default=True,
     help="How many tests to compare when each runs alone.",
 )
@@ -112,6 +112,9 @@ def doctor(
     the sample costs before it starts, and how much of it was checked. Exit code 1 when
     any outcome differs, 3 when the budget ran out before the whole sample was checked
     (with the command that checks it all), 0 when all of it agreed.
+
+    With -j 2 or 3 the runners of each order run side by side, each in its own copy of
+    the project (for suites whose tests may run in parallel).
     """
     if params.get("dask_scheduler"):
         raise UsageError(
@@ -129,6 +132,7 @@ def doctor(
         budget=budget,
         random_orders=random_orders,
         singles=singles,
+        side_by_side=min(3, int(params.get("jobs") or 1)),
         progress=notice,
         on_plan=plan.announce,
         on_order=plan.priced,

@@ -360,3 +360,21 @@ def test_home_policies_empty_and_real(
     (user_home / "written.txt").write_text("x")
     real.restore()
     assert (user_home / "written.txt").exists()  # the real HOME is never put back
+
+
+def test_restore_after_a_directory_of_the_baseline_is_rewritten_in_place(
+    project: Path, tmp_path: Path
+) -> None:
+    # as `pip install -e .` run by a test rewrites PKG-INFO in an egg-info directory
+    # (a temporary file beside it, the directory's own times changed)
+    box = Sandbox(project, tmp_path / "w")
+    box.create()
+    before = tree_state(box.tree)
+    for n in range(3):
+        data = box.tree / "data"
+        (data / f"tmp{n}").write_text("half-written")
+        (data / "config.json").write_text(f'{{"rewritten": {n}}}')
+        os.utime(data, (n, n))
+        changed = box.restore()
+        assert "data/config.json" in changed and f"data/tmp{n}" in changed
+        assert tree_state(box.tree) == before

@@ -132,9 +132,11 @@ class Area:
             if touched is None:
                 self._baseline = scan(self.root)
             else:
+                # what the undo left, read again (the sorted keys stay those of the
+                # baseline until the set of paths changes)
+                fresh = self._now(touched)
                 for rel in base:
                     del self._baseline[rel]
-                fresh = self._partial(touched)[0]
                 self._baseline.update(fresh)
                 if fresh.keys() != base.keys():
                     self._keys = None  # paths came or went: sort again when next needed
@@ -145,21 +147,30 @@ class Area:
         self, paths: Iterable[str]
     ) -> tuple[dict[str, Fingerprint], dict[str, Fingerprint]]:
         """Fingerprints now and in the baseline of ``paths`` and everything under them."""
-        if self._keys is None:
-            self._keys = sorted(self._baseline)
-        keys = self._keys
+        paths = list(paths)
+        return self._now(paths), self._base(paths)
+
+    def _now(self, paths: Iterable[str]) -> dict[str, Fingerprint]:
+        """Fingerprints of ``paths`` and everything under them, as they are now."""
         now: dict[str, Fingerprint] = {}
-        base: dict[str, Fingerprint] = {}
         for rel in paths:
             try:
                 st = os.lstat(self.root / rel)
             except OSError:
-                pass
-            else:
-                now[rel] = fingerprint(st)
-                if stat.S_ISDIR(st.st_mode):
-                    for sub, fp in scan(self.root / rel).items():
-                        now[rel + os.sep + sub] = fp
+                continue
+            now[rel] = fingerprint(st)
+            if stat.S_ISDIR(st.st_mode):
+                for sub, fp in scan(self.root / rel).items():
+                    now[rel + os.sep + sub] = fp
+        return now
+
+    def _base(self, paths: Iterable[str]) -> dict[str, Fingerprint]:
+        """Baseline fingerprints of ``paths`` and everything under them."""
+        if self._keys is None:
+            self._keys = sorted(self._baseline)
+        keys = self._keys
+        base: dict[str, Fingerprint] = {}
+        for rel in paths:
             if rel in self._baseline:
                 base[rel] = self._baseline[rel]
             prefix = rel + os.sep
@@ -167,7 +178,7 @@ class Area:
             while i < len(keys) and keys[i].startswith(prefix):
                 base[keys[i]] = self._baseline[keys[i]]
                 i += 1
-        return now, base
+        return base
 
     def _undo(self, now: dict[str, Fingerprint], base: dict[str, Fingerprint]) -> list[str]:
         """Make the entries ``now`` describes what ``base`` says they were."""

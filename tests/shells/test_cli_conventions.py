@@ -125,3 +125,23 @@ def test_a_command_imports_only_what_it_needs() -> None:
     ).stderr.splitlines()
     assert out[-2] == "[]"
     assert "libcst" in out[-1] and "orderdep.analysis.repair.fix" in out[-1]
+
+
+def test_a_bug_of_orderdeps_is_exit_70_never_findings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orderdep.shells.cli import main
+    from orderdep.shells.commands import engine_cmds
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise KeyError("pkg.egg-info/PKG-INFO")
+
+    monkeypatch.setattr(engine_cmds, "collect_suite", broken)
+    (tmp_path / "test_a.py").write_text("def test_a():\n    pass\n")
+    code = main(["collect", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 70
+    assert "Traceback" in err and "KeyError" in err
+    last = err.rstrip().splitlines()[-1]
+    assert last.startswith("orderdep: internal error: KeyError: 'pkg.egg-info/PKG-INFO'")
+    assert "bug in orderdep" in last

@@ -11,6 +11,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
@@ -20,6 +21,7 @@ import click
 
 from orderdep.errors import OrderdepError, shown_path
 from orderdep.shells.app import cli
+from orderdep.shells.exitcodes import INTERNAL_ERROR
 
 #: Signals that stop orderdep the way Ctrl-C does, and their exit codes (128 + number).
 STOP_SIGNALS = {signal.SIGTERM: "SIGTERM", signal.SIGHUP: "SIGHUP"}
@@ -135,6 +137,15 @@ def _main(args: list[str]) -> int:
             err=True,
         )
         return 2
+    except Exception as exc:  # a bug of orderdep's: never mistaken for findings (exit 1)
+        traceback.print_exc()
+        click.echo(
+            f"orderdep: internal error: {type(exc).__name__}: {exc}; this is a bug in "
+            "orderdep, not a finding about your tests: please report it with the traceback "
+            "above. Finished orders are kept in the store; rerunning resumes from them",
+            err=True,
+        )
+        return INTERNAL_ERROR
     return int(result or 0)
 
 

@@ -15,6 +15,8 @@ USAGE = 2
 #: The command did not do all it promised (budget, an order cut short, a check that did
 #: not finish) and found nothing in what it did: not a clean result.
 INCOMPLETE = 3
+#: A bug of orderdep's own (an exception nothing expected): never read as findings.
+INTERNAL_ERROR = 70
 
 
 def verdict_code(found: bool, complete: bool, allow_incomplete: bool = False) -> int:
@@ -26,4 +28,4 @@ def verdict_code(found: bool, complete: bool, allow_incomplete: bool = False) ->
     return INCOMPLETE
 
 
-__all__ = ["FINDINGS", "INCOMPLETE", "OK", "USAGE", "verdict_code"]
+__all__ = ["FINDINGS", "INCOMPLETE", "INTERNAL_ERROR", "OK", "USAGE", "verdict_code"]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Optional
 
@@ -16,6 +17,25 @@ from orderdep.shells.summary import Printer
 
 # Without a live display, a line at least this often (seconds) while a phase runs.
 HEARTBEAT = 5.0
+
+
+def time_left(
+    done: int, planned: Optional[int], elapsed: float, done_before: int = 0
+) -> Optional[float]:
+    """Seconds the phase still needs at the pace of the orders run so far: ``elapsed``
+    seconds for the ``done - done_before`` orders run since the phase started here
+    (orders a resumed run took from the store cost nothing and do not count). None
+    without a plan or before an order finished."""
+    ran = done - done_before
+    if planned is None or ran <= 0 or elapsed < 0:
+        return None
+    return max(0, planned - done) * elapsed / ran
+
+
+def about(seconds: float) -> str:
+    """``about 40 s left`` (whole seconds, rounded up), ``about 7 min left`` from two minutes."""
+    whole = math.ceil(seconds)
+    return f"about {whole} s left" if whole < 120 else f"about {math.ceil(whole / 60)} min left"
 
 
 class DetectDisplay:
@@ -39,6 +59,7 @@ class DetectDisplay:
         self._label = ""
         self._step: tuple[int, str] = (0, "")
         self._said = 0.0
+        self._phase: tuple[float, int] = (0.0, 0)  # when the phase started, orders done then
 
     def __enter__(self) -> DetectDisplay:
         self.progress.start()
@@ -85,7 +106,7 @@ class DetectDisplay:
         status = f"{p.suspects} suspect(s)"
         now = time.monotonic()
         if label != self._label:
-            self._label, self._said = label, now
+            self._label, self._said, self._phase = label, now, (now, p.done)
             if self._task is not None:
                 self.progress.remove_task(self._task)
             self._task = self.progress.add_task(label, total=p.planned, count=count, status=status)
@@ -102,7 +123,10 @@ class DetectDisplay:
                 )
         elif not self.live and now - self._said >= HEARTBEAT:
             self._said = now
-            self.notice(f"orderdep: {label}: {count}, {status}{self.left()}")
+            started, done_before = self._phase
+            left = time_left(p.done, p.planned, now - started, done_before)
+            estimate = f"; {about(left)}" if left is not None else ""
+            self.notice(f"orderdep: {label}: {count}, {status}{estimate}{self.left()}")
         assert self._task is not None
         self.progress.update(
             self._task, completed=p.done, total=p.planned, count=count, status=status

@@ -101,6 +101,10 @@ def test_a_new_pair_fails_the_check_and_the_known_one_is_a_notice(
     xml = tmp_path / "orderdep.xml"
     code, out, err = cli("detect", repo, *ARGS, "--junitxml", xml)
     assert code == 1, err
+    assert (
+        "orderdep: baseline: 1 known test(s) from orderdep-deps.json at main, "
+        "orderdep-deps.json; only new or worse ones fail"
+    ) in err
     assert annotations(out) == {OLD_VICTIM: "notice", NEW_VICTIM: "error"}
     assert junit_cases(xml) == {OLD_VICTIM: "skipped", NEW_VICTIM: "failure"}
     assert "baseline: 1 known (notices), 1 new or worse (fail the check)" in out
@@ -132,7 +136,7 @@ def test_a_change_that_touches_only_the_known_pair_passes(
 
 
 def test_a_baseline_that_is_no_report_nor_dependencies_file(
-    cli: CliRunner, repo: Path, tmp_path: Path
+    cli: CliRunner, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     other = tmp_path / "other.json"
     other.write_text('{"schema": "something/1"}')
@@ -141,3 +145,9 @@ def test_a_baseline_that_is_no_report_nor_dependencies_file(
     assert one_line(err).startswith(f"orderdep: error: {other} has schema 'something/1'")
     code, _, err = cli("detect", repo, "--baseline", other, "--no-baseline")
     assert code == 2 and "give --baseline FILE or --no-baseline, not both" in one_line(err)
+    # A configured baseline is read, and gives way to --no-baseline.
+    monkeypatch.setenv("ORDERDEP_BASELINE", str(other))
+    code, _, err = cli("detect", repo, "--strategy", "reverse")
+    assert code == 2 and "has schema 'something/1'" in one_line(err)
+    code, out, err = cli("detect", repo, "--strategy", "reverse", "--no-baseline")
+    assert code == 1 and annotations(out) == {OLD_VICTIM: "error"}, err

@@ -26,6 +26,7 @@ from orderdep.core.jsonfile import load_json_file
 from orderdep.core.report import SCHEMA as REPORT_SCHEMA
 from orderdep.core.report import Report
 from orderdep.errors import UsageError
+from orderdep.shells.config import given_by_user
 from orderdep.shells.output import notice
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -102,8 +103,9 @@ def load_baseline(
 ) -> Optional[Baseline]:
     """The baseline the options name (None: none, every finding fails). ``base`` is
     ``--base`` under ``--changed`` (else None); ``fork`` finds where the change left it."""
-    if no_baseline:
-        if files:
+    if no_baseline:  # a configured baseline gives way; one typed with it is a mistake
+        ctx = click.get_current_context(silent=True)
+        if files and ctx is not None and given_by_user(ctx, "baseline_files"):
             raise UsageError("give --baseline FILE or --no-baseline, not both")
         return None
     baseline = Baseline()

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 from tests.engine.conftest import write_files as write_files  # one helper, re-exported
 
 MOD = "tests/test_od.py"
@@ -17,3 +20,13 @@ def one_line(err: str) -> str:
     assert sum(line.startswith("orderdep: error") for line in lines) == 1, err
     assert all(line.startswith("orderdep: ") for line in lines), err
     return lines[-1]
+
+
+def git(root: Path, *args: str) -> None:
+    """Run git in ``root`` as a committer named ci (the output is captured)."""
+    subprocess.run(
+        ["git", "-c", "user.name=ci", "-c", "user.email=ci@example.org", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )

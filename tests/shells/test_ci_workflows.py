@@ -12,8 +12,8 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 import pytest
-from clitools import write_files
-from test_cli_ci import BASE, PR, VICTIM, git
+from clitools import git, write_files
+from test_cli_ci import BASE, PR, VICTIM
 
 yaml = pytest.importorskip("yaml")
 

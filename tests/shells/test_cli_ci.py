@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 from xml.etree import ElementTree as ET
 
 import pytest
-from clitools import one_line, write_files
+from clitools import git, one_line, write_files
 
 from orderdep.core.report import load_report
 from orderdep.shells.ci import locate_test
@@ -88,15 +87,6 @@ PR = {
                 assert SETTINGS["debug"]
     """
 }
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=ci", "-c", "user.email=ci@example.org", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-    )
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from clitools import write_files
+from clitools import one_line, write_files
 
 from orderdep.core.report import load_report
 
@@ -136,3 +136,45 @@ def test_detect_of_one_directory_below_the_root(project: Path, cli: CliRunner) -
 def test_machines_has_no_short_option_k(project: Path, cli: CliRunner) -> None:
     code, _, err = cli("parallelize", project, "-a", "p1", "-k", "2")
     assert code == 2 and err.startswith("orderdep: error: No such option '-k'")
+
+
+def test_paths_after_the_project_select_as_pytest_arguments_do(
+    project: Path, cli: CliRunner
+) -> None:
+    assert cli("collect", project, A)[1].split() == [VICTIM, POLLUTER]
+    assert cli("collect", project, KLASS, f"{A}::test_victim")[1].split() == [*IN_CLASS, VICTIM]
+    # Relative to the project, or absolute inside it.
+    assert cli("collect", project, project / B)[1].split() == [*IN_CLASS, SLOW]
+    code, _, err = cli("detect", project, B, "--seed", "1", "--strategy", "reverse")
+    assert code == 0, err
+    assert load_report(project / ".orderdep" / "report.json").tests == [*IN_CLASS, SLOW]
+    code, _, err = cli("detect", project, A, KLASS, "--seed", "1", "--strategy", "reverse")
+    assert code == 1, err
+    report = load_report(project / ".orderdep" / "report.json")
+    assert report.tests == [VICTIM, POLLUTER, *IN_CLASS] and report.od_ids == [VICTIM]
+
+
+def test_paths_combine_with_a_test_file_where_the_project_goes(
+    project: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(project / "tests")
+    code, out, err = cli("collect", "test_a.py::test_polluter", "unit/test_b.py::TestCart")
+    assert code == 0, err
+    assert out.split() == [POLLUTER, *IN_CLASS]
+
+
+def test_a_path_that_does_not_exist_is_a_one_line_error(project: Path, cli: CliRunner) -> None:
+    code, out, err = cli("detect", project, A, "tests/test_nothing.py::test_x")
+    assert code == 2 and out == ""
+    line = one_line(err)
+    assert "no such test file or directory: 'tests/test_nothing.py::test_x'" in line
+    code, _, err = cli("collect", project, project.parent)
+    assert code == 2 and f"{str(project.parent)!r} is outside the project" in one_line(err)
+
+
+def test_help_says_what_the_positional_arguments_may_be(cli: CliRunner) -> None:
+    for command in ("detect", "classify", "doctor", "fix", "collect", "pradet run"):
+        code, out, _ = cli(*command.split(), "--help")
+        assert code == 0
+        assert f"orderdep {command} [OPTIONS] [PROJECT] [PATH|NODEID]..." in out
+        assert "Positional arguments:" in out and "node ids" in out

@@ -8,8 +8,10 @@
   ``.orderdep/ci-progress.json`` so the next run (with the cached ``.orderdep/``)
   continues there instead of starting over.
 * :func:`junit_xml`: a JUnit XML file, one failing test case per order-dependent and
-  non-idempotent test, the reproduce command in its message.
-* :func:`github_annotations`: ``::error file=...,line=...::`` workflow commands.
+  non-idempotent test, the reproduce command in its message (a skipped one for a test
+  the baseline knows, :mod:`orderdep.shells.ci_baseline`).
+* :func:`github_annotations`: ``::error file=...,line=...::`` workflow commands
+  (``::notice`` for known tests).
 
 :func:`ci_options` are ``orderdep detect``'s options for all this; :func:`changed_setup`
 and :func:`write_ci_outputs` are the command's two steps.
@@ -30,6 +32,7 @@ from xml.etree import ElementTree as ET
 import click
 from rich.console import Console
 
+from orderdep.core.baseline import Verdict
 from orderdep.core.jsonfile import write_text_file
 from orderdep.core.promise import shortfalls
 from orderdep.core.report import Report
@@ -174,8 +177,14 @@ def locate_test(root: Path, test: str) -> tuple[str, int]:
     return module, line
 
 
-def _problems(report: Report, reproduce: Mapping[str, str]) -> list[tuple[str, str]]:
-    """(test, one-line message) per OD and NIO test."""
+Verdicts = Optional[Mapping[str, Verdict]]
+
+
+def _problems(
+    report: Report, reproduce: Mapping[str, str], verdicts: Verdicts = None
+) -> list[tuple[str, str, bool]]:
+    """(test, one-line message, whether it fails the check) per OD and NIO test; with a
+    baseline's ``verdicts``, only new ones fail and the message starts with the verdict."""
     out = []
     for finding in report.od_tests:
         kind = finding.kind or "order-dependent test"
@@ -184,20 +193,33 @@ def _problems(report: Report, reproduce: Mapping[str, str]) -> list[tuple[str, s
         out.append((finding.test, f"{kind}{why}: fails in one order, passes in another"))
     for test in report.nio_tests:
         out.append((test, "non-idempotent: passes once, fails when run again"))
-    return [(t, f"{m}; reproduce: {reproduce[t]}" if t in reproduce else m) for t, m in out]
+    said = [(t, f"{m}; reproduce: {reproduce[t]}" if t in reproduce else m) for t, m in out]
+    if verdicts is None:
+        return [(t, m, True) for t, m in said]
+    return [
+        (t, f"{verdicts[t].reason}: {m}", verdicts[t].new) if t in verdicts else (t, m, True)
+        for t, m in said
+    ]
 
 
-def junit_xml(report: Report, reproduce: Mapping[str, str], allow_incomplete: bool = False) -> str:
-    """JUnit XML: one failing test case per OD and NIO test (none: one passing case); a
-    search that did not run whole adds a case ``search incomplete`` in error (skipped
-    with ``allow_incomplete``) that says what did not run."""
-    problems = _problems(report, reproduce)
+def junit_xml(
+    report: Report,
+    reproduce: Mapping[str, str],
+    allow_incomplete: bool = False,
+    verdicts: Verdicts = None,
+) -> str:
+    """JUnit XML: one failing test case per OD and NIO test (none: one passing case), a
+    skipped one per test a baseline knows; a search that did not run whole adds a case
+    ``search incomplete`` in error (skipped with ``allow_incomplete``) that says what did
+    not run."""
+    problems = _problems(report, reproduce, verdicts)
     gaps = shortfalls(report)
     suite = ET.Element(
         "testsuite",
         name="orderdep",
         tests=str(max(1, len(problems) + bool(gaps))),
-        failures=str(len(problems)),
+        failures=str(sum(fails for _, _, fails in problems)),
+        skipped=str(sum(not fails for _, _, fails in problems)),
         errors="1" if gaps and not allow_incomplete else "0",
         time=f"{report.stats.wall_seconds:.3f}",
     )
@@ -207,7 +229,7 @@ def junit_xml(report: Report, reproduce: Mapping[str, str], allow_incomplete: bo
         kind = "skipped" if allow_incomplete else "error"
         element = ET.SubElement(case, kind, message=said, type="incomplete-search")
         element.text = said
-    for test, message in problems:
+    for test, message, fails in problems:
         module, _, _ = split_node_id(test)
         case = ET.SubElement(
             suite,
@@ -216,7 +238,8 @@ def junit_xml(report: Report, reproduce: Mapping[str, str], allow_incomplete: bo
             name=test.split("::", 1)[-1],
             file=module,
         )
-        failure = ET.SubElement(case, "failure", message=message, type="order-dependent")
+        kind = "failure" if fails else "skipped"
+        failure = ET.SubElement(case, kind, message=message, type="order-dependent")
         failure.text = message
     if not problems and not gaps:
         ET.SubElement(suite, "testcase", classname="orderdep", name="no order-dependent tests")
@@ -231,18 +254,22 @@ def _escape(text: str, *, prop: bool = False) -> str:
     return out.replace(":", "%3A").replace(",", "%2C") if prop else out
 
 
-def github_annotations(root: Path, report: Report, reproduce: Mapping[str, str]) -> list[str]:
-    """GitHub Actions ``::error`` commands, one per OD and NIO test, at its ``def`` line;
-    first a ``::warning`` when the search did not run whole."""
+def github_annotations(
+    root: Path, report: Report, reproduce: Mapping[str, str], verdicts: Verdicts = None
+) -> list[str]:
+    """GitHub Actions ``::error`` commands, one per OD and NIO test (``::notice`` for one
+    a baseline knows), at its ``def`` line; first a ``::warning`` when the search did not
+    run whole."""
     lines = []
     gaps = shortfalls(report)
     if gaps:
         said = "the search did not run whole: " + "; ".join(gaps)
         lines.append(f"::warning title=orderdep%3A search incomplete::{_escape(said)}")
-    for test, message in _problems(report, reproduce):
+    for test, message, fails in _problems(report, reproduce, verdicts):
         file, line = locate_test(root, test)
         title = _escape(f"orderdep: {test}", prop=True)
-        lines.append(f"::error file={_escape(file, prop=True)},line={line},title={title}::"
+        level = "error" if fails else "notice"
+        lines.append(f"::{level} file={_escape(file, prop=True)},line={line},title={title}::"
                      f"{_escape(message)}")  # fmt: skip
     return lines
 
@@ -322,12 +349,13 @@ def write_ci_outputs(
     junit_file: Optional[Path],
     root: Path,
     allow_incomplete: bool = False,
+    verdicts: Verdicts = None,
 ) -> None:
     """``--junitxml`` and, on GitHub Actions, the annotations."""
     if junit_file is not None:
-        xml = junit_xml(report, reproduce, allow_incomplete)
+        xml = junit_xml(report, reproduce, allow_incomplete, verdicts)
         write_text_file(junit_file, xml, "JUnit XML file", "--junitxml")
         Printer(Console()).line(f"JUnit XML: {junit_file}")
     if os.environ.get("GITHUB_ACTIONS") == "true":
-        for line in github_annotations(root, report, reproduce):
+        for line in github_annotations(root, report, reproduce, verdicts):
             click.echo(line)

@@ -85,6 +85,9 @@ KEYS: dict[str, Key] = {
     "report": Key(("report_file", "report"), "report file", path=True),
     "deps": Key(("deps", "deps_file", "deps:output"), "dependencies file", path=True),
     "coverage": Key(("coverage_file", "coverage:output"), "per-test coverage file", path=True),
+    "baseline": Key(
+        ("baseline_files",), "known order-dependent tests (files)", split=_paths, path=True
+    ),
 }
 
 

@@ -14,7 +14,7 @@ from orderdep.engine.config import RUNNERS, EngineConfig
 from orderdep.engine.home import HOME_POLICIES
 from orderdep.engine.store import project_relative
 from orderdep.shells.interpreter import default_python
-from orderdep.shells.project import positional_selection, resolve_project
+from orderdep.shells.project import positional_selection, resolve_paths, resolve_project
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -81,7 +81,24 @@ SEED = click.IntRange(min=0, max=MAX_SEED)
 # The project directory; without it, the project holding the current directory (found as
 # pytest finds its rootdir). A test file or node id selects it (see shells/project.py).
 PROJECT_ARG = click.argument(
-    "project", required=False, default=None, callback=resolve_project, metavar="[PROJECT]"
+    "project",
+    required=False,
+    default=None,
+    callback=resolve_project,
+    metavar="[PROJECT]",
+    help="The project directory (default: the project holding the current directory). "
+    "A test file, directory or node id there selects its tests in the project that "
+    "holds it.",
+)
+# Further positionals select tests as pytest's own arguments do (see shells/project.py).
+PATHS_ARG = click.argument(
+    "paths",
+    nargs=-1,
+    callback=resolve_paths,
+    metavar="[PATH|NODEID]...",
+    help="Only these test files, directories or node ids (tests/test_a.py::test_b), as "
+    "pytest takes them: relative to PROJECT or to the current directory, or absolute "
+    "inside PROJECT (default: the whole suite).",
 )
 
 # Selection as pytest does it: passed through to pytest's own collection of the suite.
@@ -146,7 +163,18 @@ PYTHONPATH_OPTION = click.option(
 
 
 def engine_options(func: F) -> F:
-    """Add PROJECT and the engine options (runner, jobs, timeout, python, paths)."""
+    """Add PROJECT, the tests it selects ([PATH|NODEID]...) and the engine options
+    (runner, jobs, timeout, python, paths)."""
+    return _engine_options(func, PROJECT_ARG, PATHS_ARG)
+
+
+def order_engine_options(func: F) -> F:
+    """Add PROJECT and the engine options, for a command whose further positional
+    arguments are an order of tests, not a selection (``orderdep run``)."""
+    return _engine_options(func, PROJECT_ARG)
+
+
+def _engine_options(func: F, *arguments: Callable[[Any], Any]) -> F:
     options = [
         click.option(
             "--runner",
@@ -210,8 +238,9 @@ def engine_options(func: F) -> F:
             "'orderdep[dask]'); the project is sent to them, once per code version "
             "(default: run here).",
         ),
-        PROJECT_ARG,
+        *arguments,
     ]
+    option: Callable[[Any], Any]
     for option in reversed(options):
         func = option(func)
     return func

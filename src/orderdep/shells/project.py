@@ -125,6 +125,41 @@ def resolve_project(ctx: click.Context, param: click.Parameter, value: Optional[
     return project
 
 
+def resolve_paths(
+    ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+) -> tuple[str, ...]:
+    """Click callback of the arguments after PROJECT: test files, directories or node ids
+    (relative to the project or to the current directory, or absolute inside the
+    project) added to ``ctx.meta[SELECTION_KEY]``, as further arguments to pytest."""
+    project = ctx.params.get("project")
+    root = (Path(project) if project is not None else find_rootdir(Path.cwd())).resolve()
+    selection: list[str] = []
+    for value in values:
+        file_part = value.partition("::")[0]
+        given = Path(file_part)
+        target = given if given.is_absolute() else root / given
+        if not target.exists():
+            target = given.resolve()
+        if not file_part or not target.exists():
+            raise click.BadParameter(
+                f"no such test file or directory: {value!r} (neither in the project "
+                f"{str(root)!r} nor from the current directory); give paths or node ids "
+                "as pytest takes them, e.g. tests/test_a.py::test_b",
+                ctx,
+                param,
+            )
+        if not target.resolve().is_relative_to(root):
+            raise click.BadParameter(
+                f"{value!r} is outside the project {str(root)!r}; give test paths inside "
+                "it, or that project as PROJECT",
+                ctx,
+                param,
+            )
+        selection.append(selector(value, root))
+    ctx.meta[SELECTION_KEY] = [*ctx.meta.get(SELECTION_KEY, []), *selection]
+    return values
+
+
 def positional_selection() -> list[str]:
     """What the PROJECT argument of the running command selected (see :func:`resolve_project`)."""
     ctx = click.get_current_context(silent=True)

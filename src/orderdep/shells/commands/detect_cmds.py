@@ -7,24 +7,33 @@ import json
 import re
 import secrets
 import shlex
-import time
 from pathlib import Path
 from typing import Any, Optional
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from orderdep.analysis.budget import Budget
-from orderdep.analysis.classify import ClassifyProgress
 from orderdep.analysis.detect import DEFAULT_CONFIRM_RUNS, DEFAULT_ROUNDS, STRATEGIES
-from orderdep.analysis.search import DetectProgress
 from orderdep.core.promise import complete
 from orderdep.core.report import save_report
 from orderdep.core.suite import GROUP_LEVELS, GroupLevel
 from orderdep.shells.app import cli
-from orderdep.shells.ci import changed_setup, check_ci_options, ci_options, write_ci_outputs
+from orderdep.shells.ci import (
+    changed_setup,
+    check_ci_options,
+    ci_options,
+    fork_point,
+    write_ci_outputs,
+)
+from orderdep.shells.ci_baseline import (
+    baseline_lines,
+    baseline_options,
+    load_baseline,
+    verdicts_of,
+)
 from orderdep.shells.commands.engine_cmds import open_engine, run_command
+from orderdep.shells.detect_display import DetectDisplay
 from orderdep.shells.exitcodes import verdict_code
 from orderdep.shells.explain import evidence_orders
 from orderdep.shells.options import (
@@ -49,8 +58,6 @@ ORDERS_DIR = Path(".orderdep") / "orders"
 # Longer failing orders are written to a file and rerun with --order-file.
 MAX_INLINE_TESTS = 8
 MAX_INLINE_CHARS = 300
-# Without a live display, a line at least this often (seconds) while a phase runs.
-HEARTBEAT = 5.0
 
 
 def job_name(params: dict[str, Any], strategies: tuple[str, ...], seed: int, group: str) -> str:
@@ -95,97 +102,6 @@ def reproduce_command(
         return command
     parts = shlex.split(command)
     return shlex.join([*parts[:3], *extra, *parts[3:]])
-
-
-class DetectDisplay:
-    """Progress on stderr: a rich bar on a terminal, a line per phase otherwise."""
-
-    def __init__(self, console: Console, budget: Optional[Budget] = None) -> None:
-        self.console = console
-        self.budget = budget
-        self.live = console.is_terminal
-        self.progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            TextColumn("{task.fields[count]}"),
-            TextColumn("{task.fields[status]}"),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-            disable=not self.live,
-        )
-        self._task: Optional[TaskID] = None
-        self._label = ""
-        self._step: tuple[int, str] = (0, "")
-        self._said = 0.0
-
-    def __enter__(self) -> DetectDisplay:
-        self.progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.progress.stop()
-
-    def notice(self, message: str) -> None:
-        Printer(self.console).line(message)
-
-    def left(self) -> str:
-        """``; N s of the budget left`` (nothing without a budget)."""
-        if self.budget is None or self.budget.seconds is None:
-            return ""
-        return f"; {self.budget.left():.0f} s of the budget left"
-
-    def classify_update(self, p: ClassifyProgress) -> None:
-        """Classification: the test, its step, orders run and (estimated) left."""
-        label = f"classify [{p.index}/{p.total}] {p.step}"
-        left = f", ~{p.orders_left} left" if p.orders_left is not None else ""
-        count = f"{p.orders_run} orders{left}"
-        now = time.monotonic()
-        if p.step in ("done", "stopped"):
-            self.notice(f"orderdep: classify [{p.index}/{p.total}] {p.message}")
-            return
-        changed = (p.index, p.step) != self._step
-        if not self.live and (changed or now - self._said >= HEARTBEAT):
-            self._step, self._said = (p.index, p.step), now
-            self.notice(f"orderdep: {label}: {p.message} ({count}{self.left()})")
-        if label != self._label:
-            self._label = label
-            if self._task is not None:
-                self.progress.remove_task(self._task)
-            self._task = self.progress.add_task(label, total=None, count=count, status=p.message)
-        assert self._task is not None
-        self.progress.update(self._task, count=count, status=p.message)
-
-    def update(self, p: DetectProgress) -> None:
-        label = f"search: {p.strategy}" if p.phase == "search" else "confirming"
-        if p.phase == "done":
-            return
-        count = f"{p.done}/{p.planned} orders" if p.planned is not None else f"{p.done} orders"
-        status = f"{p.suspects} suspect(s)"
-        now = time.monotonic()
-        if label != self._label:
-            self._label, self._said = label, now
-            if self._task is not None:
-                self.progress.remove_task(self._task)
-            self._task = self.progress.add_task(label, total=p.planned, count=count, status=status)
-            if not self.live:
-                what = (
-                    f"{p.planned} order(s)"
-                    if p.planned is not None
-                    else "orders until a limit stops it"
-                )
-                self.notice(
-                    f"orderdep: {label} ({what})"
-                    if p.phase == "search"
-                    else f"orderdep: confirming {p.suspects} suspect(s)"
-                )
-        elif not self.live and now - self._said >= HEARTBEAT:
-            self._said = now
-            self.notice(f"orderdep: {label}: {count}, {status}{self.left()}")
-        assert self._task is not None
-        self.progress.update(
-            self._task, completed=p.done, total=p.planned, count=count, status=status
-        )
 
 
 @cli.command()
@@ -259,6 +175,7 @@ class DetectDisplay:
     help="Re-runs of each failing and passing order before a test is called OD, not ND.",
 )
 @ci_options
+@baseline_options
 @ALLOW_INCOMPLETE_OPTION
 @CHECK_OPTION
 def detect(
@@ -275,6 +192,8 @@ def detect(
     changed: bool,
     base: str,
     junit_file: Optional[Path],
+    baseline_files: tuple[Path, ...],
+    no_baseline: bool,
     allow_incomplete: bool,
     **params: Any,
 ) -> int:
@@ -304,6 +223,9 @@ def detect(
 
     project: Path = params["project"]
     check_ci_options(changed)
+    known = load_baseline(
+        project.resolve(), baseline_files, no_baseline, base if changed else None, fork_point
+    )
     if seed is None:
         # CI runs continue each other (see ci.Progress), so --changed keeps one seed.
         seed = 0 if changed else secrets.randbelow(2**31)
@@ -379,12 +301,19 @@ def detect(
         for f in report.od_tests
     }
     reproduce.update({t: command(t, [t, t], "fails") for t in report.nio_tests})
+    verdicts = verdicts_of(report, known)
+    for line in baseline_lines(verdicts):
+        Printer(out).line(line)
+    if verdicts is not None:
+        set_result(baseline={t: {"new": v.new, "reason": v.reason} for t, v in verdicts.items()})
     write_ci_outputs(
-        report, reproduce, junit_file, Path(report.project or project), allow_incomplete
+        report, reproduce, junit_file, Path(report.project or project), allow_incomplete, verdicts
     )
     for line in unfinished_lines(report, command_argv(), seed, search=True):
         Printer(out).line(line)
     if limit.interrupt is not None:  # the report is saved: now stop as Ctrl-C does
         raise limit.interrupt
     found = bool(report.od_tests or report.nio_tests)
+    if verdicts is not None:  # a baseline: only what the change added or made worse fails
+        found = any(v.new for v in verdicts.values())
     return verdict_code(found, complete(report), allow_incomplete)

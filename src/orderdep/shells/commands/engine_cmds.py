@@ -18,11 +18,12 @@ from orderdep.engine.storelock import StoreLock
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.options import (
+    PATHS_ARG,
     PROJECT_ARG,
     STORE_OPTION,
     collect_options,
     engine_config,
-    engine_options,
+    order_engine_options,
     order_file_option,
     select_options,
 )
@@ -124,6 +125,7 @@ def collect_suite(project: Path, params: dict[str, Any]) -> Suite:
 
 @cli.command()
 @PROJECT_ARG
+@PATHS_ARG
 @click.option("--json", "as_json", is_flag=True, help="Print the suite as JSON.")
 @collect_options
 @select_options
@@ -197,14 +199,19 @@ def expand(args: Sequence[str], project: Path, suite: Suite) -> list[str]:
 
 
 @cli.command()
-@engine_options
+@order_engine_options
 @STORE_OPTION
 @order_file_option(
     "File with one test id per line (or a JSON list), in the order to run "
     "(default: the TESTS given)."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
-@click.argument("tests", nargs=-1)
+@click.argument(
+    "tests",
+    nargs=-1,
+    help="The order to run: node ids, test files or directories as pytest takes them; "
+    "an id may repeat (default: the whole suite in original order).",
+)
 def run(tests: tuple[str, ...], order_file: Optional[Path], as_json: bool, **params: Any) -> int:
     """Run TESTS (or --order-file) in exactly this order, in a fresh interpreter state.
 

@@ -87,7 +87,7 @@ def classify(
     """
     from orderdep.analysis.budget import Budget
     from orderdep.analysis.classify import classify as run_classify
-    from orderdep.shells.commands.detect_cmds import DetectDisplay
+    from orderdep.shells.detect_display import DetectDisplay
 
     project: Path = params["project"].resolve()
     path = report_path(project, report)

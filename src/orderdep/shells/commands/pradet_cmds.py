@@ -330,7 +330,13 @@ def refine_cmd(
 
 
 @pradet.command("explain")
-@click.argument("args", nargs=-1, required=True, metavar="[PROJECT] TEST")
+@click.argument(
+    "args",
+    nargs=-1,
+    required=True,
+    metavar="[PROJECT] TEST",
+    help="The project directory (default: the current one) and the node id of the test.",
+)
 @GRAPH_OPTION
 def explain_cmd(args: tuple[str, ...], graph_file: Optional[Path]) -> int:
     """The roots TEST read in each collected run and the earlier tests that wrote them."""

@@ -186,7 +186,7 @@ def _save_patch(found: Explanation, project: Path, apply_: bool) -> list[str]:
 
 
 @cli.command()
-@click.argument("test")
+@click.argument("test", help="The node id of the test that failed.")
 @engine_options
 @STORE_OPTION
 @order_file_option(

@@ -133,7 +133,9 @@ class Installer:
 
     def install(self, python: Path, args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
         if self.name == "uv":
-            cmd = [self.uv, "pip", "install", "-q", "--python", str(python), *_pip_config(), *args]
+            # pip's way with several indexes: the best match from all of them
+            cmd = [self.uv, "pip", "install", "-q", "--python", str(python),
+                   "--index-strategy", "unsafe-best-match", *_pip_config(), *args]  # fmt: skip
             return sh(cmd, cwd=cwd)
         return sh([str(python), "-m", "pip", "install", "-q", *args], cwd=cwd)
 

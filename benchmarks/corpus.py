@@ -4,7 +4,7 @@ order-dependent rows confirmed with plain pytest, then ``orderdep detect --class
 as Dask tasks.
 
 Usage:
-  python benchmarks/corpus.py --work DIR --clones DIR [--manifest FILE] [--project NAME ...]
+  python benchmarks/corpus.py --work DIR --clones DIR [--manifest FILE ...] [--project NAME ...]
          [--budget 120] [--seed 1] [--workers 2 | --dask ADDRESS | --workers 0]
          [--time-bound SECONDS] [--installer pip|uv] [--no-fix] [--again]
          [--orderdep-rev REV] [--label TEXT] [--no-doc]
@@ -21,8 +21,8 @@ runner's modules are uploaded to its workers, which must see the same paths);
 bounded by ``--time-bound`` (default: 4 budgets + 30 minutes); past it the step running
 is killed and the row says which it was.
 
-Writes the section "Pre-registered IDoFT sample" (or the manifest's ``section``) of
-docs/benchmarks.md: rows of earlier runs are kept as they came out; a run adds its rows
+Writes, per manifest, its section of docs/benchmarks.md ("Pre-registered IDoFT sample",
+or the manifest's ``section``): rows of earlier runs are kept as they came out; a run adds its rows
 and a totals row, with its date and label.
 """
 
@@ -106,7 +106,8 @@ def results(
 
 def main(argv: Optional[list[str]] = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--manifest", type=Path, default=MANIFEST)
+    p.add_argument("--manifest", type=Path, action="append", default=[],
+                   help="a manifest; repeatable (default: the pre-registered sample)")  # fmt: skip
     p.add_argument("--project", action="append", default=[])
     p.add_argument("--budget", type=float, default=120.0)
     p.add_argument("--seed", type=int, default=1)
@@ -123,11 +124,12 @@ def main(argv: Optional[list[str]] = None) -> None:
     p.add_argument("--label", default="")
     p.add_argument("--no-doc", action="store_true")
     opts = p.parse_args(argv)
-    manifest = json.loads(opts.manifest.read_text())
-    chosen = [e for e in manifest["projects"] if not opts.project or e["name"] in opts.project]
-    unknown = set(opts.project) - {e["name"] for e in manifest["projects"]}
+    manifests = [(path, json.loads(path.read_text())) for path in opts.manifest or [MANIFEST]]
+    chosen = [(path, e) for path, m in manifests for e in m["projects"]
+              if not opts.project or e["name"] in opts.project]  # fmt: skip
+    unknown = set(opts.project) - {e["name"] for _, m in manifests for e in m["projects"]}
     if unknown:
-        raise SystemExit(f"no project {sorted(unknown)} in {opts.manifest}")
+        raise SystemExit(f"no project {sorted(unknown)} in {[str(m) for m, _ in manifests]}")
     git_dirs = dict(a.split("=", 1) for a in opts.git_dir)
     orderdep, who = orderdep_tree(opts.orderdep_rev, scratch_dir())
     key = run_key(opts, who)
@@ -136,7 +138,7 @@ def main(argv: Optional[list[str]] = None) -> None:
                  "time_bound": opts.time_bound or opts.budget * 4 + 1800}  # fmt: skip
     rows: dict[str, dict[str, Any]] = {}
     todo = []
-    for entry in chosen:
+    for _, entry in chosen:
         work = (opts.work / entry["name"]).resolve()
         saved = None if opts.again else done_before(work, key)
         if saved is not None:
@@ -159,10 +161,12 @@ def main(argv: Optional[list[str]] = None) -> None:
         if patch.exists() and patch.read_text().strip():
             print(patch.read_text())
     print(f"{len(todo)} projects run in {time.monotonic() - began:.0f} s")
-    ordered = [rows[e["name"]] for e in chosen if e["name"] in rows]
     if not opts.no_doc:
         stamp = time.strftime("%Y-%m-%d", time.gmtime())
-        write_rows(manifest, ordered, f"{stamp} {opts.label}".strip(), who, opts)
+        for path, manifest in manifests:
+            ordered = [rows[e["name"]] for m, e in chosen if m == path and e["name"] in rows]
+            if ordered:
+                write_rows(manifest, path, ordered, f"{stamp} {opts.label}".strip(), who, opts)
 
 
 if __name__ == "__main__":

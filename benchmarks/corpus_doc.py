@@ -4,6 +4,7 @@ totals row per run against the targets; rows of earlier runs are kept as they ca
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from benchdoc import DOC, table, write_section
@@ -58,14 +59,14 @@ def totals(rows: list[dict[str, Any]], run: str, who: str, budget: float) -> lis
             sum(lines)]  # fmt: skip
 
 
-def write_rows(manifest: dict[str, Any], rows: list[dict[str, Any]], run: str, who: str,
-               opts: argparse.Namespace) -> None:  # fmt: skip
+def write_rows(manifest: dict[str, Any], path: Path, rows: list[dict[str, Any]], run: str,
+               who: str, opts: argparse.Namespace) -> None:  # fmt: skip
     section = manifest.get("section", SECTION)
     text = DOC.read_text(encoding="utf-8") if DOC.exists() else ""
     new = [cells(r, run, who, opts.budget) for r in rows]
     new.append(totals(rows, run, who, opts.budget))
     body = (
-        "Each project of the manifest (`benchmarks/manifests/idoft_sample.json`: public "
+        f"Each project of the manifest (`benchmarks/manifests/{path.name}`: public "
         "facts only) set up in a venv of its own as the manifest says, its rows confirmed "
         "again with plain pytest (one fresh process per order; *rows reproduced by hand*: "
         "those the manifest found reproducing, of all its rows), then `orderdep detect . "
@@ -80,7 +81,8 @@ def write_rows(manifest: dict[str, Any], rows: list[dict[str, Any]], run: str, w
         "repaired 80%, no false OD test, every project within its budget + 10%. Rows are "
         "kept as they came out; later runs add rows.\n\n"
         "Reproduce: clone each project's `repo` into `CLONES/OWNER+NAME`, then "
-        "`python benchmarks/corpus.py --work DIR --clones CLONES --label LABEL` "
+        f"`python benchmarks/corpus.py --manifest benchmarks/manifests/{path.name} --work DIR "
+        "--clones CLONES --label LABEL` "
         "(`--project NAME` for one; `--again` to rerun a kept result).\n\n"
         + table(HEADERS, [*earlier_rows(text, section, HEADERS), *new])
         + notes_of(text, section)

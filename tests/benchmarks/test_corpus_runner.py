@@ -154,8 +154,8 @@ def _git_project(root: Path) -> str:
                           capture_output=True, text=True).stdout.strip()  # fmt: skip
 
 
-@pytest.mark.slow
-def test_whole_run_on_a_git_project_then_resumed(tmp_path: Path, capsys: Any) -> None:
+def _manifest(tmp_path: Path) -> list[str]:
+    """A manifest of the hand-written project and a skipped one; the runner's arguments."""
     clone = tmp_path / "clones" / "someone+shop"
     clone.mkdir(parents=True)
     commit = _git_project(clone)
@@ -171,10 +171,22 @@ def test_whole_run_on_a_git_project_then_resumed(tmp_path: Path, capsys: Any) ->
     }  # fmt: skip
     path = tmp_path / "manifest.json"
     path.write_text(json.dumps(manifest))
-    argv = ["--manifest", str(path), "--work", str(tmp_path / "work"), "--clones",
-            str(tmp_path / "clones"), "--budget", "30", "--workers", "0", "--no-doc"]  # fmt: skip
+    return ["--manifest", str(path), "--work", str(tmp_path / "work"), "--clones",
+            str(tmp_path / "clones"), "--budget", "30", "--no-doc"]  # fmt: skip
+
+
+def _scored(tmp_path: Path) -> dict[str, Any]:
+    row: dict[str, Any] = json.loads((tmp_path / "work" / "shop" / "result.json").read_text())[
+        "row"
+    ]
+    return row
+
+
+@pytest.mark.slow
+def test_whole_run_on_a_git_project_then_resumed(tmp_path: Path, capsys: Any) -> None:
+    argv = [*_manifest(tmp_path), "--workers", "0"]
     corpus.main(argv)
-    row = json.loads((tmp_path / "work" / "shop" / "result.json").read_text())["row"]
+    row = _scored(tmp_path)
     assert row["status"] == "scored", row
     assert (row["confirmed"], row["found"], row["right_kind"], row["right_partner"]) == (1, 1, 1, 1)
     assert row["repaired"] == 1 and row["holds"] == "yes" and row["changed_lines"] > 0
@@ -183,3 +195,13 @@ def test_whole_run_on_a_git_project_then_resumed(tmp_path: Path, capsys: Any) ->
     capsys.readouterr()
     corpus.main(argv)
     assert "kept from an earlier run" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_projects_run_as_tasks_of_a_given_dask_scheduler(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:  # fmt: skip
+        corpus.main([*_manifest(tmp_path), "--dask", cluster.scheduler_address])
+    row = _scored(tmp_path)
+    assert (row["status"], row["found"], row["repaired"]) == ("scored", 1, 1)

@@ -30,6 +30,7 @@ def test_roots_are_named_after_modules_classes_and_caches(project: Project) -> N
         f"{n}.state",  # the package's attribute for its submodule
         "cwd",
         "sys.path",
+        "sys.argv",
         "sys.modules",
         "warnings",
         "random",

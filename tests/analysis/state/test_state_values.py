@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 
 import pytest
 from state_helpers import Project
@@ -55,6 +56,7 @@ def test_restore_env_files_logging_and_caches(
         f"cache:{n}.state.square",
         "cwd",
         "sys.path",
+        "sys.argv",
         "random",
         "warnings",
     ]
@@ -65,9 +67,12 @@ def test_restore_env_files_logging_and_caches(
     project.write("data/new.txt", "new")
     logger.setLevel(logging.ERROR)
     state.square(5)
+    argv = sys.argv
+    sys.argv = ["prog", "--changed"]  # rebound, as a test of a command line does
     for name in names:
         restore(name, saved[name], config)
     assert diff(before, tracker.snapshot()) == []
+    assert sys.argv == argv
 
 
 def test_describe_is_readable(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:

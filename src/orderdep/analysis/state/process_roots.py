@@ -81,6 +81,8 @@ class ProcessRoots:
         except OSError:
             out["cwd"] = hash(None)
         out["sys.path"] = hash(tuple(str(p) for p in sys.path))
+        argv = sys.argv
+        out["sys.argv"] = hash(tuple(map(str, argv))) if isinstance(argv, list) else hash(id(argv))
         modules = sys.modules
         size = (len(modules), next(reversed(modules.keys()), None) if modules else None)
         if size != self._modules_key:  # see ProjectModules.current

@@ -360,6 +360,8 @@ class ReadTracer:
             roots.add("sys.modules")
         if "import" in flags or {"sys", "path"} <= names or names & IMPORT_NAMES:
             roots.add("sys.path")
+        if {"sys", "argv"} <= names or "argparse" in names or "parse_args" in names:
+            roots.add("sys.argv")
         if "import" in flags or "cwd" in flags or "chdir" in names:
             roots.add("cwd")
         if "subprocess" in flags:
@@ -369,7 +371,7 @@ class ReadTracer:
         roots.update(self.files)
         roots.update(self.noted)
         if self.broad:
-            roots.update(("logging:*", "random", "sys.modules", "sys.path", "cwd"))
+            roots.update(("logging:*", "random", "sys.modules", "sys.path", "sys.argv", "cwd"))
         return roots
 
 

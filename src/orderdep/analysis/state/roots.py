@@ -9,6 +9,7 @@ fields. The Python equivalent of a static field is a *root*:
 ``cache:pkg.mod.func``        a ``functools.lru_cache``/``cache`` of a project function
 ``env:NAME``                  one environment variable
 ``cwd``, ``sys.path``         the working directory, the import path
+``sys.argv``                  the command line (argparse reads it)
 ``sys.modules``               the set of imported module names
 ``logging:<logger>``          level, handlers, filters of a logger (``logging:root``)
 ``warnings``, ``random``      the warning filters, the ``random`` module's state
@@ -57,7 +58,7 @@ from orderdep.analysis.state.namespaces import (
 )
 from orderdep.analysis.state.process_roots import ProcessRoots
 
-PROCESS_ROOTS = ("cwd", "sys.path", "sys.modules", "warnings", "random")
+PROCESS_ROOTS = ("cwd", "sys.path", "sys.argv", "sys.modules", "warnings", "random")
 DEFAULT_ENV_EXCLUDE = frozenset({"PYTEST_CURRENT_TEST", "PYTEST_XDIST_WORKER"})
 
 

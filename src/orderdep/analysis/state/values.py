@@ -104,6 +104,8 @@ def get(name: str, config: Optional[RootsConfig] = None) -> RootValue:
         return RootValue(name, True, cwd, cwd)
     if name == "sys.path":
         return RootValue(name, True, sys.path, list(sys.path))
+    if name == "sys.argv":
+        return RootValue(name, True, sys.argv, list(sys.argv))
     if name == "sys.modules":
         return RootValue(name, True, sys.modules, dict(sys.modules))
     if name == "warnings":
@@ -194,6 +196,8 @@ def restore(name: str, captured: RootValue, config: Optional[RootsConfig] = None
         os.chdir(captured.content)
     elif name == "sys.path":
         sys.path[:] = captured.content
+    elif name == "sys.argv":
+        sys.argv = list(captured.content)  # tests rebind it; put the list back
     elif name == "sys.modules":
         for key in [k for k in sys.modules if k not in captured.content]:
             del sys.modules[key]
@@ -301,8 +305,9 @@ def _describe(name: str, config: Optional[RootsConfig]) -> str:
     if name.startswith(fixtures.PREFIX):
         present, value = _fixture(name)
         return _value_line(value) if present else "<not set up>"
-    if name in ("cwd", "sys.path"):
-        return _repr.repr(os.getcwd() if name == "cwd" else sys.path)
+    if name in ("cwd", "sys.path", "sys.argv"):
+        return _repr.repr({"cwd": os.getcwd, "sys.path": lambda: sys.path,
+                           "sys.argv": lambda: sys.argv}[name]())  # fmt: skip
     owner, attr = _locate(name)
     if attr not in vars(owner):
         return "<unset>"

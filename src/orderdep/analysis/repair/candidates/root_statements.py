@@ -310,6 +310,11 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
         out.append(
             (["import sys", "monkeypatch.setattr(sys, 'path', list(sys.path))"], ["monkeypatch"])
         )
+    elif root.kind == "sysargv":
+        # the command line the test ran with, put back when it ends (argparse reads it)
+        out.append(
+            (["import sys", "monkeypatch.setattr(sys, 'argv', list(sys.argv))"], ["monkeypatch"])
+        )
     elif root.kind == "file" and root.path:
         expr, imports = _file_expr(root.path)
         fixtures = ["request"]

@@ -31,7 +31,7 @@ from orderdep.analysis.state.values import RootValue, get, restore
 from orderdep.analysis.state.values import describe as describe_root
 
 # -- roots: what each capture reports ----------------------------------------------------------
-PROCESS_ROOTS = frozenset({"cwd", "sys.path", "warnings", "random", "sys.modules"})
+PROCESS_ROOTS = frozenset({"cwd", "sys.path", "sys.argv", "warnings", "random", "sys.modules"})
 
 
 def roots_config(rootdir: str) -> RootsConfig:
@@ -81,6 +81,8 @@ def root_meta(name: str, tracker: StateTracker, rootdir: str) -> dict[str, Any]:
         return {"kind": name}
     if name == "sys.path":
         return {"kind": "syspath"}
+    if name == "sys.argv":
+        return {"kind": "sysargv"}
     if name.startswith("logging:"):
         return {"kind": "logging"}
     if name.startswith(FIXTURE_PREFIX):
@@ -148,6 +150,8 @@ def capture_root(name: str, meta: dict[str, Any], config: RootsConfig) -> dict[s
     elif kind == "syspath":
         entries = [_relative(str(p), config.rootdir) if p else p for p in value]
         out.update(type="list", desc=describe(entries), literal=None)
+    elif kind == "sysargv":
+        out.update(type="list", desc=describe([str(a) for a in value]), literal=None)
     else:
         out.update(type=type(value).__qualname__, desc=describe(value), literal=literal(value))
         if not isinstance(value, (type(None), bool, int, float, complex, str, bytes, tuple)):

@@ -1,0 +1,64 @@
+"""The command line as shared state: a test that rebinds ``sys.argv`` fails a later test
+whose code parses it; the debugger names ``sys.argv`` and the patch puts it back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.engine.conftest import write_files
+
+from orderdep.analysis.repair.fix import Repairer
+from orderdep.analysis.repair.locate.debugger import debug
+from orderdep.core.report import ODFinding
+from orderdep.engine.runner import Engine
+
+FILES = {
+    "pytest.ini": "[pytest]\n",
+    "app/__init__.py": "",
+    "app/cli.py": """
+        import argparse
+
+
+        def options():
+            parser = argparse.ArgumentParser(add_help=False)
+            parser.add_argument("--verbose", action="store_true")
+            return parser.parse_known_args()[0]
+        """,
+    "tests/test_cli.py": """
+        import sys
+
+        from app import cli
+
+
+        def test_verbose_flag():
+            sys.argv = ["prog", "--verbose"]
+            assert cli.options().verbose
+
+
+        def test_quiet_by_default():
+            assert not cli.options().verbose
+        """,
+}
+T = "tests/test_cli.py::"
+FINDING = ODFinding(T + "test_quiet_by_default", "victim", polluters=[T + "test_verbose_flag"])
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_files(tmp_path_factory.mktemp("argv") / "proj", FILES)
+
+
+def test_the_debugger_names_the_command_line(engine: Engine) -> None:
+    victim, polluter = FINDING.test, FINDING.polluters[0]
+    result = debug(engine, victim, kind="victim", failing_order=[polluter, victim],
+                   passing_order=[victim])  # fmt: skip
+    assert [r.name for r in result.culprits] == ["sys.argv"]
+
+
+def test_the_polluter_puts_the_command_line_back(engine: Engine) -> None:
+    result = Repairer(engine.config, engine, strategy="polluter").repair(FINDING)
+    assert result.fix is not None, result.notes
+    (ins,) = result.fix.insertions
+    assert ins.test == T + "test_verbose_flag"
+    assert "monkeypatch.setattr(sys, 'argv', list(sys.argv))" in ins.statements

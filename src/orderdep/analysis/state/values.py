@@ -305,9 +305,10 @@ def _describe(name: str, config: Optional[RootsConfig]) -> str:
     if name.startswith(fixtures.PREFIX):
         present, value = _fixture(name)
         return _value_line(value) if present else "<not set up>"
-    if name in ("cwd", "sys.path", "sys.argv"):
-        return _repr.repr({"cwd": os.getcwd, "sys.path": lambda: sys.path,
-                           "sys.argv": lambda: sys.argv}[name]())  # fmt: skip
+    if name == "cwd":
+        return _repr.repr(os.getcwd())
+    if name in ("sys.path", "sys.argv"):
+        return _repr.repr(sys.path if name == "sys.path" else sys.argv)
     owner, attr = _locate(name)
     if attr not in vars(owner):
         return "<unset>"

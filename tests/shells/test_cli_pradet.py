@@ -186,3 +186,29 @@ def test_explain_suggests_close_test_ids(
     err = capsys.readouterr().err
     assert f"did you mean {truth.tests[3]!r}" in err
     assert main(["pradet", "explain", str(root), "a", "b", "c"]) == 2
+
+
+def test_a_counter_every_test_writes_is_linked_to_its_last_writer_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from clitools import write_files
+
+    tests = "\n\n".join(f"def test_make_{i}():\n    ids.new()" for i in range(24))
+    files = {
+        "pytest.ini": "[pytest]\n",
+        "app/__init__.py": "",
+        "app/ids.py": "NEXT = 0\n\n\ndef new():\n    global NEXT\n    NEXT += 1\n    return NEXT\n",
+        "tests/test_ids.py": f"from app import ids\n\n\n{tests}\n\n\ndef test_read():\n    assert ids.NEXT >= 0\n",
+    }
+    project = write_files(tmp_path / "p", files)
+    assert main(["pradet", str(project), "--budget", "120", "--no-check"]) in (0, 1)
+    out = capsys.readouterr().out
+    assert (
+        "written by more than 20 tests, so each reader is linked to the last writer only: app.ids.NEXT (24 writers)"
+        in out
+    )
+    (line,) = [x for x in out.splitlines() if x.startswith("data dependencies:")]
+    # each test reads the counter it increments: the first 20 readers depend on every
+    # earlier writer (1 + 2 + ... + 20), the 4 readers after them on the last writer only,
+    # not on all of them (1 + 2 + ... + 24 = 300)
+    assert "(reference 214," in line, line

@@ -9,6 +9,7 @@ from typing import Any, Optional
 
 import click
 
+from orderdep.analysis.pradet.datadeps import CROWDED
 from orderdep.analysis.pradet.pipeline import Collected, PradetResult, merge_report
 from orderdep.core.report import Report, load_report, save_report
 from orderdep.shells.commands.detect_cmds import reproduce_command
@@ -49,6 +50,15 @@ def collection_lines(collected: Collected) -> list[str]:
         for c in collected.collections
     )
     lines.append(f"data dependencies: {len(pairs)} test pairs ({per})")
+    crowded: dict[str, int] = {}
+    for c in collected.collections:
+        for root, n in c.graph().graph.get("crowded", {}).items():
+            crowded[root] = max(n, crowded.get(root, 0))
+    if crowded:
+        shown = ", ".join(f"{r} ({n} writers)" for r, n in list(crowded.items())[:SHOWN_ROOTS])
+        more = f" and {len(crowded) - SHOWN_ROOTS} more" if len(crowded) > SHOWN_ROOTS else ""
+        lines.append(f"written by more than {CROWDED} tests, so each reader is linked to the "
+                     f"last writer only: {shown}{more}")  # fmt: skip
     return lines
 
 

@@ -125,3 +125,13 @@ def test_all_writers_links_every_earlier_writer() -> None:
         ("c", "s2", ["d"]),
     ]
     assert nx.is_directed_acyclic_graph(every)
+
+
+def test_a_root_written_by_many_tests_links_its_last_writer_only() -> None:
+    writers = [(f"w{i}", [], ["counter"]) for i in range(5)]
+    seq = accesses(probe(("s", [], ["d"]), *writers, ("r", ["counter", "d"], [])))
+    every = data_dependencies(seq, all_writers=True, crowded=3)
+    assert sorted(every.edges) == [("r", "s"), ("r", "w4")]
+    assert every.graph["crowded"] == {"counter": 5}
+    below = data_dependencies(seq, all_writers=True, crowded=5)
+    assert len(below.edges) == 6 and "crowded" not in below.graph

@@ -48,6 +48,7 @@ class Collection:
     accesses: list[TestAccess]
     roots: dict[str, str] = field(default_factory=dict)  # written root -> its final value
     stats: dict[str, Any] = field(default_factory=dict)
+    _graph: Optional[nx.DiGraph] = field(default=None, init=False, repr=False, compare=False)
     wall_seconds: float = 0.0
 
     @classmethod
@@ -73,8 +74,11 @@ class Collection:
     def graph(self) -> nx.DiGraph:
         """PRADET's test dependency graph of this run (edges dependent -> dependee), with an
         edge to every earlier writer of a root read
-        (:func:`~orderdep.analysis.pradet.datadeps.data_dependencies` ``all_writers``)."""
-        return data_dependencies(self.accesses, all_writers=True)
+        (:func:`~orderdep.analysis.pradet.datadeps.data_dependencies` ``all_writers``);
+        built once (callers must not change it)."""
+        if self._graph is None:
+            self._graph = data_dependencies(self.accesses, all_writers=True)
+        return self._graph
 
     def reference(self) -> OrderResult:
         """The run's outcomes as an :class:`OrderResult` (refinement compares with it)."""

@@ -7,6 +7,13 @@ PRADET's test dependency graph: a ``networkx.DiGraph`` over test ids with an edg
 ``t2 -> t1`` (dependent -> dependee) carrying the ``roots`` it flows through. Every edge
 points backwards in the reference order, so the graph is acyclic.
 
+A root written by many tests (more than :data:`CROWDED`: a creation counter, an id
+generator, a cache every test fills) links a reader to its last writer only, even with
+``all_writers``: removing one of its many writers cannot change what the reader sees, so
+testing each would cost a dependency per reader and writer (half a million on a
+1,000-test suite) and find nothing the last one does not; the graph's ``crowded``
+attribute names such roots with their number of writers.
+
 Reads ending in ``*`` are wildcards (``env:*``, ``file:data/*``): they read every root
 with that prefix. A test's reads are matched before its own writes are applied, so a test
 that reads and then rewrites a root depends on the earlier writer.
@@ -21,6 +28,9 @@ from typing import Any
 import networkx as nx
 
 from orderdep.errors import ReportError
+
+#: Writers of one root beyond which a reader is linked to the last one only.
+CROWDED = 20
 
 
 @dataclass(frozen=True)
@@ -70,7 +80,9 @@ def matching(read: str, written: Iterable[str]) -> list[str]:
     return [read]
 
 
-def data_dependencies(seq: Sequence[TestAccess], *, all_writers: bool = False) -> nx.DiGraph:
+def data_dependencies(
+    seq: Sequence[TestAccess], *, all_writers: bool = False, crowded: int = CROWDED
+) -> nx.DiGraph:
     """PRADET's test dependency graph for accesses in reference order.
 
     Nodes are test ids (attribute ``index``: first position); edge ``t2 -> t1`` has
@@ -82,8 +94,11 @@ def data_dependencies(seq: Sequence[TestAccess], *, all_writers: bool = False) -
     earlier one the way a write to a Java field does; refinement keeps the other writers
     before the dependent while it tests one, so a later writer no longer hides an earlier
     one. The edges still point backwards in the reference order: the graph stays acyclic.
+    A root with more than ``crowded`` writers before the reader links the last one only
+    (``graph.graph["crowded"]``: root -> writers, see the module doc).
     """
     graph = nx.DiGraph()
+    crowd: dict[str, int] = {}
     writers: dict[str, list[str]] = {}  # root -> its writers so far, the last one last
     for access in seq:
         test = access.test
@@ -94,7 +109,10 @@ def data_dependencies(seq: Sequence[TestAccess], *, all_writers: bool = False) -
                 earlier = writers.get(root)
                 if not earlier:
                     continue
-                for writer in earlier if all_writers else earlier[-1:]:
+                many = len(earlier) > crowded
+                if many:
+                    crowd[root] = len(earlier)
+                for writer in earlier if all_writers and not many else earlier[-1:]:
                     if writer == test:
                         continue
                     if graph.has_edge(test, writer):
@@ -108,6 +126,9 @@ def data_dependencies(seq: Sequence[TestAccess], *, all_writers: bool = False) -
             tests.append(test)
     for _, _, data in graph.edges(data=True):
         data["roots"] = sorted(data["roots"])
+    if crowd:
+        final = {r: len(writers[r]) for r in crowd}
+        graph.graph["crowded"] = dict(sorted(final.items(), key=lambda kv: (-kv[1], kv[0])))
     return graph
 
 

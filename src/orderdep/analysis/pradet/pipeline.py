@@ -204,7 +204,7 @@ def _untested(c: Collection, verdicts: Verdicts) -> tuple[nx.DiGraph, set[tuple[
     pair with the dependent's outcome the same as in ``c``'s run. With another outcome
     (a victim that fails only in this run: its cleaner was between in the others) the
     pair is tested again."""
-    graph = c.graph()
+    graph = c.graph().copy()  # refinement changes it; the collection keeps its own
     failed = {t: o.is_failure for t, o in zip(c.order, c.outcomes)}
     keep: set[tuple[str, str]] = set()
     drop: list[tuple[str, str]] = []

@@ -10,6 +10,7 @@ from typing import Optional
 import click
 
 from orderdep import __version__
+from orderdep.shells.arguments import HelpCommand
 from orderdep.shells.config import ConfiguredGroup
 from orderdep.shells.output import add_output_options
 
@@ -48,6 +49,8 @@ COMMAND_MODULES: dict[str, str] = {
 class WorkflowGroup(ConfiguredGroup):
     """A group whose commands are imported on first use (:data:`COMMAND_MODULES`) and
     whose help lists them by workflow step (:data:`SECTIONS`)."""
+
+    command_class = HelpCommand
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*self.commands, *COMMAND_MODULES})

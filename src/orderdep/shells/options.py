@@ -13,6 +13,7 @@ import click
 from orderdep.engine.config import RUNNERS, EngineConfig
 from orderdep.engine.home import HOME_POLICIES
 from orderdep.engine.store import project_relative
+from orderdep.shells.arguments import argument
 from orderdep.shells.interpreter import default_python
 from orderdep.shells.project import positional_selection, resolve_paths, resolve_project
 
@@ -80,7 +81,7 @@ SEED = click.IntRange(min=0, max=MAX_SEED)
 
 # The project directory; without it, the project holding the current directory (found as
 # pytest finds its rootdir). A test file or node id selects it (see shells/project.py).
-PROJECT_ARG = click.argument(
+PROJECT_ARG = argument(
     "project",
     required=False,
     default=None,
@@ -91,7 +92,7 @@ PROJECT_ARG = click.argument(
     "holds it.",
 )
 # Further positionals select tests as pytest's own arguments do (see shells/project.py).
-PATHS_ARG = click.argument(
+PATHS_ARG = argument(
     "paths",
     nargs=-1,
     callback=resolve_paths,

@@ -17,6 +17,7 @@ from orderdep.engine.store import DEFAULT_STORE, Store, code_key
 from orderdep.engine.storelock import StoreLock
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
+from orderdep.shells.arguments import argument
 from orderdep.shells.options import (
     PATHS_ARG,
     PROJECT_ARG,
@@ -206,7 +207,7 @@ def expand(args: Sequence[str], project: Path, suite: Suite) -> list[str]:
     "(default: the TESTS given)."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
-@click.argument(
+@argument(
     "tests",
     nargs=-1,
     help="The order to run: node ids, test files or directories as pytest takes them; "

@@ -27,6 +27,7 @@ from orderdep.analysis.pradet.pipeline import (
 from orderdep.analysis.pradet.pipeline import collect as run_collect
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
+from orderdep.shells.arguments import HelpGroup, argument
 from orderdep.shells.commands.engine_cmds import open_engine, read_order_file
 from orderdep.shells.options import (
     ALLOW_INCOMPLETE_OPTION,
@@ -48,7 +49,7 @@ from orderdep.shells.pradet_summary import collection_lines, finish
 DEFAULT_GRAPH = Path(".orderdep") / "pradet.json"
 
 
-class _RunByDefault(click.Group):
+class _RunByDefault(HelpGroup):
     """A group that runs ``run`` when its first argument is not a subcommand."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
@@ -330,7 +331,7 @@ def refine_cmd(
 
 
 @pradet.command("explain")
-@click.argument(
+@argument(
     "args",
     nargs=-1,
     required=True,

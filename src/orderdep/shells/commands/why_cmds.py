@@ -11,6 +11,7 @@ import click
 
 from orderdep.errors import UsageError, shown_path
 from orderdep.shells.app import cli
+from orderdep.shells.arguments import argument
 from orderdep.shells.commands.engine_cmds import open_engine, read_order_file
 from orderdep.shells.options import (
     CHECK_OPTION,
@@ -186,7 +187,7 @@ def _save_patch(found: Explanation, project: Path, apply_: bool) -> list[str]:
 
 
 @cli.command()
-@click.argument("test", help="The node id of the test that failed.")
+@argument("test", help="The node id of the test that failed.")
 @engine_options
 @STORE_OPTION
 @order_file_option(

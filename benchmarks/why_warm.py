@@ -5,7 +5,8 @@ For each project of a ``corpus.py`` work directory with a known victim that its 
 report found (the first such row), in the project's own venv (this checkout's orderdep
 installed into it first):
 
-* the failing order: the report's failing order for the victim, cut after it;
+* the failing order: a seeded shuffle of the suite with a known polluter before the
+  victim, cut after it (what a red shuffled run leaves);
 * *one run*: plain pytest on the minimal failing order (polluter, victim), timed: the
   floor a warm answer cannot beat;
 * *warm*: ``orderdep why V --order-file F --no-fix --no-state --no-check --report R``;
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 import time
 from pathlib import Path
@@ -44,15 +46,26 @@ def case_of(entry: dict[str, Any], work: Path) -> Optional[dict[str, Any]]:
     report_path = work / "detect-report.json"
     if not report_path.exists():
         return None
-    findings = {f["test"]: f for f in json.loads(report_path.read_text()).get("od_tests", [])}
+    report = json.loads(report_path.read_text())
+    findings = {f["test"]: f for f in report.get("od_tests", [])}
     for row in entry.get("known", []):
         finding = findings.get(row["test"])
         if row.get("kind") == "victim" and row.get("reproduces") and finding:
-            order = list(finding["failing_order"])
-            order = order[: order.index(row["test"]) + 1]
-            return {"test": row["test"], "polluters": row["polluters"], "order": order,
-                    "report": report_path}  # fmt: skip
+            return {"test": row["test"], "polluters": row["polluters"], "report": report_path,
+                    "order": shuffled(report["tests"], row["test"], row["polluters"])}  # fmt: skip
     return None
+
+
+def shuffled(tests: list[str], victim: str, polluters: list[str]) -> list[str]:
+    """A shuffled run of the suite, cut after ``victim``, with a polluter before it (the
+    first seed from 1 that gives one): the order a red shuffled CI run leaves."""
+    for seed in range(1, 1000):
+        order = list(tests)
+        random.Random(seed).shuffle(order)
+        order = order[: order.index(victim) + 1]
+        if any(p in order for p in polluters):
+            return order
+    return [polluters[0], victim]
 
 
 def timed(cmd: list[str], cwd: Path, python: Path) -> tuple[float, str]:
@@ -120,8 +133,8 @@ def main() -> None:
     head = sh(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"]).stdout.strip()
     body = (
         f"orderdep {head}. Projects and venvs of a `benchmarks/corpus.py` work directory; for "
-        "each, its first known victim that detect's report found, with the report's failing "
-        "order cut after it. *one run*: plain pytest on the polluter then the victim (the "
+        "each, its first known victim that detect's report found, and a seeded shuffle of the "
+        "suite with a known polluter before the victim, cut after it. *one run*: plain pytest on the polluter then the victim (the "
         "floor for a warm answer). *warm*: `orderdep why V --order-file F --no-fix --no-state "
         "--no-check --report R` (answers from the report, one run); *cold*: the same with "
         "`--no-known` and a new store (the search); *detect-test-pollution*: "

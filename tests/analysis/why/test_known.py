@@ -79,3 +79,13 @@ def test_remember_keeps_found_minimal_results_only(tmp_path: Path) -> None:
     assert read_json(path) == {"v": {"verdict": "victim", "culprits": ["p"]}}
     path.write_text("not json")
     assert read_json(path) is None
+
+
+def test_a_known_cleaner_after_the_polluter_does_not_fit() -> None:
+    cause = KnownCause("victim", ("p",), "r", cleaners=("c",))
+    assert not cause.fits(["p", "c", "v"])
+    assert cause.fits(["c", "p", "v"])  # cleaned before the polluter ran: still polluted
+    report = {"od_tests": [{"test": "v", "kind": "victim", "polluters": ["p"],
+                            "cleaners": {"p": ["c"]}}]}  # fmt: skip
+    (known,) = known_causes("v", report, None)
+    assert known.cleaners == ("c",)

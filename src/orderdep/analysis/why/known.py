@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Optional, Protocol
 
 from orderdep.analysis.why.search import WhyResult
+from orderdep.core.odmodel import group_key
 from orderdep.core.outcomes import OrderResult, Outcome
 
 # What earlier ``why`` runs found, test id -> {"verdict", "culprits"}, under the project.
@@ -35,12 +36,19 @@ class KnownCause:
     verdict: str  # victim | brittle
     culprits: tuple[str, ...]  # a polluter (group) or a state-setter (set)
     source: str  # where it is known from, as the answer says it
+    cleaners: tuple[str, ...] = ()  # of a victim's polluter (group), when known
 
     def fits(self, given: Sequence[str]) -> bool:
-        """Whether it explains ``given`` (a failing order ending with the test)."""
-        before = set(given[:-1])
+        """Whether it explains ``given`` (a failing order ending with the test): a
+        victim's polluters all ran before it and no known cleaner of theirs after them."""
+        before = list(given[:-1])
         inside = all(c in before for c in self.culprits)
-        return inside if self.verdict == "victim" else not inside
+        if self.verdict != "victim":
+            return not inside
+        if not inside:
+            return False
+        last = max(len(before) - 1 - before[::-1].index(c) for c in self.culprits)
+        return not set(self.cleaners) & set(before[last + 1 :])
 
     def orders(self, test: str) -> tuple[list[str], list[str]]:
         """(minimal failing order, minimal passing order)."""
@@ -81,7 +89,12 @@ def known_causes(
         one, many = ("polluters", "polluter_groups") if kind == "victim" else (
             "state_setters", "state_setter_groups")  # fmt: skip
         groups = [[p] for p in finding.get(one) or []] + list(finding.get(many) or [])
-        out += [KnownCause(kind, tuple(g), report_name) for g in groups if g]
+        cleaners = finding.get("cleaners") or {}
+        out += [
+            KnownCause(kind, tuple(g), report_name, tuple(cleaners.get(group_key(g)) or ()))
+            for g in groups
+            if g
+        ]
     return out
 
 

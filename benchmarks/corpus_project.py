@@ -261,6 +261,11 @@ def repair(entry: dict[str, Any], source: Path, python: Path, work: Path, known:
     try:
         out.fix_exit, wall = logged(cmd, copy, python, work, "fix", opts["budget"] * 3 + 600,
                                     deadline)  # fmt: skip
+        patch = python_diff(source, copy)  # before the checks below write into the copy
+        (work / "fix.patch").write_text(patch)
+        out.changed_lines = sum(
+            1 for ln in patch.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))
+        )  # fmt: skip
         tree = Tree(entry, copy, python, deadline)
         for row in known:
             if row.kind == "brittle":
@@ -271,13 +276,6 @@ def repair(entry: dict[str, Any], source: Path, python: Path, work: Path, known:
         after = outcomes(tree.run([]))
     finally:
         install_project(python, entry, source)
-    patch = sh(["diff", "-ruN", "-x", ".orderdep", "-x", "__pycache__", "-x", ".pytest_cache",
-                "-x", "*.pyc", "-x", "*.egg-info", str(source), str(copy)]).stdout  # fmt: skip
-    (work / "fix.patch").write_text(patch)
-    out.changed_lines = sum(
-        1 for ln in patch.splitlines()
-        if ln[:1] in "+-" and not ln.startswith(("+++", "---"))
-    )  # fmt: skip
     # the original order keeps its outcomes, but for OD tests that failed in it and now pass
     repaired = {row.test for row in known if after.get(row.test) == "PASSED"}
     changed = sorted(t for t in set(before) | set(after)
@@ -290,6 +288,19 @@ def repair(entry: dict[str, Any], source: Path, python: Path, work: Path, known:
                       for t in changed) + "\n")  # fmt: skip
     out.lines.append(f"fix: exit {out.fix_exit} in {wall:.0f} s, {out.repaired} of "
                      f"{len(known)} repaired, {out.changed_lines} lines; see {work / 'fix.patch'}")  # fmt: skip
+
+
+def python_diff(source: Path, copy: Path) -> str:
+    """``diff -ruN`` of the Python files that differ between the trees (what a patch
+    touches; files the tests write are not part of it)."""
+    whole = sh(["diff", "-rqN", "-x", ".orderdep", "-x", "__pycache__", "-x", ".pytest_cache",
+                str(source), str(copy)]).stdout  # fmt: skip
+    out = []
+    for line in whole.splitlines():
+        parts = line.split(" ")
+        if len(parts) == 5 and parts[1].endswith(".py"):
+            out.append(sh(["diff", "-uN", parts[1], parts[3]]).stdout)
+    return "".join(out)
 
 
 def run_project(entry: dict[str, Any], opts: dict[str, Any], work_dir: str) -> dict[str, Any]:

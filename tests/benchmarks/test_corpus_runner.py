@@ -205,3 +205,13 @@ def test_projects_run_as_tasks_of_a_given_dask_scheduler(tmp_path: Path) -> None
         corpus.main([*_manifest(tmp_path), "--dask", cluster.scheduler_address])
     row = _scored(tmp_path)
     assert (row["status"], row["found"], row["repaired"]) == ("scored", 1, 1)
+
+
+def test_the_patch_is_the_python_files_that_differ(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    for root, text in ((a, "x = 1\n"), (b, "x = 2\n")):
+        (root / "pkg").mkdir(parents=True)
+        (root / "pkg" / "m.py").write_text(text)
+    (b / "run.log").write_text("written by a test\n" * 50)
+    patch = corpus_project.python_diff(a, b)
+    assert "-x = 1" in patch and "+x = 2" in patch and "run.log" not in patch

@@ -31,6 +31,7 @@ def test_roots_are_named_after_modules_classes_and_caches(project: Project) -> N
         "cwd",
         "sys.path",
         "sys.argv",
+        "decimal",
         "sys.modules",
         "warnings",
         "random",

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import decimal
 import logging
 import os
 import sys
@@ -57,6 +58,7 @@ def test_restore_env_files_logging_and_caches(
         "cwd",
         "sys.path",
         "sys.argv",
+        "decimal",
         "random",
         "warnings",
     ]
@@ -69,6 +71,7 @@ def test_restore_env_files_logging_and_caches(
     state.square(5)
     argv = sys.argv
     sys.argv = ["prog", "--changed"]  # rebound, as a test of a command line does
+    decimal.getcontext().prec = 5
     for name in names:
         restore(name, saved[name], config)
     assert diff(before, tracker.snapshot()) == []

@@ -8,6 +8,7 @@ snapshot between two tests costs little.
 
 from __future__ import annotations
 
+import decimal
 import logging
 import os
 import random
@@ -90,5 +91,18 @@ class ProcessRoots:
         out["sys.modules"] = self._modules_fp
         out["warnings"] = hash(tuple(map(_filter_key, list(warnings.filters))))
         out["random"] = hash(random.getstate())
+        out["decimal"] = hash(decimal_settings())
         for name, logger in logging_roots():
             out[name] = logger_fingerprint(logger)
+
+
+#: The settings of a decimal context a test can change (its flags change with every
+#: inexact operation and are left out).
+DECIMAL_FIELDS = ("prec", "rounding", "Emin", "Emax", "capitals", "clamp")
+
+
+def decimal_settings() -> tuple[object, ...]:
+    """The current thread's decimal context: its settings and the signals it traps."""
+    ctx = decimal.getcontext()
+    traps = tuple(sorted(s.__name__ for s, on in ctx.traps.items() if on))
+    return (*(getattr(ctx, f) for f in DECIMAL_FIELDS), traps)

@@ -13,6 +13,7 @@ fields. The Python equivalent of a static field is a *root*:
 ``sys.modules``               the set of imported module names
 ``logging:<logger>``          level, handlers, filters of a logger (``logging:root``)
 ``warnings``, ``random``      the warning filters, the ``random`` module's state
+``decimal``                   the thread's decimal context (precision, rounding, ...)
 ``file:<relpath>``            a file under the rootdir (``file:$TMP/..``, ``file:~/..``)
 ``fixture:<scope>:<id>::f``   the cached value of a wider-scoped fixture (:mod:`.fixtures`)
 ============================  ======================================================
@@ -58,7 +59,7 @@ from orderdep.analysis.state.namespaces import (
 )
 from orderdep.analysis.state.process_roots import ProcessRoots
 
-PROCESS_ROOTS = ("cwd", "sys.path", "sys.argv", "sys.modules", "warnings", "random")
+PROCESS_ROOTS = ("cwd", "sys.path", "sys.argv", "sys.modules", "warnings", "random", "decimal")
 DEFAULT_ENV_EXCLUDE = frozenset({"PYTEST_CURRENT_TEST", "PYTEST_XDIST_WORKER"})
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import copy
+import decimal
 import logging
 import os
 import random
@@ -22,6 +23,7 @@ from typing import Any, Optional
 
 from orderdep.analysis.state import fixtures
 from orderdep.analysis.state.files import FileWatcher
+from orderdep.analysis.state.process_roots import DECIMAL_FIELDS
 from orderdep.analysis.state.roots import RootsConfig
 from orderdep.errors import UsageError
 
@@ -106,6 +108,9 @@ def get(name: str, config: Optional[RootsConfig] = None) -> RootValue:
         return RootValue(name, True, sys.path, list(sys.path))
     if name == "sys.argv":
         return RootValue(name, True, sys.argv, list(sys.argv))
+    if name == "decimal":
+        ctx = decimal.getcontext()
+        return RootValue(name, True, ctx, ctx.copy())
     if name == "sys.modules":
         return RootValue(name, True, sys.modules, dict(sys.modules))
     if name == "warnings":
@@ -198,6 +203,11 @@ def restore(name: str, captured: RootValue, config: Optional[RootsConfig] = None
         sys.path[:] = captured.content
     elif name == "sys.argv":
         sys.argv = list(captured.content)  # tests rebind it; put the list back
+    elif name == "decimal":
+        ctx, saved = decimal.getcontext(), captured.content
+        for field_name in DECIMAL_FIELDS:
+            setattr(ctx, field_name, getattr(saved, field_name))
+        ctx.traps.update(saved.traps)
     elif name == "sys.modules":
         for key in [k for k in sys.modules if k not in captured.content]:
             del sys.modules[key]
@@ -307,6 +317,9 @@ def _describe(name: str, config: Optional[RootsConfig]) -> str:
         return _value_line(value) if present else "<not set up>"
     if name == "cwd":
         return _repr.repr(os.getcwd())
+    if name == "decimal":
+        ctx = decimal.getcontext()
+        return ", ".join(f"{f}={getattr(ctx, f)!r}" for f in DECIMAL_FIELDS)
     if name in ("sys.path", "sys.argv"):
         return _repr.repr(sys.path if name == "sys.path" else sys.argv)
     owner, attr = _locate(name)

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import ast
 from typing import Any, Optional
 
 from orderdep.analysis.repair.candidates.container_edits import (
@@ -77,6 +78,17 @@ def _fixture_restores(root: RootInfo) -> list[Stmts]:
     if in_place:
         out.append((in_place, [ref]))
     return out
+
+
+def decimal_changes(root: RootInfo) -> dict[str, object]:
+    """The decimal settings that differ between the failing and the passing state, with
+    their passing values (captured as dict literals)."""
+    try:
+        failing = ast.literal_eval(root.failing.literal or "{}")
+        passing = ast.literal_eval(root.passing.literal or "{}")
+    except (ValueError, SyntaxError):
+        return {}
+    return {f: v for f, v in passing.items() if failing.get(f) != v}
 
 
 def restore_statements(
@@ -165,6 +177,12 @@ def restore_statements(
             out.append(([f"monkeypatch.setenv({root.var!r}, {p.literal})"], ["monkeypatch"]))
         elif not p.present:
             out.append(([f"monkeypatch.delenv({root.var!r}, raising=False)"], ["monkeypatch"]))
+    elif root.kind == "decimal":
+        # the settings the test needs, for its run only
+        sets = [f"monkeypatch.setattr(decimal.getcontext(), {f!r}, {v!r})"
+                for f, v in decimal_changes(root).items()]  # fmt: skip
+        if sets:
+            out.append((["import decimal", *sets], ["monkeypatch"]))
     elif root.kind == "cwd" and p.literal is not None:
         where = (
             "request.config.rootpath"
@@ -310,6 +328,12 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
         out.append(
             (["import sys", "monkeypatch.setattr(sys, 'path', list(sys.path))"], ["monkeypatch"])
         )
+    elif root.kind == "decimal":
+        # the settings it changes, put back when it ends
+        sets = [f"monkeypatch.setattr(decimal.getcontext(), {f!r}, decimal.getcontext().{f})"
+                for f in decimal_changes(root)]  # fmt: skip
+        if sets:
+            out.append((["import decimal", *sets], ["monkeypatch"]))
     elif root.kind == "sysargv":
         # the command line the test ran with, put back when it ends (argparse reads it)
         out.append(

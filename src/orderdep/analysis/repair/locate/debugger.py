@@ -56,7 +56,7 @@ PROBE_MODULE = "orderdep.analysis.repair.locate.debug_probe"
 MAX_RESTORES = 60
 # Restore experiments try likely culprits first (003 §3.1 looks at static fields).
 KIND_ORDER = (
-    "global", "classattr", "fixture", "cache", "env", "file", "cwd", "syspath", "sysargv", "sysmodule",
+    "global", "classattr", "fixture", "cache", "env", "file", "cwd", "syspath", "sysargv", "decimal", "sysmodule",
     "logging", "warnings", "other",
 )  # fmt: skip
 

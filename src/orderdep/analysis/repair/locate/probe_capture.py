@@ -26,12 +26,15 @@ from orderdep.analysis.repair.locate.probe_values import (
 )
 from orderdep.analysis.state import fixtures as fixture_state
 from orderdep.analysis.state.fingerprint import fingerprint
+from orderdep.analysis.state.process_roots import DECIMAL_FIELDS
 from orderdep.analysis.state.roots import RootsConfig, StateTracker
 from orderdep.analysis.state.values import RootValue, get, restore
 from orderdep.analysis.state.values import describe as describe_root
 
 # -- roots: what each capture reports ----------------------------------------------------------
-PROCESS_ROOTS = frozenset({"cwd", "sys.path", "sys.argv", "warnings", "random", "sys.modules"})
+PROCESS_ROOTS = frozenset(
+    {"cwd", "sys.path", "sys.argv", "decimal", "warnings", "random", "sys.modules"}
+)
 
 
 def roots_config(rootdir: str) -> RootsConfig:
@@ -83,6 +86,8 @@ def root_meta(name: str, tracker: StateTracker, rootdir: str) -> dict[str, Any]:
         return {"kind": "syspath"}
     if name == "sys.argv":
         return {"kind": "sysargv"}
+    if name == "decimal":
+        return {"kind": "decimal"}
     if name.startswith("logging:"):
         return {"kind": "logging"}
     if name.startswith(FIXTURE_PREFIX):
@@ -150,6 +155,10 @@ def capture_root(name: str, meta: dict[str, Any], config: RootsConfig) -> dict[s
     elif kind == "syspath":
         entries = [_relative(str(p), config.rootdir) if p else p for p in value]
         out.update(type="list", desc=describe(entries), literal=None)
+    elif kind == "decimal":
+        settings = {f: getattr(captured.content, f) for f in DECIMAL_FIELDS}
+        text = ", ".join(f"{f}={v!r}" for f, v in settings.items())
+        out.update(type="decimal", desc=["atom", "decimal", text], literal=repr(settings))
     elif kind == "sysargv":
         out.update(type="list", desc=describe([str(a) for a in value]), literal=None)
     else:

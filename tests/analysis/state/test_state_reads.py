@@ -238,3 +238,21 @@ def test_the_import_machinery_reads_sys_path_even_when_nothing_is_imported(
     tracer.tracker.snapshot()
     roots = reads_of(tracer, lambda: plugins.is_available("odpkg_not_there"))
     assert {"sys.path", "sys.modules"} <= roots
+
+
+def test_argparse_reads_the_command_line_and_decimal_code_its_context(
+    project: Project, tracer: ReadTracer
+) -> None:
+    n = project.name
+    project.write(
+        f"{n}/numbers.py",
+        "import argparse\nimport decimal\n"
+        "def options():\n"
+        "    return argparse.ArgumentParser().parse_known_args()[0]\n"
+        "def third():\n"
+        "    return decimal.Decimal(1) / decimal.Decimal(3)\n",
+    )
+    numbers = project.module("numbers")
+    tracer.tracker.snapshot()
+    assert "sys.argv" in reads_of(tracer, numbers.options)
+    assert "decimal" in reads_of(tracer, numbers.third)

@@ -84,6 +84,8 @@ RANDOM_NAMES = frozenset(n for n in dir(random) if not n.startswith("_"))
 # event; arguments of test and fixture functions then come from the pytest hooks only).
 HOOKS = ("trace", "profile", "lsprof")
 MODULES_NAMES = frozenset({"modules", "import_module", "__import__", "reload", "find_spec"})
+# Names through which code uses the decimal context.
+DECIMAL_NAMES = frozenset({"decimal", "Decimal", "getcontext", "localcontext", "setcontext"})
 # Names of the import machinery: they search sys.path (and its importer caches) too.
 IMPORT_NAMES = MODULES_NAMES - {"modules"}
 
@@ -362,6 +364,8 @@ class ReadTracer:
             roots.add("sys.path")
         if {"sys", "argv"} <= names or "argparse" in names or "parse_args" in names:
             roots.add("sys.argv")
+        if names & DECIMAL_NAMES:  # every Decimal operation reads the thread's context
+            roots.add("decimal")
         if "import" in flags or "cwd" in flags or "chdir" in names:
             roots.add("cwd")
         if "subprocess" in flags:

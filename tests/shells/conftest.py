@@ -33,6 +33,21 @@ def cli(capsys: pytest.CaptureFixture[str]) -> CliRunner:
 
 
 @pytest.fixture
+def no_hypothesis_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytest processes without hypothesis's plugin: its shutdown costs about a second per
+    process, and the hand-written projects do not use it."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+
+
+@pytest.fixture
+def shop(tmp_path: Path, no_hypothesis_plugin: None) -> Path:
+    """The hand-written project of ``why_project`` (a victim, a polluter group, brittles)."""
+    from why_project import make_shop
+
+    return make_shop(tmp_path / "shop")
+
+
+@pytest.fixture
 def od_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A victim that fails after its polluter; the original order passes."""
     # Unused by this project; its shutdown costs half a second per pytest process.

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
 import textwrap
 from pathlib import Path
 
 import pytest
+from clitools import git
 
 from orderdep.analysis.regression.coverage import CoverageData, load_coverage, save_coverage
 from orderdep.shells.cli import main
@@ -85,24 +85,15 @@ def test_select_from_a_diff_adds_the_state_setter(
     assert out == [B]
 
 
-def _git(cwd: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-    )
-
-
 def test_select_uses_git_diff_against_base(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     project = _project(tmp_path / "repo")
     app = project / "app.py"
     app.write_text("".join(f"line{i}\n" for i in range(1, 50)))
-    _git(project, "init", "-q")
-    _git(project, "add", "app.py")
-    _git(project, "commit", "-q", "-m", "base")
+    git(project, "init", "-q")
+    git(project, "add", "app.py")
+    git(project, "commit", "-q", "-m", "base")
     text = app.read_text().replace("line31\n", "changed\n")
     app.write_text(text)
     code, out, err = _run(capsys, "select", str(project), "-a", "S2")

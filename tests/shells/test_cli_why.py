@@ -24,7 +24,6 @@ from why_project import (
     QUERY,
     SET_MODE,
     XLSX,
-    make_shop,
     pytest_run,
 )
 
@@ -37,15 +36,7 @@ if TYPE_CHECKING:
 FAST = ("--no-check", "--no-fix")
 
 
-@pytest.fixture(autouse=True)
-def _no_hypothesis_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
-    # its shutdown costs ~1 s per pytest process; this project does not use it
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
-
-
-@pytest.fixture
-def shop(tmp_path: Path) -> Path:
-    return make_shop(tmp_path / "shop")
+pytestmark = pytest.mark.usefixtures("no_hypothesis_plugin")
 
 
 def one_line(err: str) -> str:

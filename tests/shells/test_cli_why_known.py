@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from test_cli_why import order_file
-from why_project import CACHE_EMPTY, LOGIN, MODE_IS_PROD, NAMES, OPEN, SET_MODE, make_shop
+from why_project import CACHE_EMPTY, LOGIN, MODE_IS_PROD, NAMES, OPEN, SET_MODE
 
 if TYPE_CHECKING:
     from conftest import CliRunner
@@ -17,14 +17,7 @@ if TYPE_CHECKING:
 FAST = ("--no-check", "--no-fix", "--no-state")
 
 
-@pytest.fixture(autouse=True)
-def _no_hypothesis_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
-
-
-@pytest.fixture
-def shop(tmp_path: Path) -> Path:
-    return make_shop(tmp_path / "shop")
+pytestmark = pytest.mark.usefixtures("no_hypothesis_plugin")
 
 
 def write_report(project: Path, findings: list[dict[str, object]]) -> None:

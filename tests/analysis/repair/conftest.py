@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from orderdep.analysis.repair.locate.debugger import debug
+from orderdep.analysis.repair.locate.root_info import DebugResult
+from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
 
@@ -23,3 +26,10 @@ def engine(project: Path) -> Iterator[Engine]:
     with Engine(EngineConfig(project)) as eng:
         yield eng
     mp.undo()
+
+
+def debug_first_polluter(engine: Engine, finding: ODFinding) -> DebugResult:
+    """The debugger on a victim after its first polluter (passing: the victim alone)."""
+    victim, polluter = finding.test, finding.polluters[0]
+    return debug(engine, victim, kind="victim", failing_order=[polluter, victim],
+                 passing_order=[victim])  # fmt: skip

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.analysis.repair.conftest import debug_first_polluter
 from tests.engine.conftest import write_files
 
 from orderdep.analysis.repair.fix import Repairer
-from orderdep.analysis.repair.locate.debugger import debug
 from orderdep.core.report import ODFinding
 from orderdep.engine.runner import Engine
 
@@ -54,9 +54,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_debugger_names_the_decimal_context(engine: Engine) -> None:
-    victim, polluter = VICTIM.test, VICTIM.polluters[0]
-    result = debug(engine, victim, kind="victim", failing_order=[polluter, victim],
-                   passing_order=[victim])  # fmt: skip
+    result = debug_first_polluter(engine, VICTIM)
     assert [r.name for r in result.culprits] == ["decimal"]
 
 

@@ -138,7 +138,8 @@ def main() -> None:
         "floor for a warm answer). *warm*: `orderdep why V --order-file F --no-fix --no-state "
         "--no-check --report R` (answers from the report, one run); *cold*: the same with "
         "`--no-known` and a new store (the search); *detect-test-pollution*: "
-        "`--failing-test V --testids-file F`. Side by side, one project after another.\n\n"
+        "`--failing-test V --testids-file F`. Side by side, one project after another."
+        " *right*: the answer names a polluter plain pytest confirmed. Where cold and detect-test-pollution say no, the victim passed in the shuffled order (a cleaner ran after the polluter: layeredconfig's `test_firststep`, the shared data frame refilled in feature_engine), so there was no failure to explain; the warm answer checks only its own minimal order, and skips a known polluter whose known cleaner ran after it.\n\n"
         + table(HEADERS, rows)
     )
     if not opts.no_doc and rows:

@@ -15,7 +15,8 @@ repository (``realsetup.py``: a venv of its own, the project installed ``editabl
    report and store paths added, and ``--pytest-arg`` for the manifest's pytest
    arguments), timed; the report scored: known OD tests found, with a known partner,
    wall time against the budget, exit code, OD tests found and classified;
-4. ``--pradet``: ``orderdep pradet . --budget B``, scored the same way;
+4. ``--pradet``: ``orderdep pradet . --budget B`` (its collection file in the work
+   directory, made afresh), scored the same way;
 5. ``--fix``: on a fresh copy of the project, ``orderdep fix . --apply`` on detect's
    report (the copy installed into the venv in place of the project while it runs), then
    plain pytest in the copy: each confirmed victim passes after the
@@ -163,7 +164,11 @@ def score(project: dict[str, Any], opts: argparse.Namespace, work: Path, orderde
     out.lines.append(f"detect: exit {out.exit_code} in {out.wall:.0f} s, "
                      f"{out.found} OD tests; see {work / 'detect.out'}")  # fmt: skip
     if opts.pradet:
-        cmd = orderdep_cmd(python, ["pradet", ".", "--budget", b], work, "pradet", args)
+        # its collection too is this run's, not one an earlier run left in the project
+        graph = work / "pradet-graph.json"
+        graph.unlink(missing_ok=True)
+        cmd = orderdep_cmd(python, ["pradet", ".", "--budget", b, "--graph", str(graph)],
+                           work, "pradet", args)  # fmt: skip
         code, wall = run_logged(cmd, source, work, "pradet", opts.budget)
         _, _, hits = scored_report(work / "pradet-report.json", known)
         out.pradet = [code, f"{wall:.0f}", f"{hits} of {out.confirmed}"]

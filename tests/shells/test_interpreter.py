@@ -4,6 +4,7 @@ imports."""
 
 from __future__ import annotations
 
+import hashlib
 import shlex
 import subprocess
 import sys
@@ -13,7 +14,15 @@ from typing import TYPE_CHECKING
 import pytest
 from clitools import one_line, write_files
 
-from orderdep.shells.interpreter import Choice, candidates, choose, has_pytest, venv_python
+from orderdep.errors import UsageError
+from orderdep.shells.interpreter import (
+    Choice,
+    candidates,
+    choose,
+    has_pytest,
+    named_env,
+    venv_python,
+)
 
 if TYPE_CHECKING:
     from conftest import CliRunner
@@ -159,10 +168,10 @@ def src_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     )
 
 
-def make_venv(project: Path, with_pytest: bool = True) -> Path:
-    """A real venv at ``project/.venv`` that sees the project's ``src/`` (and this
+def make_venv(project: Path, with_pytest: bool = True, where: str = ".venv") -> Path:
+    """A real venv at ``project/where`` that sees the project's ``src/`` (and this
     interpreter's pytest, but not orderdep, which is lent to it), through ``.pth`` files."""
-    venv = project / ".venv"
+    venv = project / where
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
     site = subprocess.run(
@@ -221,3 +230,62 @@ def test_no_interpreter_that_imports_the_project_is_one_line(
     code, out, err = cli("run", src_project)
     assert code == 2 and out == ""
     assert f"{src_project / '.venv'} (no pytest)" in one_line(err)
+
+
+# -- a tox or nox env named by the user -----------------------------------------------------
+
+
+def test_a_nox_session_is_found_under_the_name_nox_gives_its_directory(project: Path) -> None:
+    python = fake_venv(project / ".nox" / "tests-3-9")
+    assert named_env(project, "nox:tests-3.9") == Choice(str(python), found_in="nox env tests-3.9")
+    literal = fake_venv(project / ".nox" / "lint")
+    assert named_env(project, "nox:lint").python == str(literal)
+    with pytest.raises(UsageError, match=r"names no tox env; write tox:ENV, e\.g\. tox:py39"):
+        named_env(project, "tox:")
+
+
+def test_a_named_env_that_does_not_exist_says_what_was_tried_and_how_to_make_it(
+    cli: CliRunner, src_project: Path
+) -> None:
+    code, out, err = cli("collect", src_project, "--python", "tox:py39")
+    assert code == 2 and out == ""
+    assert one_line(err) == (
+        f"orderdep: error: no tox env 'py39': {src_project / '.tox/py39/bin/python'} missing; "
+        "run `tox -e py39 --notest` first, or pass another --python"
+    )
+    code, out, err = cli("run", src_project, "--python", "nox:Tests(3.9)")
+    assert code == 2 and out == ""
+    nox = src_project / ".nox"
+    hashed = hashlib.sha1(b"tests-3-9").hexdigest()[:8]
+    assert one_line(err) == (
+        f"orderdep: error: no nox env 'Tests(3.9)': {nox / 'Tests(3.9)/bin/python'} and "
+        f"{nox / 'tests-3-9/bin/python'} and {nox / hashed / 'bin/python'} missing; "
+        "run `nox -s Tests(3.9) --install-only` first, or pass another --python"
+    )
+
+
+def test_detect_runs_in_the_tox_env_the_user_names_and_its_commands_name_it_again(
+    cli: CliRunner, src_project: Path
+) -> None:
+    make_venv(src_project, with_pytest=False)  # the project's .venv is not the one asked for
+    python = make_venv(src_project, where=".tox/py39")
+    notice = f"orderdep: using the project's interpreter {python} (tox env py39)"
+    code, out, err = cli("detect", src_project, "--seed", "1", "--python", "tox:py39")
+    assert code == 1, err
+    assert err.splitlines().count(notice) == 1
+    reproduce = [
+        line.split("reproduce: ", 1)[1] for line in out.splitlines() if "reproduce: " in line
+    ]
+    assert reproduce and "--python tox:py39" in reproduce[0]
+    code, out, err = cli(*shlex.split(reproduce[0])[1:])
+    assert code == 1, err
+    assert notice in err.splitlines()
+
+
+def test_the_configuration_names_a_nox_session(cli: CliRunner, src_project: Path) -> None:
+    python = make_venv(src_project, where=".nox/tests-3-11")
+    (src_project / "pytest.ini").write_text("[pytest]\n\n[orderdep]\npython = nox:tests-3.11\n")
+    code, out, err = cli("collect", src_project)
+    assert code == 0, err
+    assert f"orderdep: using the project's interpreter {python} (nox env tests-3.11)" in err
+    assert "tests/test_od.py::test_victim" in out.splitlines()

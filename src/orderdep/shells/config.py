@@ -77,7 +77,7 @@ KEYS: dict[str, Key] = {
     "confirm-runs": Key(("confirm_runs",), "re-runs before a test is called OD"),
     "allow-incomplete": Key(("allow_incomplete",), "exit 0 after a search that did not run whole"),
     "home": Key(("home",), "HOME the tests see: copy, empty or real"),
-    "python": Key(("python",), "interpreter to run the tests with"),
+    "python": Key(("python",), "interpreter to run the tests with, or tox:ENV, nox:SESSION"),
     "rootdir": Key(("rootdir",), "passed to pytest as --rootdir", path=True),
     "pythonpath": Key(("pythonpath",), "directories put on sys.path", split=_paths, path=True),
     "pytest-args": Key(("pytest_args",), "extra pytest arguments", split=shlex.split),

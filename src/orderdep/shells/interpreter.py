@@ -12,14 +12,20 @@ finds pytest is used (one short process per candidate; orderdep is lent to it by
 :mod:`orderdep.engine.shim`), and one notice line says so. When the running interpreter
 is kept for want of a candidate, :attr:`Choice.tried` says what was tried, for the
 one-line error should pytest then fail to import the tests.
+
+A tox or nox env is named, not searched for: ``--python tox:py39`` is ``PROJECT/.tox/py39``'s
+python, ``--python nox:tests-3.9`` that of the directory nox made for that session under
+``PROJECT/.nox`` (see :func:`named_env`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import importlib.metadata
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -29,7 +35,7 @@ from typing import Callable, Optional
 
 import click
 
-from orderdep.errors import shown_path
+from orderdep.errors import UsageError, shown_path
 
 # The project's own venv directories, in the order they are tried.
 VENV_DIRS = (".venv", "venv", "env")
@@ -37,6 +43,12 @@ VENV_DIRS = (".venv", "venv", "env")
 _PYTHONS = (Path("bin") / "python", Path("Scripts") / "python.exe")
 _HAS_PYTEST = "import importlib.util, sys; sys.exit(importlib.util.find_spec('pytest') is None)"
 _META_KEY = "orderdep.interpreter"
+# The tools whose envs --python TOOL:NAME names: their directory in the project and the
+# command that creates an env without running its tests.
+ENV_TOOLS = {
+    "tox": (".tox", "tox -e {name} --notest"),
+    "nox": (".nox", "nox -s {name} --install-only"),
+}
 
 
 @dataclass(frozen=True)
@@ -197,6 +209,54 @@ def choose(
     return Choice(executable, tried=f"tried {listed}. {todo}")
 
 
+def env_tool(value: str) -> Optional[tuple[str, str]]:
+    """``("tox", "py39")`` for a ``--python`` value ``tox:py39`` (None for a path or a
+    command name)."""
+    tool, sep, name = value.partition(":")
+    if not sep or tool not in ENV_TOOLS:
+        return None
+    return tool, name
+
+
+def _nox_dirs(envdir: Path, name: str) -> list[Path]:
+    """Where nox may have put session ``name``'s env: the name as given, and the name as nox
+    makes it safe for a path (runs of characters other than letters, digits, ``_`` and
+    ``-`` become one ``-``, lower case; an 8-digit hash of that when the path is too long)."""
+    safe = re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "-", name).strip().lower()).strip("-")
+    hashed = hashlib.sha1(safe.encode("ascii", "ignore")).hexdigest()[:8]
+    out: list[Path] = []
+    for entry in (name, safe, hashed):
+        if entry and envdir / entry not in out:
+            out.append(envdir / entry)
+    return out
+
+
+def named_env(project: Path, value: str) -> Choice:
+    """The python of the tox or nox env ``value`` (``tox:NAME``, ``nox:NAME``) names in
+    ``project``; a :class:`UsageError` naming the directories tried when it has none."""
+    found = env_tool(value)
+    if found is None:
+        raise ValueError(f"{value!r} names no tox or nox env")
+    tool, name = found
+    if not name or "/" in name or name in (".", ".."):
+        raise UsageError(
+            f"--python {value!r} names no {tool} env; write {tool}:ENV, e.g. "
+            f"{tool}:{'py39' if tool == 'tox' else 'tests'}"
+        )
+    subdir, create = ENV_TOOLS[tool]
+    envdir = project.resolve() / subdir
+    dirs = _nox_dirs(envdir, name) if tool == "nox" else [envdir / name]
+    for directory in dirs:
+        python = venv_python(directory)
+        if python is not None:
+            return Choice(os.path.abspath(python), found_in=f"{tool} env {name}")
+    tried = " and ".join(shown_path(d / _PYTHONS[0]) for d in dirs)
+    raise UsageError(
+        f"no {tool} env {name!r}: {tried} missing; run `{create.format(name=name)}` "
+        "first, or pass another --python"
+    )
+
+
 def default_python(project: Path) -> Choice:
     """:func:`choose` once per command and project; its notice is printed once."""
     ctx = click.get_current_context(silent=True)
@@ -214,4 +274,33 @@ def default_python(project: Path) -> Choice:
     return memo[key]
 
 
-__all__ = ["Candidate", "Choice", "candidates", "choose", "default_python", "venv_python"]
+def project_python(project: Path, value: str) -> str:
+    """The interpreter a ``--python`` value names: a tox or nox env's python (said in one
+    notice line, once per command and project), else ``value`` itself."""
+    if env_tool(value) is None:
+        return value
+    ctx = click.get_current_context(silent=True)
+    memo: dict[tuple[Path, str], Choice] = (
+        ctx.find_root().meta.setdefault(_META_KEY + ".named", {}) if ctx is not None else {}
+    )
+    key = (Path(project).resolve(), value)
+    if key not in memo:
+        memo[key] = choice = named_env(key[0], value)
+        from orderdep.shells.output import notice
+
+        notice(f"orderdep: using the project's interpreter {choice.python} ({choice.found_in})")
+    return memo[key].python
+
+
+__all__ = [
+    "ENV_TOOLS",
+    "Candidate",
+    "Choice",
+    "candidates",
+    "choose",
+    "default_python",
+    "env_tool",
+    "named_env",
+    "project_python",
+    "venv_python",
+]

@@ -14,7 +14,7 @@ from orderdep.engine.config import RUNNERS, EngineConfig
 from orderdep.engine.home import HOME_POLICIES
 from orderdep.engine.store import project_relative
 from orderdep.shells.arguments import argument
-from orderdep.shells.interpreter import default_python
+from orderdep.shells.interpreter import default_python, project_python
 from orderdep.shells.project import positional_selection, resolve_paths, resolve_project
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -208,8 +208,10 @@ def _engine_options(func: F, *arguments: Callable[[Any], Any]) -> F:
             "python",
             default=None,
             help="Interpreter to run the tests with; it needs pytest and the project's "
-            "requirements, not orderdep. Default: the one running orderdep if it is the "
-            "project's, else the first of $VIRTUAL_ENV, PROJECT/.venv, venv, env with pytest.",
+            "requirements, not orderdep. tox:ENV or nox:SESSION: the python of that tox or "
+            "nox env in PROJECT/.tox or PROJECT/.nox. Default: the one running orderdep if "
+            "it is the project's, else the first of $VIRTUAL_ENV, PROJECT/.venv, venv, env "
+            "with pytest.",
         ),
         click.option(
             "--home",
@@ -278,9 +280,9 @@ def collect_options(func: F) -> F:
             "--python",
             "python",
             default=None,
-            help="Interpreter to collect with (default: as for `orderdep run`: the "
-            "project's, found in $VIRTUAL_ENV or PROJECT/.venv, venv, env when the one "
-            "running orderdep is not).",
+            help="Interpreter to collect with; tox:ENV or nox:SESSION for a tox or nox env "
+            "of the project (default: as for `orderdep run`: the project's, found in "
+            "$VIRTUAL_ENV or PROJECT/.venv, venv, env when the one running orderdep is not).",
         ),
         click.option(
             "--pytest-arg",
@@ -342,7 +344,9 @@ def engine_config(params: dict[str, Any]) -> EngineConfig:
     """The EngineConfig named by the engine options in ``params``; without a python given,
     the project's interpreter (see :mod:`orderdep.shells.interpreter`)."""
     python, note = params["python"], ""
-    if not python and not params.get("dask_scheduler"):  # Dask workers use their own
+    if python:
+        python = project_python(Path(params["project"]), python)
+    elif not params.get("dask_scheduler"):  # Dask workers use their own
         choice = default_python(Path(params["project"]))
         python, note = choice.python, choice.tried
     return EngineConfig(

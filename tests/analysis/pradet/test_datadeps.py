@@ -135,3 +135,42 @@ def test_a_root_written_by_many_tests_links_its_last_writer_only() -> None:
     assert every.graph["crowded"] == {"counter": 5}
     below = data_dependencies(seq, all_writers=True, crowded=5)
     assert len(below.edges) == 6 and "crowded" not in below.graph
+
+
+UNIQUE = "fixture:class:tests/test_b.py::TestU::unique"
+
+
+def test_a_wider_fixture_passes_on_what_the_test_that_set_it_up_read() -> None:
+    graph = graph_from_probe(
+        probe(
+            ("tests/test_a.py::test_poll", [], ["pkg.Unique.count"]),
+            # sets the class fixture up: its value numbered from the counter
+            (
+                "tests/test_b.py::TestU::test_inc",
+                [UNIQUE, "pkg.Unique.count"],
+                ["pkg.Unique.count"],
+            ),
+            ("tests/test_b.py::TestU::test_init", [UNIQUE], []),
+        ),
+        all_writers=True,
+    )
+    assert sorted(graph.edges("tests/test_b.py::TestU::test_init", data="roots")) == [
+        ("tests/test_b.py::TestU::test_init", "tests/test_a.py::test_poll", ["pkg.Unique.count"])
+    ]
+
+
+def test_a_fixture_of_another_unit_of_its_scope_is_set_up_afresh() -> None:
+    shared = "fixture:class:tests::shared"
+    graph = graph_from_probe(
+        probe(
+            ("tests/test_a.py::test_poll", [], ["pkg.N"]),
+            ("tests/test_b.py::TestU::test_one", [shared, "pkg.N"], []),
+            ("tests/test_b.py::TestU::test_two", [shared], []),
+            ("tests/test_b.py::TestV::test_three", [shared], []),
+            ("tests/test_b.py::TestV::test_four", [shared], []),
+        )
+    )
+    assert sorted(graph.edges) == [
+        ("tests/test_b.py::TestU::test_one", "tests/test_a.py::test_poll"),
+        ("tests/test_b.py::TestU::test_two", "tests/test_a.py::test_poll"),
+    ]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from orderdep.analysis.pradet.pipeline import run_pradet
 from orderdep.analysis.pradet.refine import pradet
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
@@ -87,3 +88,82 @@ def test_pradet_finds_planted_dependencies_in_a_real_suite(
         for dep in result.manifest:
             assert engine.run(dep.failing_order).outcome_of(dep.dependent).is_failure
             assert not engine.run(dep.passing_order).outcome_of(dep.dependent).is_failure
+
+
+# A src-layout package whose objects are numbered from a class-level counter; a class-scoped
+# fixture numbers its object when the first test of the class that uses it is set up.
+COUNTER_PROJECT = {
+    "src/tally/__init__.py": """
+        class Unique:
+            id_count = 0
+
+            def __init__(self):
+                Unique.id_count += 1
+                self.id = Unique.id_count
+
+
+        class Image(Unique):
+            def __init__(self, name):
+                super().__init__()
+                self.name = name
+        """,
+    "tests/test_base.py": """
+        import pytest
+        from tally import Unique
+
+        class TestUnique:
+            @pytest.fixture(scope="class")
+            def unique(self):
+                return Unique()
+
+            def test_init(self, unique):
+                assert unique.id == 1
+
+            def test_numbered(self, unique):
+                assert unique.id >= 1
+        """,
+    "tests/test_image.py": """
+        from tally import Image
+
+        def test_image():
+            assert Image("a").name == "a"
+
+        def test_thumbnail():
+            assert Image("b").id >= 1
+
+        def test_plain():
+            assert True
+        """,
+}
+
+
+def test_a_class_counter_read_through_a_class_fixture_finds_each_polluter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+    root = tmp_path / "proj"
+    for rel, text in COUNTER_PROJECT.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(textwrap.dedent(text))
+    config = EngineConfig(project=root, runner="fork", pythonpath=("src",))
+    with Engine(config) as engine:
+        # reversed, test_numbered sets the fixture up after both polluters and test_init
+        # only uses it: its read of the counter is test_numbered's
+        result = run_pradet(engine, engine.suite.ids)
+    victim = "tests/test_base.py::TestUnique::test_init"
+    found = {
+        (e.dependency.dependee, e.dependency.kind, e.found_by)
+        for e in result.manifest
+        if e.dependency.dependent == victim
+    }
+    assert found == {
+        ("tests/test_image.py::test_image", "victim", "alternatives"),
+        ("tests/test_image.py::test_thumbnail", "victim", "alternatives"),
+    }
+    assert all(
+        e.dependency.roots == ["tally.Unique.id_count"]
+        for e in result.manifest
+        if e.dependency.dependent == victim
+    )
+    # tried before refinement, so refinement did not spend schedules on them
+    assert not {(victim, d) for d, _, _ in found} & set(result.refined.removed)

@@ -17,13 +17,21 @@ attribute names such roots with their number of writers.
 Reads ending in ``*`` are wildcards (``env:*``, ``file:data/*``): they read every root
 with that prefix. A test's reads are matched before its own writes are applied, so a test
 that reads and then rewrites a root depends on the earlier writer.
+
+**Values a fixture was built from.** A fixture of a wider scope is set up by the first
+test of its scope that uses it, and the later users get that very value. Setting it up
+is no write (``fixture:`` roots, :mod:`orderdep.analysis.state.fixtures`), but what the
+fixture function read went into the value: a class-scoped ``Unique()`` numbered from a
+class-level counter. So a later user also reads, through the fixture, what the test that
+set it up read, as written before that test (alone, it would set the fixture up itself).
 """
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional
 
 import networkx as nx
 
@@ -100,15 +108,18 @@ def data_dependencies(
     graph = nx.DiGraph()
     crowd: dict[str, int] = {}
     writers: dict[str, list[str]] = {}  # root -> its writers so far, the last one last
+    fixtures = _FixtureSetters()
     for access in seq:
         test = access.test
         if test not in graph:
             graph.add_node(test, index=access.index)
-        for read in access.reads:
-            for root in matching(read, writers) if read.endswith("*") else [read]:
-                earlier = writers.get(root)
-                if not earlier:
-                    continue
+        read_now = {
+            root: list(writers.get(root, ()))
+            for read in access.reads
+            for root in (matching(read, writers) if read.endswith("*") else [read])
+        }
+        for earlier_of in [read_now, *fixtures.inherited(test, access.reads, read_now)]:
+            for root, earlier in earlier_of.items():
                 many = len(earlier) > crowded
                 if many:
                     crowd[root] = len(earlier)
@@ -130,6 +141,54 @@ def data_dependencies(
         final = {r: len(writers[r]) for r in crowd}
         graph.graph["crowded"] = dict(sorted(final.items(), key=lambda kv: (-kv[1], kv[0])))
     return graph
+
+
+FIXTURE = "fixture:"
+_SCOPES = ("package", "module", "class")
+
+
+def _unit(scope: str, test: str) -> str:
+    """What one instance of a fixture of ``scope`` spans, as a part of ``test``'s id."""
+    base = test.split("[", 1)[0]
+    path = base.split("::", 1)[0]
+    if scope == "package":
+        return posixpath.dirname(path)
+    if scope == "module":
+        return path
+    return base.rsplit("::", 1)[0]  # class (a function outside a class: its module)
+
+
+class _FixtureSetters:
+    """Which test set up each ``fixture:`` root still cached, and what that test read then
+    (root -> its writers before it). A fixture goes when a test of another unit of its
+    scope runs (pytest tears it down); session fixtures stay."""
+
+    def __init__(self) -> None:
+        self.setter: dict[str, str] = {}  # fixture root -> the test that set it up
+        self.read: dict[str, dict[str, list[str]]] = {}  # setter -> its reads' writers
+        self.units: dict[str, str] = {}  # scope -> unit of the last test
+
+    def inherited(
+        self, test: str, reads: Iterable[str], read_now: dict[str, list[str]]
+    ) -> list[dict[str, list[str]]]:
+        """What ``test`` reads through fixtures an earlier test set up; records ``test``
+        as the setter of the fixtures it is the first to use."""
+        for scope in _SCOPES:
+            unit = _unit(scope, test)
+            if self.units.get(scope, unit) != unit:
+                prefix = f"{FIXTURE}{scope}:"
+                for root in [r for r in self.setter if r.startswith(prefix)]:
+                    del self.setter[root]
+            self.units[scope] = unit
+        out: list[dict[str, list[str]]] = []
+        for root in sorted(r for r in reads if r.startswith(FIXTURE)):
+            setter: Optional[str] = self.setter.get(root)
+            if setter is None:
+                self.setter[root] = test
+                self.read[test] = read_now
+            elif setter != test:
+                out.append(self.read.get(setter, {}))
+        return out
 
 
 def graph_from_probe(probe: Mapping[str, Any], *, all_writers: bool = False) -> nx.DiGraph:

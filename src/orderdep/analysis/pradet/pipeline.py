@@ -7,7 +7,12 @@
    before its polluter in the reference order (the usual case when the original order
    passes) leaves an edge only in the reversed run (the paper's http-request case,
    §VI-B). ``extra_orders`` adds seeded random class-compatible orders.
-2. **Graph and refine** (§III-B): each collection's data dependencies are refined by
+2. **Tests whose outcome differs between the collected runs first**
+   (:mod:`.early`): each one's dependees in the run to be explained are tried right
+   before it, alone, within half of the budget left; what shows the relation is
+   evidence at once and not refined (a counter that many tests advance would otherwise
+   cost refinement the quadratic number of edges among its writers first).
+3. **Graph and refine** (§III-B): each collection's data dependencies are refined by
    :func:`~orderdep.analysis.pradet.refine.refine` against that very run's outcomes.
    A reader depends on *every* earlier writer of a root it read, not only the last one
    (:func:`~orderdep.analysis.pradet.datadeps.data_dependencies` with ``all_writers``):
@@ -16,25 +21,25 @@
    Java field does. A pair an earlier collection's refinement tested, with the
    dependent's outcome the same in both runs, is not tested again (manifest ones stay as
    constraints).
-3. **Confirm** (:mod:`.confirm`; a check the paper does by hand, §VI-B "we verified that
+4. **Confirm** (:mod:`.confirm`; a check the paper does by hand, §VI-B "we verified that
    all the reported dependencies can occur"): each manifest dependency is run again
    ``confirm_runs`` times, first in the shortest orders that can show it (the dependent
    alone, and the dependee right before it), else as refinement's schedule without and
    with the dependee. One that does not reproduce is dropped.
-4. **Beyond one edge at a time** (both reuse the confirmation's runs of tests alone):
+5. **Beyond one edge at a time** (both reuse the confirmation's runs of tests alone):
    *alternatives*: when either of two dependees suffices, moving one leaves the other and
    refinement removes both edges, so the removed dependees of a test whose outcome alone
    differs from the collected run are tried alone; *search*: a conditional dependency
    (below) points at a cleaner, and delta debugging over its schedule finds the polluter.
    What they find is re-run like refinement's finds.
-5. **Non-determinism**: every dependent runs alone ``alone_runs`` times, one more per
+6. **Non-determinism**: every dependent runs alone ``alone_runs`` times, one more per
    doubling of the candidate dependencies checked for it; a test whose outcome changed
    within one and the same order is ND (``flaky``): its dependencies are dropped (a test
    failing at random shows chance "dependencies", more of them the more candidates are
    tried). One failing half of the time still slips through about once in
    ``2**(alone_runs - 1)`` times it gets that far; ``orderdep classify`` (10 runs alone)
    re-checks the findings.
-6. **Report** (:mod:`.findings`): manifest dependencies become OD findings (004's
+7. **Report** (:mod:`.findings`): manifest dependencies become OD findings (004's
    vocabulary: a brittle with its state-setters, a victim with its polluters and
    cleaners) with their failing and passing orders, merged into an existing report or a
    new one; the report's ``"pradet"`` key keeps the data dependencies, the roots they
@@ -64,6 +69,7 @@ from typing import Any, Callable, Optional
 import networkx as nx
 
 from orderdep.analysis.pradet import confirm as checking
+from orderdep.analysis.pradet import early
 from orderdep.analysis.pradet.collection import (
     COLLECT_COMMAND,
     REFERENCE,
@@ -136,6 +142,10 @@ def refine_collected(
     then runs alone ``alone_runs`` times in all, and one whose outcome changes within
     an order is dropped as non-deterministic (``flaky``, :func:`~.confirm.screen`).
 
+    Before refinement (with ``confirm_runs`` and ``alternatives``), the dependees of
+    tests whose outcome differs between the collected runs are tried alone
+    (:func:`~.early.dependees_first`), within half of the time left.
+
     ``deadline`` (a :func:`time.monotonic` time, the budget): refinement starts no
     schedule after it (the data dependencies left are ``untested``), and alternatives
     and search are skipped; what refinement found is still confirmed. ``batch=False``
@@ -148,6 +158,14 @@ def refine_collected(
     result = PradetResult(collected=collected)
     refined: list[tuple[Collection, nx.DiGraph, RefineResult]] = []
     verdicts: Verdicts = {}
+    checks = checking.Checks(executor, confirm_runs, jobs, result)
+    if confirm_runs > 0 and alternatives and early.differing(collected):
+        say("trying first the dependees of tests whose outcome differs between the runs")
+        # at most half of what is left, so that refinement still gets its share
+        now = time.monotonic()
+        early.dependees_first(
+            checks, result, verdicts, None if deadline is None else now + (deadline - now) / 2
+        )
     for c in collected.collections:
         graph, keep = _untested(c, verdicts)
         say(f"refining {graph.number_of_edges()} data dependencies of the {c.source} order")
@@ -167,7 +185,6 @@ def refine_collected(
         refined.append((c, graph, found))
         result.refined.merge(found)
     if confirm_runs > 0:
-        checks = checking.Checks(executor, confirm_runs, jobs, result)
         if result.refined.manifest:
             say(f"confirming {len(result.refined.manifest)} manifest dependencies")
             checking.confirm(checks, result, alone_runs)
@@ -194,8 +211,7 @@ def refine_collected(
     return result
 
 
-# (dependent, dependee, did the dependent fail in the collected run) -> found manifest
-Verdicts = dict[tuple[str, str, bool], bool]
+Verdicts = early.Verdicts
 
 
 def _untested(c: Collection, verdicts: Verdicts) -> tuple[nx.DiGraph, set[tuple[str, str]]]:

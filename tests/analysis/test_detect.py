@@ -576,3 +576,21 @@ def test_a_search_with_no_suspect_at_its_budget_goes_on_with_the_time_kept_for_m
         assert any("the search goes on with the time kept for classification (20 s)" in s
                    for s in said)  # fmt: skip
         assert shortfalls(report) == []
+
+
+def test_a_suspect_found_on_extended_time_ends_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from orderdep.analysis import search as search_module
+    from orderdep.analysis.search import Search
+
+    clock = [0.0]
+    monkeypatch.setattr(search_module, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    search = Search(object(), budget_seconds=10.0, max_orders=None, on_progress=None,  # type: ignore[arg-type]
+                    extend=lambda: 50.0)  # fmt: skip
+    clock[0] = 11.0
+    assert search._may_start() and search.extended  # no suspect at its budget: 50 s more
+    clock[0] = 20.0
+    assert search._may_start()
+    search.failed_seen.add(A0)  # a suspect: the rest is confirmation's and classification's
+    assert not search._may_start() and search.stop_reason == "budget"

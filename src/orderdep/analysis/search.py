@@ -66,6 +66,7 @@ class Search:
         # Seconds more for the search when its budget ends with no suspect at all (the
         # time kept for classification, which then has nothing to classify); asked once.
         self.extend = extend
+        self.extended = False  # the search runs on time kept for classification
         self.notice = notice or (lambda message: None)
         self.max_orders = max_orders
         self.on_progress = on_progress
@@ -99,10 +100,15 @@ class Search:
 
     def _may_start(self) -> bool:
         left = self.budget_left()
+        if self.extended and self.failed_seen:
+            # the time kept for classification went to the search for want of a suspect;
+            # now there is one, what is left of it is confirmation's and classification's
+            left = 0.0
         if left is not None and left <= 0 and self.extend is not None and not self.failed_seen:
             extra, self.extend = self.extend(), None
             if extra is not None and extra > 0:
                 self.budget = self.elapsed() + extra
+                self.extended = True
                 left = extra
                 self.notice(
                     f"orderdep: no suspect yet: the search goes on with the time kept for "

@@ -87,10 +87,9 @@ def from_known(
 ) -> Optional[WhyResult]:
     """The answer from what a report or an earlier ``why`` knows of ``test``, checked with
     one fresh run of its minimal failing order; None when nothing known fits."""
-    import tempfile
-
     from orderdep.analysis.why.known import KNOWN_FILE, check_known, known_causes, read_json
     from orderdep.engine.plain import PlainRunner
+    from orderdep.engine.tempdirs import make_workdir
 
     if test not in order:
         return None
@@ -101,7 +100,7 @@ def from_known(
                           f"the report {shown_path(path)}")  # fmt: skip
     if not any(c.fits(given) for c in causes):
         return None
-    with tempfile.TemporaryDirectory(prefix="orderdep-why-") as work:
+    with make_workdir("orderdep-why-") as work:
         runner = PlainRunner(engine_config(params), Path(work) / "plain")
         try:
             return check_known(runner, test, given, causes)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
+from tests.engine.conftest import write_files
 
 from orderdep.analysis.pradet.pipeline import run_pradet
 from orderdep.analysis.pradet.refine import pradet
@@ -57,10 +57,7 @@ def test_pradet_finds_planted_dependencies_in_a_real_suite(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
-    root = tmp_path / "proj"
-    for rel, text in PROJECT.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(textwrap.dedent(text))
+    root = write_files(tmp_path / "proj", PROJECT)
     with Engine(EngineConfig(project=root, runner="fork", jobs=2)) as engine:
         order = engine.suite.ids
         result = pradet(engine, order, also_reverse=True, jobs=2)
@@ -141,10 +138,7 @@ def test_a_class_counter_read_through_a_class_fixture_finds_each_polluter(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
-    root = tmp_path / "proj"
-    for rel, text in COUNTER_PROJECT.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(textwrap.dedent(text))
+    root = write_files(tmp_path / "proj", COUNTER_PROJECT)
     config = EngineConfig(project=root, runner="fork", pythonpath=("src",))
     with Engine(config) as engine:
         # reversed, test_numbered sets the fixture up after both polluters and test_init

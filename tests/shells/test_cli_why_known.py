@@ -67,3 +67,14 @@ def test_no_known_searches(shop: Path, cli: CliRunner) -> None:
     order = order_file(shop, [LOGIN, CACHE_EMPTY])
     code, out, _ = cli("why", CACHE_EMPTY, shop, "--order-file", order, *FAST, "--no-known")
     assert code == 0 and "known from" not in out
+
+
+def test_report_names_the_report_that_answers(shop: Path, cli: CliRunner, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "ci-report.json"
+    elsewhere.write_text(json.dumps({"tests": [], "od_tests": [
+        {"test": CACHE_EMPTY, "kind": "victim", "polluters": [LOGIN]}]}))  # fmt: skip
+    order = order_file(shop, [LOGIN, CACHE_EMPTY])
+    code, out, err = cli("why", CACHE_EMPTY, shop, "--order-file", order, *FAST,
+                         "--report", elsewhere)  # fmt: skip
+    assert code == 0 and "known from the report" in out and "ci-report.json" in out
+    assert "1 orders run" in err

@@ -89,3 +89,10 @@ def test_a_known_cleaner_after_the_polluter_does_not_fit() -> None:
                             "cleaners": {"p": ["c"]}}]}  # fmt: skip
     (known,) = known_causes("v", report, None)
     assert known.cleaners == ("c",)
+
+
+def test_remember_in_a_read_only_place_keeps_nothing(tmp_path: Path) -> None:
+    blocker = tmp_path / ".orderdep"
+    blocker.write_text("a file where the directory would go")
+    remember(blocker / "why-known.json", WhyResult("v", ["p", "v"], "victim", "fork", ["p"]))
+    assert blocker.read_text() == "a file where the directory would go"

@@ -129,5 +129,8 @@ def remember(path: Path, result: WhyResult) -> None:
         return
     data = read_json(path) or {}
     data[result.test] = {"verdict": result.verdict, "culprits": list(result.culprits)}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    except OSError:
+        pass  # a read-only project: the answer stands, the next why searches again

@@ -104,8 +104,8 @@ def cli() -> None:
     Typical session: `orderdep detect --classify` finds and explains them, `orderdep deps`
     writes the dependencies file pytest keeps them apart with, `orderdep fix` prints
     verified patches. Exit codes (every command): 0 nothing found or all good, 1 findings
-    or failures left, 2 usage or input error, 130/143/129 interrupted (Ctrl-C, SIGTERM,
-    SIGHUP).
+    or failures left, 2 usage or input error, 3 the promised search did not run whole,
+    70 a bug in orderdep, 130/143/129 interrupted (Ctrl-C, SIGTERM, SIGHUP).
 
     Option defaults can be set in `[tool.orderdep]` of pyproject.toml (or `[orderdep]` in
     pytest.ini, tox.ini, setup.cfg) and in ORDERDEP_<KEY> environment variables; see

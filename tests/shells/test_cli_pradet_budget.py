@@ -1,5 +1,6 @@
 """``orderdep pradet run|refine --budget S``: refinement stops starting schedules when the
-budget is spent and says how many data dependencies it left untested."""
+budget is spent and says how many data dependencies it left untested; a collection the
+budget cannot hold is killed at its end, and says what budget would do."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from clitools import POLLUTER, VICTIM
+from clitools import POLLUTER, VICTIM, write_files
 
 if TYPE_CHECKING:
     from conftest import CliRunner
@@ -20,6 +21,7 @@ def untimed(out: str) -> str:
 
 
 def test_a_spent_budget_leaves_data_dependencies_untested(od_project: Path, cli: CliRunner) -> None:
+    assert cli("pradet", "collect", od_project, "--no-check")[0] == 0
     code, out, err = cli("pradet", "run", od_project, "--no-check", "--budget", "0.001")
     assert code == 3, out + err  # nothing found in what was tested: not a clean result
     assert "budget spent: skipping alternatives and search" in err
@@ -40,6 +42,7 @@ def test_a_spent_budget_leaves_data_dependencies_untested(od_project: Path, cli:
 def test_allow_incomplete_makes_a_partial_refinement_exit_0(
     od_project: Path, cli: CliRunner
 ) -> None:
+    assert cli("pradet", "collect", od_project, "--no-check")[0] == 0
     argv = ("pradet", "run", od_project, "--no-check", "--budget", "0.001", "--allow-incomplete")
     code, out, err = cli(*argv)
     assert code == 0 and "did not run whole" in out, out + err
@@ -56,6 +59,7 @@ def test_refine_within_its_budget_finds_the_victim(od_project: Path, cli: CliRun
 def test_a_rerun_resumes_from_the_saved_collection_and_the_store(
     od_project: Path, cli: CliRunner
 ) -> None:
+    assert cli("pradet", "collect", od_project, "--no-check")[0] == 0
     code, out, err = cli("pradet", "run", od_project, "--no-check", "--budget", "0.001")
     assert code == 3 and "not tested (budget)" in out, out + err
     code, out, err = cli("pradet", "run", od_project, "--no-check", "--budget", "600")
@@ -85,3 +89,39 @@ def test_refine_again_takes_its_orders_from_the_store(od_project: Path, cli: Cli
     code, again, err = cli("pradet", "refine", od_project, "--no-check")
     assert code == 1 and ", 0 run now" in err, err
     assert untimed(again) == untimed(out)
+
+
+def test_a_collection_longer_than_the_budget_is_killed_at_its_end(
+    tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None
+) -> None:
+    project = write_files(
+        tmp_path / "slow",
+        {
+            "pytest.ini": "[pytest]\n",
+            "tests/test_slow.py": """
+                import time
+
+
+                def test_quick():
+                    pass
+
+
+                def test_slow():
+                    time.sleep(600)
+                """,
+        },
+    )
+    code, out, err = cli("pradet", "run", project, "--no-check", "--budget", "4")
+    assert code == 3, out + err  # nothing was tested: not a clean result
+    assert "the budget ran out while collecting data dependencies: the probed run of the " in out
+    assert "had finished 1 of its 2 tests" in out, out
+    lead = "give it a budget the probed runs fit in: orderdep "
+    command = next(line for line in out.splitlines() if lead in line)
+    argv = shlex.split(command.split(lead, 1)[1])
+    assert argv[:-1] == ["pradet", "run", str(project), "--no-check", "--budget"]
+    assert float(argv[-1]) > 4
+    assert not (project / ".orderdep" / "pradet.json").exists()
+    code, out, _ = cli(
+        "pradet", "run", project, "--no-check", "--budget", "2", "--allow-incomplete"
+    )
+    assert code == 0 and "ran out while collecting" in out

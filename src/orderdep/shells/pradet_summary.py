@@ -4,11 +4,13 @@ dependencies with the commands that reproduce them; and the report it merges the
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Optional
 
 import click
 
+from orderdep.analysis.pradet.collection import CollectionStopped
 from orderdep.analysis.pradet.datadeps import CROWDED
 from orderdep.analysis.pradet.pipeline import Collected, PradetResult, merge_report
 from orderdep.core.report import Report, load_report, save_report
@@ -126,3 +128,37 @@ def finish(result: PradetResult, params: dict[str, Any], report: Optional[Path],
         click.echo(f"orderdep: to go on where it stopped, rerun: {resume_command(command_argv())}")
     allow = bool(params.get("allow_incomplete"))
     return verdict_code(bool(result.manifest), not untested, allow)
+
+
+def stopped_collecting(
+    stop: CollectionStopped, params: dict[str, Any], budget: Optional[float]
+) -> int:
+    """What ``pradet`` says when its budget ran out before the collection ended; exit 3
+    (0 with ``--allow-incomplete``): no dependency was tested, so nothing is clean."""
+    click.echo(f"orderdep: {stop}")
+    argv = command_argv()
+    if budget is not None:
+        factor = 2 * stop.total / stop.ran if stop.ran else 4
+        larger = f"{budget * factor:.0f}"
+        argv = larger_budget(argv, larger)
+    click.echo(
+        "orderdep: a finished collection is saved and reused by later runs; give it a "
+        f"budget the probed runs fit in: {resume_command(argv)}"
+    )
+    return verdict_code(False, False, bool(params.get("allow_incomplete")))
+
+
+def larger_budget(argv: Sequence[str], seconds: str) -> list[str]:
+    """``argv`` with its ``--budget`` (``--budget S`` or ``--budget=S``) set to ``seconds``."""
+    out: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        if arg == "--budget":
+            skip = True
+            continue
+        if not arg.startswith("--budget="):
+            out.append(arg)
+    return [*out, "--budget", seconds]

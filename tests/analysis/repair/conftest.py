@@ -3,7 +3,7 @@ are data for tests/analysis/repair/test_corpus_repair.py and never collected her
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -33,3 +33,27 @@ def debug_first_polluter(engine: Engine, finding: ODFinding) -> DebugResult:
     victim, polluter = finding.test, finding.polluters[0]
     return debug(engine, victim, kind="victim", failing_order=[polluter, victim],
                  passing_order=[victim])  # fmt: skip
+
+
+EngineFor = Callable[[str], Engine]
+
+
+@pytest.fixture
+def engine_for(tmp_path: Path) -> Iterator[EngineFor]:
+    """Makes an engine on a fresh copy of a corpus project (by name), without
+    hypothesis's plugin in the pytest processes it starts; closed after the test."""
+    from tests.analysis.repair.corpus_helpers import copy_project
+
+    engines: list[Engine] = []
+    mp = pytest.MonkeyPatch()
+    mp.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+
+    def make(name: str) -> Engine:
+        engine = Engine(EngineConfig(copy_project(name, tmp_path / name)))
+        engines.append(engine.__enter__())
+        return engine
+
+    yield make
+    for engine in engines:
+        engine.__exit__(None, None, None)
+    mp.undo()

@@ -203,6 +203,21 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_hooks.py::test_builtins_only": (
             "victim", "tests/test_hooks.py::test_custom_plugin"),
     },
+    "class_block_victims": {
+        f"tests/test_client.py::TestErrors::test_{n}": (
+            "victim", "tests/test_client.py::TestErrors::test_validation_list_body")
+        for n in ("bad_request", "denied", "not_found")
+    },
+    "logging_dictconfig": {
+        "tests/test_ship.py::test_ship_is_logged": (
+            "victim", "tests/test_verbose.py::test_verbose_configuration"),
+    },
+    "many_polluters_conftest": {
+        "tests/test_schema.py::test_default_description": (
+            "victim", "tests/test_tuning.py::test_override_name"),
+        "tests/test_schema.py::test_columns": (
+            "victim", "tests/test_tuning.py::test_override_schema"),
+    },
 }  # fmt: skip
 
 

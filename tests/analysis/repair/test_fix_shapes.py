@@ -4,38 +4,10 @@ a test sets together."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
-
-import pytest
-from tests.analysis.repair.corpus_helpers import copy_project
+from tests.analysis.repair.conftest import EngineFor
 
 from orderdep.analysis.repair.fix import Repairer
 from orderdep.core.report import ODFinding
-from orderdep.engine.config import EngineConfig
-from orderdep.engine.runner import Engine
-
-
-@pytest.fixture(autouse=True)
-def _no_hypothesis_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
-
-
-EngineFor = Callable[[str], Engine]
-
-
-@pytest.fixture
-def engine_for(tmp_path: Path) -> Iterator[EngineFor]:
-    engines: list[Engine] = []
-
-    def make(name: str) -> Engine:
-        engine = Engine(EngineConfig(copy_project(name, tmp_path / name)))
-        engines.append(engine.__enter__())
-        return engine
-
-    yield make
-    for engine in engines:
-        engine.__exit__(None, None, None)
 
 
 def test_a_submodule_hidden_by_its_package_is_reached_through_importlib(

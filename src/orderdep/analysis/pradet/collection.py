@@ -13,10 +13,13 @@ schema :data:`SCHEMA`) and ``orderdep pradet refine`` loads (:func:`load_collect
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
-from collections.abc import Mapping, Sequence
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
@@ -35,6 +38,19 @@ from orderdep.errors import EngineError, ReportError, UsageError
 SCHEMA = "orderdep.pradet/1"
 REFERENCE, REVERSED, RANDOM = "reference", "reversed", "random"  # sources: random-1, ...
 COLLECT_COMMAND = "orderdep pradet collect"
+
+
+class CollectionStopped(EngineError):
+    """The budget ran out while the probed runs were collecting data dependencies: the
+    run still going was killed, and nothing was collected."""
+
+    def __init__(self, source: str, ran: int, total: int) -> None:
+        self.source, self.ran, self.total = source, ran, total
+        super().__init__(
+            f"the budget ran out while collecting data dependencies: the probed run of the "
+            f"{source} order had finished {ran} of its {total} tests, so no data dependency was "
+            "found or tested"
+        )
 PathLike = Union[str, "os.PathLike[str]"]
 
 
@@ -256,6 +272,23 @@ def _same_path(a: str, b: str) -> bool:
     return a == b or os.path.realpath(a) == os.path.realpath(b)
 
 
+@contextlib.contextmanager
+def _killed_at(executor: Executor, deadline: Optional[float]) -> Iterator[None]:
+    """Kill the orders ``executor`` runs once ``deadline`` passes (their results are then
+    marked interrupted)."""
+    interrupt = getattr(executor, "interrupt", None)
+    if deadline is None or interrupt is None:
+        yield
+        return
+    timer = threading.Timer(max(0.0, deadline - time.monotonic()), interrupt)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
 def collect(
     executor: Executor,
     reference_order: Optional[Sequence[str]] = None,
@@ -267,8 +300,12 @@ def collect(
     extra_orders: int = 0,
     seed: int = 0,
     group: GroupLevel = "class",
+    deadline: Optional[float] = None,
 ) -> Collected:
     """Run the reference order (and its reverse) once each under the state probe.
+
+    ``deadline`` (a :func:`time.monotonic` time, the budget's end): a probed run still
+    going then is killed and :class:`CollectionStopped` raised.
 
     ``extra_orders`` more runs collect random ``group``-compatible orders of the same
     tests (:func:`orderdep.core.orders.random_order`, from ``random.Random(seed)``): a
@@ -296,10 +333,20 @@ def collect(
             orders.append((f"{RANDOM}-{i + 1}", random_order(groups, rng)))
     spec = ProbeSpec(STATE_PROBE, dict(probe_options or {}))
     plain = [o for _, o in orders]
-    if jobs > 1 and len(plain) > 1:
-        runs = executor.run_many(plain, probe=spec)
-    else:
-        runs = [executor.run(o, probe=spec) for o in plain]
+    with _killed_at(executor, deadline):
+        if jobs > 1 and len(plain) > 1:
+            runs = executor.run_many(plain, probe=spec)
+        else:
+            runs = []
+            for o in plain:
+                runs.append(executor.run(o, probe=spec))
+                if runs[-1].interrupted:
+                    break
+    for (source, order_run), run in zip(orders, runs):
+        if run.interrupted:
+            stopped = (Outcome.NOT_RUN, Outcome.CRASHED)  # not started, killed
+            ran = sum(r.outcome not in stopped for r in run.results)
+            raise CollectionStopped(source, ran, len(order_run))
     return Collected(
         project=project,
         tests=list(executor.suite.ids),

@@ -278,6 +278,7 @@ def run_pradet(
         jobs=jobs,
         extra_orders=extra_orders,
         seed=seed,
+        deadline=deadline,
     )
     result = refine_collected(
         executor,

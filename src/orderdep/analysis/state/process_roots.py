@@ -29,6 +29,19 @@ def logging_roots() -> Iterator[tuple[str, Any]]:
             yield "logging:" + name, logger
 
 
+def logger_settings(logger: logging.Logger, handlers: list[Any]) -> dict[str, Any]:
+    """What a repair can put back of ``logger`` (its handlers by class name)."""
+    out: dict[str, Any] = {
+        "level": logger.level,
+        "disabled": logger.disabled,
+        "propagate": logger.propagate,
+        "handlers": [type(h).__name__ for h in handlers],
+    }
+    if logger is logging.root:
+        out["disable"] = logging.root.manager.disable
+    return out
+
+
 def logger_fingerprint(logger: logging.Logger) -> int:
     """Level, handlers, filters and propagation of ``logger`` (and ``logging.disable``)."""
     try:

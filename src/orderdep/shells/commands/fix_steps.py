@@ -1,9 +1,10 @@
-"""Two steps of ``orderdep fix`` around the repairs: classifying what a repair needs
-first, and keeping the largest set of verified patches that holds together."""
+"""Three steps of ``orderdep fix`` around the repairs: classifying what a repair needs
+first, sharing one block among the tests of a class, and keeping the largest set of
+verified patches that holds together."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Optional
 
@@ -12,9 +13,11 @@ import click
 from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.fix_result import FixResult
 from orderdep.analysis.repair.verify.patchset import function_id, holding_set, merged_changes
+from orderdep.analysis.repair.verify.sharing import hoist_blocks
 from orderdep.analysis.repair.write.patches import Changes
 from orderdep.core.report import ODFinding, Report, save_report
 from orderdep.shells.commands.debug_cmds import progress_line, report_file
+from orderdep.shells.fixes_file import fix_entry
 
 
 def classify_on_demand(
@@ -87,3 +90,30 @@ def check_set(
     for function, why in found.left_out.items():
         click.echo(f"  left out: the patch for {function}: with it, {why}")
     return found.kept, found.changes
+
+
+def share_setups(
+    repairer: Repairer,
+    project: Path,
+    fixed: Sequence[FixResult],
+    entries: dict[str, dict[str, Any]],
+    patch_for: Callable[[str], Path],
+) -> None:
+    """One block in a TestCase's ``setUp`` instead of a copy in each of its tests
+    (:func:`~orderdep.analysis.repair.verify.sharing.hoist_blocks`); prints each move and
+    rewrites the patch files and entries of the tests it changed."""
+    if sum(r.fix is not None for r in fixed) < 2:
+        return
+    progress_line("looking for the same block in several tests of one class")
+    for moved in hoist_blocks(repairer.verifier, project, fixed):
+        click.echo(
+            f"shared: the block inserted into {len(moved.tests)} tests of {moved.cls} goes "
+            f"once into its setUp instead ({len(moved.tests)} copies become one); verified "
+            "for each of them"
+        )
+        for result in fixed:
+            if result.fix is None or result.test not in moved.results:
+                continue
+            patch = patch_for(function_id(result.test))
+            patch.write_text(result.fix.diff, encoding="utf-8")
+            entries[result.test] = fix_entry(result, patch, patch.parent.parent)

@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 import click
 
+from orderdep.analysis.pradet.collection import CollectionStopped
 from orderdep.analysis.pradet.datadeps import explain as explain_access
 from orderdep.analysis.pradet.pipeline import (
     DEFAULT_ALONE_RUNS,
@@ -44,7 +45,7 @@ from orderdep.shells.options import (
 from orderdep.shells.output import notice
 from orderdep.shells.pradet_progress import PradetProgress
 from orderdep.shells.pradet_resume import pradet_job, refine_job, resumable, say_reused
-from orderdep.shells.pradet_summary import collection_lines, finish
+from orderdep.shells.pradet_summary import collection_lines, finish, stopped_collecting
 
 DEFAULT_GRAPH = Path(".orderdep") / "pradet.json"
 
@@ -223,20 +224,23 @@ def run_cmd(
                 deadline=deadline,
             )
         else:
-            result = run_pradet(
-                engine,
-                reference,
-                also_reverse=also_reverse,
-                extra_orders=extra_orders,
-                seed=seed,
-                jobs=params["jobs"],
-                confirm_runs=confirm_runs,
-                alone_runs=alone_runs,
-                project=str(project),
-                on_progress=progress.update,
-                notice=progress.notice,
-                budget_seconds=budget,
-            )
+            try:
+                result = run_pradet(
+                    engine,
+                    reference,
+                    also_reverse=also_reverse,
+                    extra_orders=extra_orders,
+                    seed=seed,
+                    jobs=params["jobs"],
+                    confirm_runs=confirm_runs,
+                    alone_runs=alone_runs,
+                    project=str(project),
+                    on_progress=progress.update,
+                    notice=progress.notice,
+                    budget_seconds=budget,
+                )
+            except CollectionStopped as stop:
+                return stopped_collecting(stop, params, budget)
             result.collected.job, result.collected.code = job, code
         say_reused(engine, progress.notice)
     save_collected(graph_path, result.collected)

@@ -13,11 +13,12 @@ from typing import Any, Optional
 import click
 
 from orderdep.analysis.repair.fix import STRATEGY_CHOICES, Repairer
-from orderdep.analysis.repair.fix_result import FixResult
+from orderdep.analysis.repair.fix_result import Fix, FixResult
 from orderdep.analysis.repair.verify.patchset import (
     RANDOM_ORDERS,
     function_id,
 )
+from orderdep.analysis.repair.verify.sharing import shared_fixes
 from orderdep.analysis.repair.write.patches import unified_diff
 from orderdep.core.report import ODFinding, Report
 from orderdep.errors import UsageError
@@ -30,7 +31,7 @@ from orderdep.shells.commands.debug_cmds import (
     root_lines,
 )
 from orderdep.shells.commands.engine_cmds import open_engine
-from orderdep.shells.commands.fix_steps import check_set, classify_on_demand
+from orderdep.shells.commands.fix_steps import check_set, classify_on_demand, share_setups
 from orderdep.shells.fixes_file import fix_entry, save_fixes
 from orderdep.shells.options import (
     CHECK_OPTION,
@@ -261,6 +262,7 @@ def fix(
     patches = report_file(project, report).resolve().parent / PATCH_DIR
     by_function: dict[str, FixResult] = {}  # one patch per test function
     fixed: list[FixResult] = []
+    done: list[tuple[ODFinding, Fix]] = []  # the verified fixes, for victims sharing a state
     rows: list[tuple[str, str, str, str]] = []  # the closing table: test, kind, fix, lines
     with open_engine(params, store=False, budget=limit) as engine:
         engine.check([*(t for t, _ in selected), *polluters])
@@ -293,6 +295,10 @@ def fix(
             result = None
             if earlier is not None and earlier.fix is not None:
                 result = repairer.reuse(finding, earlier.fix)
+            for shared in shared_fixes(finding, done) if result is None else []:
+                result = repairer.reuse(finding, shared)  # one patch per polluted state
+                if result is not None:
+                    break
             if result is None:
                 result = repairer.repair(finding)
                 if earlier is not None and earlier.fix is not None and result.fix is not None:
@@ -311,6 +317,7 @@ def fix(
                 patch.write_text(result.fix.diff, encoding="utf-8")
                 by_function[function] = result
                 fixed.append(result)
+                done.append((finding, result.fix))
             rows.append(table_row(result))
             entries[finding.test] = fix_entry(result, patch, patches.parent)
             lines = fix_lines(result, project, patch, params, report, [], polluters, apply_)
@@ -322,6 +329,7 @@ def fix(
         )
         click.echo("summary:")
         click.echo("\n".join(aligned(("test", "kind", "fix", "changed lines"), rows, "  ")))
+        share_setups(repairer, project, fixed, entries, lambda t: patches / patch_name(t, strategy))
         kept, changes = check_set(
             repairer, project, fixed, by_function, seed, set_orders, unrepaired
         )

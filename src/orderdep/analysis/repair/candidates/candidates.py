@@ -106,7 +106,7 @@ def polluter_candidates(
                 where = {i.method for i in ins if i.method}
                 desc = (
                     f"makes polluter(s) {', '.join(polluters)} undo their change to "
-                    f"{', '.join(r.name for r in chosen)}"
+                    f"{', '.join(friendly(r.name) for r in chosen)}"
                     + (f" (in {', '.join(sorted(where))})" if where else "")
                 )
                 out.append(Candidate("polluter", desc, ins, roots=tuple(r.name for r in chosen)))
@@ -143,13 +143,24 @@ def sibling_groups(
 
 
 # -- ranking and verification -----------------------------------------------------------
+# a root-cause fix spread over this many places reads worse than one fixture or one test
+MANY_PLACES = 3
+
+
+def place_count(cand: Candidate) -> int:
+    """The functions ``cand`` changes or adds (a reader visits each)."""
+    return len({(i.file, i.test.split("[", 1)[0], i.method, i.edit) for i in cand.insertions})
+
+
 def root_cause_rank(cand: Candidate) -> int:
     """0 for a fix at the root cause (a polluter or its fixture cleans up after itself, a
-    shared fixture is no longer shared), 1 for an autouse fixture making every test of a
-    directory clean up, 2 for a change to the OD test (the fallback)."""
+    shared fixture is no longer shared) in fewer than :data:`MANY_PLACES` places, 1 for an
+    autouse fixture making every test of a directory clean up, 2 for a change to the OD
+    test, 3 for a root-cause fix copied into many places (a guard in each of many
+    polluters): a maintainer reads one fixture or one test before a dozen copies."""
     edits = {i.edit for i in cand.insertions}
     if cand.strategy == "polluter" or edits & {"narrow", "setup_function"}:
-        return 0
+        return 0 if place_count(cand) < MANY_PLACES else 3
     return 1 if "autouse" in edits else 2
 
 
@@ -212,6 +223,8 @@ def friendly(root: str) -> str:
         return f"the cache of {rest}"
     if kind == "file":
         return f"file {rest}"
+    if kind == "logging":
+        return "the root logger" if rest == "root" else f"logger {rest}"
     return root
 
 

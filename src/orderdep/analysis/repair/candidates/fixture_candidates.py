@@ -106,6 +106,22 @@ def fixture_slug(root: RootInfo) -> str:
     return f"_restore_{text or root.kind}"
 
 
+def group_slug(roots: Sequence[RootInfo]) -> str:
+    """The name of one autouse fixture restoring several roots: their common module or
+    owner (``_restore_<module>_state``), else the first root's name and a count."""
+    names = [r.name.partition(":")[2] if ":" in r.name else r.name for r in roots]
+    parts = [n.split(".") for n in names]
+    common: list[str] = []
+    for column in zip(*parts):
+        if len(set(column)) != 1:
+            break
+        common.append(column[0])
+    if common and len(common) < min(len(p) for p in parts):
+        text = re.sub(r"[^0-9a-zA-Z]+", "_", ".".join(common)).strip("_").lower()
+        return f"_restore_{text}_state"
+    return f"{fixture_slug(roots[0])}_and_{len(roots) - 1}_more"
+
+
 def _common_dir(files: Sequence[str]) -> str:
     dirs = [posixpath.dirname(f) for f in files]
     common = posixpath.commonpath(dirs) if all(dirs) else ""
@@ -138,18 +154,19 @@ def autouse_candidates(
             return []
         per_root.append((root, alts))
     out: list[Candidate] = []
+    comment = (
+        f"Put {what} back after every test: {short_name(finding.test)} fails "
+        f"when an earlier test leaves {'them' if len(roots) > 1 else 'it'} changed."
+    )
+    name = fixture_slug(roots[0]) if len(roots) == 1 else group_slug(roots)
     for i in range(max((len(a) for _, a in per_root), default=0)):
-        ins = []
-        for root, alts in per_root:
-            stmts, fixtures = alts[min(i, len(alts) - 1)]
-            comment = (
-                f"Put {what} back after every test: {short_name(finding.test)} fails "
-                "when an earlier test leaves it changed."
-            )
-            base = insertion(f"{conftest}::{fixture_slug(root)}", stmts, fixtures)
-            ins.append(Insertion(base.test, base.statements, base.fixtures, None, comment,
-                                 edit="autouse"))  # fmt: skip
-        out.append(Candidate("fixture", f"autouse fixture in {conftest} restores {what}", ins))
+        # one fixture for every root: the roots a victim needs back are one state
+        chosen = [alts[min(i, len(alts) - 1)] for _, alts in per_root]
+        stmts = list(dict.fromkeys(s for st, _ in chosen for s in st))
+        fixtures = list(dict.fromkeys(f for _, fx in chosen for f in fx))
+        base = insertion(f"{conftest}::{name}", stmts, fixtures)
+        ins = Insertion(base.test, base.statements, base.fixtures, None, comment, edit="autouse")
+        out.append(Candidate("fixture", f"autouse fixture in {conftest} restores {what}", [ins]))
     return out
 
 

@@ -18,6 +18,7 @@ from orderdep.analysis.repair.candidates.container_edits import (
     guard_key_statements,
     restore_key_statements,
 )
+from orderdep.analysis.repair.candidates.logging_statements import logging_guards, logging_restores
 from orderdep.analysis.repair.candidates.value_literals import (
     attribute_literals,
     attribute_restores,
@@ -177,6 +178,8 @@ def restore_statements(
             out.append(([f"monkeypatch.setenv({root.var!r}, {p.literal})"], ["monkeypatch"]))
         elif not p.present:
             out.append(([f"monkeypatch.delenv({root.var!r}, raising=False)"], ["monkeypatch"]))
+    elif root.kind == "logging":
+        out += logging_restores(root)
     elif root.kind == "decimal":
         # the settings the test needs, for its run only
         sets = [f"monkeypatch.setattr(decimal.getcontext(), {f!r}, {v!r})"
@@ -328,6 +331,8 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
         out.append(
             (["import sys", "monkeypatch.setattr(sys, 'path', list(sys.path))"], ["monkeypatch"])
         )
+    elif root.kind == "logging":
+        out += logging_guards(root)
     elif root.kind == "decimal":
         # the settings it changes, put back when it ends
         sets = [f"monkeypatch.setattr(decimal.getcontext(), {f!r}, decimal.getcontext().{f})"

@@ -26,7 +26,7 @@ from orderdep.analysis.repair.locate.probe_values import (
 )
 from orderdep.analysis.state import fixtures as fixture_state
 from orderdep.analysis.state.fingerprint import fingerprint
-from orderdep.analysis.state.process_roots import DECIMAL_FIELDS
+from orderdep.analysis.state.process_roots import DECIMAL_FIELDS, logger_settings
 from orderdep.analysis.state.roots import RootsConfig, StateTracker
 from orderdep.analysis.state.values import RootValue, get, restore
 from orderdep.analysis.state.values import describe as describe_root
@@ -130,7 +130,14 @@ def capture_root(name: str, meta: dict[str, Any], config: RootsConfig) -> dict[s
     """Presence, description, literal and type of one root's value now."""
     out = dict(meta)
     kind = meta["kind"]
-    if kind in ("logging", "warnings", "other"):
+    if kind == "logging":
+        captured = get(name, config)
+        settings = logger_settings(captured.value, captured.content["handlers"])
+        text = ", ".join(f"{f}={v!r}" for f, v in settings.items())
+        out.update(present=True, type="logging", desc=["atom", "logging", text])
+        out["literal"] = repr(settings)
+        return out
+    if kind in ("warnings", "other"):
         text = describe_root(name, config)
         out.update(present=True, type=kind, desc=["atom", kind, text], literal=None)
         return out

@@ -1,0 +1,143 @@
+"""One patch per polluted state: fixes shared by the OD tests a state breaks.
+
+Two steps of ``fix`` build on the verified fixes of earlier OD tests instead of writing a
+copy per test:
+
+* :func:`shared_fixes`: before a victim is debugged, the root-cause fixes already
+  verified for other victims of one of its polluters (the polluter's own clean-up, an
+  autouse fixture) are the first things tried for it. When one verifies for it too, the
+  victim costs one verification and the patch set gains no line.
+* :func:`hoist_blocks`: the same statements inserted at the start of several tests of one
+  ``unittest.TestCase`` class go once into the class's ``setUp`` (added when missing),
+  when that verifies for every one of those tests.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from orderdep.analysis.repair.fix_result import Fix, FixResult
+from orderdep.analysis.repair.verify.verify import Verification, Verifier
+from orderdep.analysis.repair.write.patches import Insertion, apply_insertions, function_path
+from orderdep.analysis.repair.write.unittest_patches import testcase_methods
+from orderdep.core.report import ODFinding
+from orderdep.errors import UsageError
+
+# edits that fix a state where it is made or for every test, not in the victim
+ROOT_CAUSE_EDITS = frozenset({"autouse", "narrow", "setup_function", "session_fixture"})
+
+
+def is_root_cause(fix: Fix) -> bool:
+    """Whether ``fix`` changes the polluter's side or every test's (not the victim)."""
+    return fix.strategy == "polluter" or any(i.edit in ROOT_CAUSE_EDITS for i in fix.insertions)
+
+
+def shared_fixes(finding: ODFinding, done: Sequence[tuple[ODFinding, Fix]]) -> list[Fix]:
+    """The verified root-cause fixes of earlier victims sharing a polluter with the victim
+    ``finding`` (each patch once, those of the most shared polluters first)."""
+    if finding.kind not in (None, "victim"):
+        return []
+    mine = set(finding.polluters) | {p for g in finding.polluter_groups for p in g}
+    if not mine:
+        return []
+    scored: list[tuple[int, int, Fix]] = []
+    seen: set[tuple[Insertion, ...]] = set()
+    for i, (other, fix) in enumerate(done):
+        theirs = set(other.polluters) | {p for g in other.polluter_groups for p in g}
+        common = len(mine & theirs)
+        key = tuple(dataclasses.replace(ins, comment=None) for ins in fix.insertions)
+        if common and is_root_cause(fix) and key not in seen:
+            seen.add(key)
+            scored.append((-common, i, fix))
+    return [fix for *_, fix in sorted(scored, key=lambda s: s[:2])]
+
+
+@dataclass
+class Hoisted:
+    """Fixes of several tests of one class replaced by one block in its ``setUp``."""
+
+    cls: str  # "path::Class"
+    tests: list[str]  # the test methods the block was in
+    results: list[str]  # the OD tests whose fixes it replaced
+
+
+def _block_key(fix: Fix, project: Path) -> Optional[tuple[str, tuple[str, ...], Insertion]]:
+    """(file::classes, classes, the insertion without its comment) when ``fix`` is one
+    block at the start of a method of a TestCase class; else None."""
+    if len(fix.insertions) != 1:
+        return None
+    ins = fix.insertions[0]
+    if ins.edit != "insert" or ins.method is not None:
+        return None
+    path, classes, _ = function_path(ins.test)
+    if not classes:
+        return None
+    try:
+        source = (project / path).read_text(encoding="utf-8")
+    except OSError:
+        return None
+    if testcase_methods(source, classes) is None:
+        return None
+    return (
+        "::".join([path, *classes]),
+        tuple(classes),
+        dataclasses.replace(ins, test="", comment=None),
+    )
+
+
+def _names(tests: Sequence[str]) -> str:
+    short = [t.rsplit("::", 1)[-1] for t in tests]
+    return ", ".join(short[:-1]) + " and " + short[-1] if len(short) > 1 else short[0]
+
+
+def hoist_blocks(verifier: Verifier, project: Path, results: Sequence[FixResult]) -> list[Hoisted]:
+    """Move a block inserted into two or more tests of one TestCase class into its
+    ``setUp``, where that verifies for each of them; the results changed get the shared
+    fix (its verification for them). Returns what was moved."""
+    groups: dict[tuple[str, tuple[str, ...], Insertion], list[FixResult]] = {}
+    for result in results:
+        if result.fix is None or result.target is None:
+            continue
+        key = _block_key(result.fix, project)
+        if key is not None:
+            groups.setdefault(key, []).append(result)
+    moved: list[Hoisted] = []
+    for (cls, _, block), members in groups.items():
+        tests = list(dict.fromkeys(r.fix.insertions[0].test for r in members if r.fix))
+        if len(tests) < 2:
+            continue
+        block = dataclasses.replace(block, test=tests[0])
+        comment = (
+            f"Clean up before each test of this class what an earlier test may leave "
+            f"behind ({_names(tests)} need it)."
+        )
+        shared = dataclasses.replace(block, test=tests[0], method="setUp", comment=comment)
+        try:
+            changes = apply_insertions(project, [shared])
+        except UsageError:
+            continue
+        checks: list[Verification] = []
+        for i, result in enumerate(members):
+            assert result.target is not None
+            check = verifier.verify(changes, result.target, orders_only=i > 0)
+            if not check.ok:
+                break
+            checks.append(check)
+        if len(checks) != len(members):
+            continue
+        for result, check in zip(members, checks):
+            assert result.fix is not None
+            result.fix = dataclasses.replace(
+                result.fix,
+                description=f"once in the setUp of {cls.rsplit('::', 1)[-1]} "
+                f"(shared by {len(tests)} tests): {result.fix.description}",
+                insertions=[shared],
+                changes=changes,
+                verification=check,
+            )
+        moved.append(Hoisted(cls, tests, [r.test for r in members]))
+    return moved

@@ -1,0 +1,130 @@
+"""One patch per polluted state: a fix verified for one victim is tried first for the
+other victims of its polluter, a block pasted into several tests of one TestCase goes
+once into its setUp, and a state many polluters write gets one autouse fixture."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+from tests.analysis.repair.conftest import EngineFor
+from tests.analysis.repair.corpus_helpers import CORPUS, copy_project, plain_outcomes
+
+from orderdep.analysis.repair.candidates.candidates import Candidate, place_count, root_cause_rank
+from orderdep.analysis.repair.fix import Repairer
+from orderdep.analysis.repair.fix_result import Fix
+from orderdep.analysis.repair.verify.sharing import hoist_blocks, shared_fixes
+from orderdep.analysis.repair.verify.verify import Verification
+from orderdep.analysis.repair.write.patches import Insertion
+from orderdep.core.report import ODFinding
+from orderdep.shells.cli import main
+
+CLIENT = "tests/test_client.py::TestErrors::"
+BLOCK_VICTIMS = [CLIENT + f"test_{n}" for n in ("bad_request", "denied", "not_found")]
+LIST_BODY = CLIENT + "test_validation_list_body"
+CLEANERS = {LIST_BODY: [CLIENT + "test_server_error"]}
+
+
+def _fix(test: str, strategy: str, edit: str = "insert", where: str = "") -> Fix:
+    ins = Insertion(where or test, ("x = 1",), edit=edit)
+    return Fix(test, strategy, "d", [ins], {}, Verification(True))
+
+
+def test_root_cause_fixes_of_victims_sharing_a_polluter_are_offered_first() -> None:
+    a, b, c = (ODFinding(f"t.py::v{i}", "victim", polluters=p) for i, p in
+               enumerate((["t.py::p1"], ["t.py::p1", "t.py::p2"], ["t.py::p3"])))  # fmt: skip
+    polluter_fix = _fix(a.test, "polluter", where="t.py::p1")
+    victim_side = _fix(b.test, "cleaner")
+    conftest = _fix(b.test, "fixture", edit="autouse", where="conftest.py::_restore_x")
+    done = [(a, polluter_fix), (b, victim_side), (b, conftest)]
+    new = ODFinding("t.py::v9", "victim", polluters=["t.py::p1", "t.py::p2"])
+    # the fix shared by both polluters first; a change to another victim is never offered
+    assert shared_fixes(new, done) == [conftest, polluter_fix]
+    assert shared_fixes(c, done) == []
+    assert shared_fixes(ODFinding("t.py::b", "brittle", state_setters=["t.py::p1"]), done) == []
+
+
+def test_a_guard_copied_into_many_polluters_ranks_after_one_fixture_and_the_victim() -> None:
+    one = Candidate("polluter", "d", [Insertion("t.py::p1", ("x",))])
+    many = Candidate("polluter", "d", [Insertion(f"t.py::p{i}", ("x",)) for i in range(3)])
+    params = Candidate("polluter", "d", [Insertion(f"t.py::p[{i}]", ("x",)) for i in range(3)])
+    autouse = Candidate("fixture", "d", [Insertion("conftest.py::_r", ("x",), edit="autouse")])
+    victim = Candidate("restore", "d", [Insertion("t.py::v", ("x",))])
+    assert place_count(many) == 3 and place_count(params) == 1
+    ranks = [root_cause_rank(c) for c in (one, params, autouse, victim, many)]
+    assert ranks == sorted(ranks) and ranks[0] < ranks[2] < ranks[3] < ranks[4]
+
+
+def test_a_block_fixing_several_tests_of_a_testcase_goes_once_into_its_setup(
+    engine_for: EngineFor,
+) -> None:
+    engine = engine_for("class_block_victims")
+    repairer = Repairer(engine.config, engine, strategy="cleaner")
+    results = [
+        repairer.repair(ODFinding(t, "victim", polluters=[LIST_BODY], cleaners=CLEANERS))
+        for t in BLOCK_VICTIMS
+    ]
+    assert all(r.fix is not None for r in results), [r.notes for r in results]
+    pasted = {r.fix.insertions[0].test for r in results if r.fix}
+    assert pasted == set(BLOCK_VICTIMS)  # one copy in each test before sharing
+    (moved,) = hoist_blocks(repairer.verifier, engine.config.project, results)
+    assert moved.results == BLOCK_VICTIMS
+    shared = {(i.method, i.statements) for r in results if r.fix for i in r.fix.insertions}
+    assert len(shared) == 1 and next(iter(shared))[0] == "setUp"
+    assert all(r.fix is not None and r.fix.verification.ok for r in results)
+    (new,) = {new for r in results if r.fix for _, new in r.fix.changes.values()}
+    assert new.count('PropertyMock(return_value=\'{"message": "boom"}\')') == 2  # setUp + test
+
+
+def _fix_and_apply(root: Path) -> tuple[str, str]:
+    """``detect --classify`` then ``fix --apply`` on ``root``: fix's output and progress."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert main(["detect", str(root), "--classify", "--seed", "1"]) == 1
+        start = len(err.getvalue())
+        assert main(["fix", str(root), "--apply"]) == 0, out.getvalue()
+    return out.getvalue(), err.getvalue()[start:]
+
+
+def test_fix_apply_on_victims_of_one_class_leaves_one_block_and_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+    root = copy_project("class_block_victims", tmp_path / "p")
+    output, _ = _fix_and_apply(root)
+    assert "goes once into its setUp instead (3 copies become one)" in output
+    text = (root / "tests/test_client.py").read_text(encoding="utf-8")
+    original = (CORPUS / "class_block_victims/tests/test_client.py").read_text(encoding="utf-8")
+    assert text.count('\'{"message": "boom"}\'') == original.count("boom") + 1
+    assert "    def setUp(self):" in text
+    orders = [[LIST_BODY, v] for v in BLOCK_VICTIMS]
+    for outcome in plain_outcomes(root, orders, tmp_path / "work"):
+        assert set(outcome.values()) == {"passed"}, outcome
+
+
+def test_fix_apply_on_a_state_many_polluters_write_adds_one_fixture(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+    root = copy_project("many_polluters_conftest", tmp_path / "p")
+    output, progress = _fix_and_apply(root)
+    tuning = CORPUS / "many_polluters_conftest/tests/test_tuning.py"
+    assert (root / "tests/test_tuning.py").read_text("utf-8") == tuning.read_text("utf-8")
+    conftest = (root / "tests/conftest.py").read_text(encoding="utf-8")
+    assert conftest.count("@pytest.fixture(autouse=True)") == 1, conftest
+    assert "def _restore_schemas_state(monkeypatch):" in conftest
+    # the second victim reused the first one's fixture instead of being debugged
+    fixes = json.loads((root / ".orderdep/fixes.json").read_text("utf-8"))["fixes"]
+    assert {e["description"] for e in fixes.values()} == {
+        "autouse fixture in tests/conftest.py restores schemas.table_name, schemas.table_schema"
+    }, output
+    assert "debugging tests/test_schema.py::test_columns" not in progress
+    assert "for tests/test_schema.py::test_columns" in progress
+    t = "tests/test_tuning.py::"
+    orders = [[t + "test_override_both", "tests/test_schema.py::test_default_description"],
+              [t + "test_override_again", "tests/test_schema.py::test_columns"]]  # fmt: skip
+    for outcome in plain_outcomes(root, orders, tmp_path / "work"):
+        assert set(outcome.values()) == {"passed"}, outcome

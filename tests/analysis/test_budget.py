@@ -13,6 +13,7 @@ from test_classify import ALL, ND, ORDERS, PLANTED
 
 from orderdep.analysis.bounded import detect_within
 from orderdep.analysis.budget import (
+    LATE_FIND_ORDERS,
     UNFINISHED_KEY,
     Budget,
     BudgetedExecutor,
@@ -189,6 +190,21 @@ def test_an_order_answered_without_running_still_sets_the_pace() -> None:
     with pytest.raises(BudgetExhausted, match="budget"):
         executor.run_many([[SUITE.ids[1]]])  # ~10 s expected, 6 s left: not started
     assert clock.now == 0.0
+
+
+def test_a_search_with_nothing_found_gets_all_but_the_reserve_for_a_late_find() -> None:
+    clock = Clock()  # one second per order of one test: a whole order costs len(SUITE) s
+    budget = Budget(1000.0, clock)
+    executor = BudgetedExecutor(ReplayExecutor(model(), Recorded(), clock), budget, jobs=1)
+    assert executor.pace() is None
+    assert executor.extension(0.95) == pytest.approx(1000 * 0.95)  # no pace yet: the share
+    executor.run_many([[t] for t in SUITE.ids[:4]])
+    assert executor.pace() == pytest.approx(1.0)
+    whole = len(SUITE.ids)
+    reserve = max(50.0, LATE_FIND_ORDERS * whole)  # 5% of the budget or 3 whole orders
+    assert executor.extension(0.95) == pytest.approx(996 - reserve)
+    assert executor.extension(0.85) == pytest.approx(996 - max(150.0, LATE_FIND_ORDERS * whole))
+    assert BudgetedExecutor(executor, Budget(None, clock)).extension(0.95) is None
 
 
 # -- detection and classification in one budget ------------------------------------------

@@ -573,7 +573,7 @@ def test_a_search_with_no_suspect_at_its_budget_goes_on_with_the_time_kept_for_m
         assert report.od_ids == [A0]
     else:
         assert asked == [1] and 20 < searched <= 30 + 8
-        assert any("the search goes on with the time kept for classification (20 s)" in s
+        assert any("the search goes on with the time kept for what it finds (20 s)" in s
                    for s in said)  # fmt: skip
         assert shortfalls(report) == []
 

@@ -3,15 +3,17 @@ as far as a repair needs (the kind and one partner), saves that, and repairs the
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+import pytest
 from clitools import POLLUTER, VICTIM
 
 from orderdep.analysis.budget import UNFINISHED_KEY
-from orderdep.core.report import load_report
+from orderdep.core.report import ODFinding, load_report
 
 if TYPE_CHECKING:
     from conftest import CliRunner
@@ -55,3 +57,48 @@ def test_a_spent_budget_repairs_what_it_reached_and_the_printed_command_goes_on(
     assert code == 0, out + err
     code, out, err = cli(*argv[:-1], "600")  # again: fixed in the files, nothing left
     assert code == 0 and "none needed: passes in its failing order" in out, out + err
+
+
+def test_a_stopped_apply_keeps_each_verified_patch_and_a_rerun_goes_on(
+    tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.analysis.repair.corpus_helpers import copy_project, plain_outcomes
+
+    from orderdep.analysis.repair.fix import Repairer
+
+    root = copy_project("class_block_victims", tmp_path / "p")
+    assert cli("detect", root, "--seed", "1", "--classify")[0] == 1
+    original = (root / "tests/test_client.py").read_text(encoding="utf-8")
+    repair = Repairer.repair
+    calls: list[str] = []
+
+    def stopped_at_the_second(self: Repairer, finding: ODFinding) -> Any:
+        calls.append(finding.test)
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # Ctrl-C, or the run killed, during the second repair
+        return repair(self, finding)
+
+    monkeypatch.setattr(Repairer, "repair", stopped_at_the_second)
+    code, out, err = cli("fix", root, "--apply")
+    assert code == 130, out + err
+    first = calls[0]
+    assert f"fix for {first} (victim)" in out
+    assert "(verified alone; checked in a set below)" in out
+    patched = (root / "tests/test_client.py").read_text(encoding="utf-8")
+    assert patched != original  # the first patch is in the file
+    fixes = json.loads((root / ".orderdep/fixes.json").read_text(encoding="utf-8"))["fixes"]
+    assert fixes[first]["fixed"] and len(fixes) == 1
+    monkeypatch.setattr(Repairer, "repair", repair)
+    code, out, err = cli("fix", root, "--apply")  # the rerun goes on from there
+    assert code == 0, out + err
+    assert "none needed: passes in its failing order" in out  # the first test's row
+    polluter = "tests/test_client.py::TestErrors::test_validation_list_body"
+    victims = [t for t in fixes_of(root) if t != polluter]
+    assert len(victims) == 3
+    for outcome in plain_outcomes(root, [[polluter, v] for v in victims], tmp_path / "work"):
+        assert set(outcome.values()) == {"passed"}, outcome
+
+
+def fixes_of(root: Path) -> list[str]:
+    report = load_report(root / ".orderdep" / "report.json")
+    return [f.test for f in report.od_tests]

@@ -2,7 +2,8 @@
 
 The search may use a share of the budget (:data:`~orderdep.analysis.budget.SEARCH_SHARE`,
 less when classification follows, and more when no test failed by the end of that
-share: :data:`~orderdep.analysis.budget.EXTENDED_SEARCH_SHARE`); confirmation and classification use what is left, in
+share: :meth:`~orderdep.analysis.budget.BudgetedExecutor.extension`); confirmation and
+classification use what is left, in
 the order :mod:`orderdep.analysis.classify` gives (kinds first, cleaners late). Every
 order goes through one :class:`~orderdep.analysis.budget.BudgetedExecutor`, so the
 budget (or Ctrl-C) stops whichever phase is running; the report then says what is
@@ -17,6 +18,7 @@ from typing import Any, Optional
 from orderdep.analysis import classify as classifying  # looked up at call time (patchable)
 from orderdep.analysis.budget import (
     EXTENDED_SEARCH_SHARE,
+    EXTENDED_SEARCH_SHARE_DETECT,
     SEARCH_SHARE,
     SEARCH_SHARE_CLASSIFY,
     Budget,
@@ -48,9 +50,13 @@ def detect_within(
     """
     bounded = BudgetedExecutor(executor, budget, jobs)
     share = SEARCH_SHARE_CLASSIFY if then_classify else SEARCH_SHARE
-    # Nothing failed by the end of the search's share: nothing to classify, so the time
-    # kept for it goes to the search (all but what confirming a late find needs).
-    extend = (lambda: budget.share(EXTENDED_SEARCH_SHARE)) if then_classify else None
+    # Nothing failed by the end of the search's share: nothing to confirm or classify, so
+    # the time kept for them goes to the search (all but what a late find needs).
+    late = EXTENDED_SEARCH_SHARE if then_classify else EXTENDED_SEARCH_SHARE_DETECT
+
+    def extend() -> Optional[float]:
+        return bounded.extension(late)
+
     report = detect(
         bounded,
         budget_seconds=budget.share(share),

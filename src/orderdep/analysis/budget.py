@@ -28,9 +28,13 @@ from orderdep.errors import OrderdepError
 
 SEARCH_SHARE = 0.7
 SEARCH_SHARE_CLASSIFY = 0.4
-# With classification to follow, the search's share when nothing failed by 40%: what is
-# left after it confirms a test found late.
+# When nothing failed by the end of the search's share, the search goes on until only
+# what a test found late needs is left: 1 - this share of the budget (confirming it; and
+# classifying it, with classification to follow), and at least LATE_FIND_ORDERS whole
+# orders at the pace measured so far.
 EXTENDED_SEARCH_SHARE = 0.85
+EXTENDED_SEARCH_SHARE_DETECT = 0.95
+LATE_FIND_ORDERS = 3
 # Key of a finding's (and the stats') map from unfinished item to why.
 UNFINISHED_KEY = "unfinished"
 # Orders per worker handed to the executor between two looks at the budget.
@@ -154,6 +158,21 @@ class BudgetedExecutor:
     def run(self, order: Sequence[str], *, probe: Optional[ProbeSpec] = None) -> OrderResult:
         return self.run_many([order], probe=probe)[0]
 
+    def pace(self) -> Optional[float]:
+        """Budget seconds per test execution so far (workers together); None before any."""
+        return self._spent / self._executions if self._executions else None
+
+    def extension(self, share: float) -> Optional[float]:
+        """Seconds more for a search that found nothing by the end of its share: what is
+        left of the budget but the reserve for a test found late, the larger of ``1 -
+        share`` of the budget and :data:`LATE_FIND_ORDERS` whole orders at :meth:`pace`."""
+        left, whole = self.budget.left(), self.budget.seconds
+        if left is None or whole is None:
+            return None
+        pace = self.pace()
+        orders = LATE_FIND_ORDERS * pace * len(self.suite.ids) if pace is not None else 0.0
+        return left - max((1 - share) * whole, orders)
+
     def _fitting(self, orders: Sequence[Sequence[str]]) -> int:
         """How many of ``orders`` (at least one) to start now; raises when not even the
         first is expected to finish within the budget."""
@@ -209,6 +228,8 @@ class BudgetedExecutor:
 
 __all__ = [
     "EXTENDED_SEARCH_SHARE",
+    "EXTENDED_SEARCH_SHARE_DETECT",
+    "LATE_FIND_ORDERS",
     "SEARCH_SHARE",
     "SEARCH_SHARE_CLASSIFY",
     "UNFINISHED_KEY",

@@ -111,8 +111,8 @@ class Search:
                 self.extended = True
                 left = extra
                 self.notice(
-                    f"orderdep: no suspect yet: the search goes on with the time kept for "
-                    f"classification ({extra:.0f} s)"
+                    f"orderdep: no suspect yet: the search goes on with the time kept for what it "
+                    f"finds ({extra:.0f} s)"
                 )
         if left is not None and left <= 0:
             self.stop_reason = "budget"

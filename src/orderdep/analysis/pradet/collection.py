@@ -51,6 +51,8 @@ class CollectionStopped(EngineError):
             f"{source} order had finished {ran} of its {total} tests, so no data dependency was "
             "found or tested"
         )
+
+
 PathLike = Union[str, "os.PathLike[str]"]
 
 

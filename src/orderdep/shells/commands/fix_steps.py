@@ -1,6 +1,7 @@
-"""Three steps of ``orderdep fix`` around the repairs: classifying what a repair needs
-first, sharing one block among the tests of a class, and keeping the largest set of
-verified patches that holds together."""
+"""Steps of ``orderdep fix`` around the repairs: classifying what a repair needs first,
+writing each verified patch as soon as it is verified (``--apply``), sharing one block
+among the tests of a class, and keeping the largest set of verified patches that holds
+together."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from typing import Any, Optional
 import click
 
 from orderdep.analysis.repair.fix import Repairer
-from orderdep.analysis.repair.fix_result import FixResult
+from orderdep.analysis.repair.fix_result import Fix, FixResult
 from orderdep.analysis.repair.verify.patchset import function_id, holding_set, merged_changes
 from orderdep.analysis.repair.verify.sharing import hoist_blocks
-from orderdep.analysis.repair.write.patches import Changes
+from orderdep.analysis.repair.write.patches import Changes, apply_insertions, unified_diff
 from orderdep.core.report import ODFinding, Report, save_report
 from orderdep.shells.commands.debug_cmds import progress_line, report_file
 from orderdep.shells.fixes_file import fix_entry
@@ -117,3 +118,36 @@ def share_setups(
             patch = patch_for(function_id(result.test))
             patch.write_text(result.fix.diff, encoding="utf-8")
             entries[result.test] = fix_entry(result, patch, patch.parent.parent)
+
+
+Originals = dict[str, Optional[str]]  # file -> its text before fix wrote it (None: absent)
+
+
+def apply_now(project: Path, fix: Fix, originals: Originals) -> list[str]:
+    """Write a verified ``fix`` into the project's files at once (``--apply``): a run
+    stopped later keeps it, and rerunning skips its test (it passes now). The files'
+    texts from before the first write are kept in ``originals``. Returns the files."""
+    changes = apply_insertions(project, fix.insertions)
+    for rel, (_, new) in changes.items():
+        path = project / rel
+        originals.setdefault(rel, path.read_text(encoding="utf-8") if path.exists() else None)
+        path.write_text(new, encoding="utf-8")
+    return sorted(changes)
+
+
+def diff_from_originals(project: Path, fix: Fix, originals: Originals) -> str:
+    """``fix``'s diff against the files as they were before ``fix`` wrote any patch."""
+    base = {rel: text or "" for rel, text in originals.items()}
+    return unified_diff(apply_insertions(project, fix.insertions, base=base))
+
+
+def restore_originals(project: Path, originals: Originals) -> None:
+    """Put the files written by :func:`apply_now` back as they were (the set of patches
+    that holds together is then written on them)."""
+    for rel, text in originals.items():
+        path = project / rel
+        if text is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.write_text(text, encoding="utf-8")
+    originals.clear()

@@ -31,7 +31,15 @@ from orderdep.shells.commands.debug_cmds import (
     root_lines,
 )
 from orderdep.shells.commands.engine_cmds import open_engine
-from orderdep.shells.commands.fix_steps import check_set, classify_on_demand, share_setups
+from orderdep.shells.commands.fix_steps import (
+    Originals,
+    apply_now,
+    check_set,
+    classify_on_demand,
+    diff_from_originals,
+    restore_originals,
+    share_setups,
+)
 from orderdep.shells.fixes_file import fix_entry, save_fixes
 from orderdep.shells.options import (
     CHECK_OPTION,
@@ -115,7 +123,6 @@ def fix_lines(
     report: Optional[Path],
     applied: Sequence[str],
     polluters: Sequence[str] = (),
-    applying: bool = False,
 ) -> list[str]:
     fix = result.fix
     if not result.reproduced:
@@ -141,10 +148,8 @@ def fix_lines(
         f"line(s): {fix.description}; {fix.verification.summary()}",
         fix.diff.rstrip("\n"),
     ]
-    if applied:
-        lines.append(f"applied to {', '.join(applied)}")
-        return lines
-    if applying:  # written once every patch is verified together
+    if applied:  # the set of patches is checked once every test has its patch
+        lines.append(f"applied to {', '.join(applied)} (verified alone; checked in a set below)")
         return lines
     assert patch is not None
     lines.append(f"patch: {patch}")
@@ -236,8 +241,10 @@ def fix(
     if it made the test pass in its failing and passing orders without changing the
     outcomes of the suite (the report's nondeterministic tests, and tests whose outcome
     differs between two unpatched runs of the suite, are not compared). Files change only
-    with --apply. The instances of a parametrized test share one patch; all patches are
-    then verified together (the original order, every failing order, --set-orders random
+    with --apply, which writes each patch as soon as it is verified: a run stopped later
+    keeps it, and rerunning skips its test. The instances of a parametrized test share
+    one patch, and so may the victims of one polluter; one block found for several tests
+    of a TestCase goes once into its setUp. All patches are then verified together (the original order, every failing order, --set-orders random
     orders); when they do not hold together, they are added one at a time and the largest
     set that holds is kept (and applied with --apply), each patch left out named with the
     problem it brought. Exit code 0 when no OD test is left in the files (nothing to fix,
@@ -263,6 +270,8 @@ def fix(
     by_function: dict[str, FixResult] = {}  # one patch per test function
     fixed: list[FixResult] = []
     done: list[tuple[ODFinding, Fix]] = []  # the verified fixes, for victims sharing a state
+    originals: Originals = {}  # with --apply: the files' texts before the first patch
+    applied: list[str] = []
     rows: list[tuple[str, str, str, str]] = []  # the closing table: test, kind, fix, lines
     with open_engine(params, store=False, budget=limit) as engine:
         engine.check([*(t for t, _ in selected), *polluters])
@@ -314,14 +323,18 @@ def fix(
             else:
                 patch = target
                 patch.parent.mkdir(parents=True, exist_ok=True)
-                patch.write_text(result.fix.diff, encoding="utf-8")
+                applied = apply_now(project, result.fix, originals) if apply_ else []
+                patch.write_text(diff_from_originals(project, result.fix, originals), "utf-8")
                 by_function[function] = result
                 fixed.append(result)
                 done.append((finding, result.fix))
             rows.append(table_row(result))
             entries[finding.test] = fix_entry(result, patch, patches.parent)
-            lines = fix_lines(result, project, patch, params, report, [], polluters, apply_)
+            save_fixes(report_file(project, report).resolve().parent, entries)
+            lines = fix_lines(result, project, patch, params, report, applied, polluters)
             click.echo("\n".join(lines))
+            applied = []
+        restore_originals(project, originals)  # the set that holds is written below
         unrepaired = (
             [f.test for f in data.od_tests if f.test not in {r.test for r in fixed}]
             if data is not None

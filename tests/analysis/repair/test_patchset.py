@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Any, cast
 
@@ -21,11 +20,29 @@ def test_the_same_guard_for_two_victims_is_inserted_once(tmp_path: Path) -> None
     first = Insertion("tests/test_a.py::test_p", GUARD, ("request",), comment="For test_v1.")
     second = Insertion("tests/test_a.py::test_p", GUARD, ("request",), comment="For test_v2.")
     other = Insertion("tests/test_a.py::test_p", ("x = 1",), comment="For test_v3.")
-    both = dataclasses.replace(first, comment="For test_v1 and test_v2.")
-    assert distinct([first, second, other, first]) == [both, other]
+    (one,) = distinct([first, second, other, first])  # one place: one block
+    assert one.statements == (*GUARD, "x = 1") and one.fixtures == ("request",)
+    assert one.comment == "For test_v1 and test_v2. For test_v3."
     (text,) = [new for _, new in merged_changes(tmp_path, [first, second, other]).values()]
     assert text.count("saved = copy.deepcopy(data.rows)") == 1
-    assert "# For test_v1 and test_v2." in text  # its comment names every test it fixes
+    assert "# For test_v1 and test_v2. For test_v3." in text  # it names every test it fixes
+
+
+def test_guards_for_one_testcase_method_share_one_monkeypatch(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    source = (
+        "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_p(self):\n        pass\n"
+    )
+    (tmp_path / "tests" / "test_t.py").write_text(source)
+    guards = [
+        Insertion("tests/test_t.py::T::test_p", (f"monkeypatch.setenv('{v}', 'x')",),
+                  ("monkeypatch",), comment=f"Undo this test's change to ${v}.")
+        for v in ("A", "B", "A")
+    ]  # fmt: skip
+    (text,) = [new for _, new in merged_changes(tmp_path, guards).values()]
+    assert text.count("monkeypatch = pytest.MonkeyPatch()") == 1, text
+    assert text.count("monkeypatch.setenv('A', 'x')") == 1
+    assert "monkeypatch.setenv('B', 'x')" in text
 
 
 def test_the_largest_set_that_holds_is_kept_and_each_conflict_is_named(

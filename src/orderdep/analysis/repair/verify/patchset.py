@@ -65,6 +65,35 @@ def distinct(insertions: Iterable[Insertion]) -> list[Insertion]:
     for i, said in comments.items():
         if len(set(said)) > 1:
             out[i] = dataclasses.replace(out[i], comment=merged_comment(said))
+    return coalesce(out)
+
+
+def coalesce(insertions: Sequence[Insertion]) -> list[Insertion]:
+    """One insertion per place (function, method and kind of edit): the statements of
+    insertions into the same place in their order, each statement once, their fixtures
+    and their comments together. Two guards for one polluter then read as one block (in
+    a ``TestCase`` one ``MonkeyPatch``, not one per guard)."""
+    groups: dict[tuple[str, str, Optional[str], str], list[Insertion]] = {}
+    for ins in insertions:
+        place = function_id(ins.test) if ins.edit != "narrow" else ins.test
+        groups.setdefault((ins.file, place, ins.method, ins.edit), []).append(ins)
+    out: list[Insertion] = []
+    for (_, _, _, edit), group in groups.items():
+        if len(group) == 1 or edit == "narrow":
+            out += group
+            continue
+        said = list(dict.fromkeys(i.comment for i in group if i.comment))
+        comment = merged_comment(said) if said else None
+        if len(said) > 1 and comment == said[0]:  # they say different things: all of it
+            comment = " ".join(said)
+        out.append(
+            dataclasses.replace(
+                group[0],
+                statements=tuple(dict.fromkeys(st for i in group for st in i.statements)),
+                fixtures=tuple(dict.fromkeys(f for i in group for f in i.fixtures)),
+                comment=comment,
+            )
+        )
     return out
 
 

@@ -440,15 +440,16 @@ def test_fixture_strategy_adds_an_autouse_fixture_to_a_new_conftest(engine: Engi
         new file mode 100644
         --- /dev/null
         +++ b/tests/conftest.py
-        @@ -0,0 +1,9 @@
+        @@ -0,0 +1,10 @@
+        +import os
+        +
         +import pytest
         +
         +
         +@pytest.fixture(autouse=True)
-        +def _restore_app_debug(monkeypatch):
+        +def _restore_app_debug(request):
         +    # Put $APP_DEBUG back after every test: test_env_unset fails when an earlier test
         +    # leaves it changed.
-        +    monkeypatch.setenv('APP_DEBUG', '')
-        +    monkeypatch.delenv('APP_DEBUG')
+        +    request.addfinalizer(lambda: os.environ.pop('APP_DEBUG', None))
         """
     )

@@ -228,7 +228,8 @@ def test_guard_statements_by_kind() -> None:
     )
     env = root("env:A", "env", ValueView(False), var="A")
     assert guard_statements(env, NAMES, None) == [
-        (["monkeypatch.setenv('A', '')", "monkeypatch.delenv('A')"], ["monkeypatch"])
+        (["import os", "request.addfinalizer(lambda: os.environ.pop('A', None))"], ["request"]),
+        (["monkeypatch.setenv('A', '')", "monkeypatch.delenv('A')"], ["monkeypatch"]),
     ]
     # a present variable is saved as it is when the polluter starts (never a sandbox path)
     home = root("env:HOME", "env", ValueView(True, None, "'/tmp/sandbox/home'", "str"), var="HOME")

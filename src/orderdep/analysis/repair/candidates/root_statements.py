@@ -318,7 +318,10 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
             stmt = f"monkeypatch.setenv({root.var!r}, os.environ[{root.var!r}])"
             out.append((["import os", stmt], ["monkeypatch"]))
         else:
+            # unset when the test ends, one line (``self.addCleanup`` in a TestCase); else
             # set then delete: monkeypatch undoes both, leaving the variable unset
+            pop = f"request.addfinalizer(lambda: os.environ.pop({root.var!r}, None))"
+            out.append((["import os", pop], ["request"]))
             out.append(
                 (
                     [f"monkeypatch.setenv({root.var!r}, '')", f"monkeypatch.delenv({root.var!r})"],

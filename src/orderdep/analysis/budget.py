@@ -31,10 +31,10 @@ SEARCH_SHARE_CLASSIFY = 0.4
 # When nothing failed by the end of the search's share, the search goes on until only
 # what a test found late needs is left: 1 - this share of the budget (confirming it; and
 # classifying it, with classification to follow), and at least LATE_FIND_ORDERS whole
-# orders at the pace measured so far.
+# orders at the pace measured so far (confirming reruns the order it failed in).
 EXTENDED_SEARCH_SHARE = 0.85
 EXTENDED_SEARCH_SHARE_DETECT = 0.95
-LATE_FIND_ORDERS = 3
+LATE_FIND_ORDERS = 1
 # Key of a finding's (and the stats') map from unfinished item to why.
 UNFINISHED_KEY = "unfinished"
 # Orders per worker handed to the executor between two looks at the budget.

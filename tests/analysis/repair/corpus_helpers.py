@@ -203,10 +203,13 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_hooks.py::test_builtins_only": (
             "victim", "tests/test_hooks.py::test_custom_plugin"),
     },
-    "class_block_victims": {
-        f"tests/test_client.py::TestErrors::test_{n}": (
+    "block_victims": {
+        **{f"tests/test_client.py::TestErrors::test_{n}": (
             "victim", "tests/test_client.py::TestErrors::test_validation_list_body")
-        for n in ("bad_request", "denied", "not_found")
+           for n in ("bad_request", "denied", "not_found")},
+        **{f"tests/test_functions.py::test_{n}": (
+            "victim", "tests/test_functions.py::test_validation_list_body")
+           for n in ("bad_request", "denied")},
     },
     "logging_dictconfig": {
         "tests/test_ship.py::test_ship_is_logged": (

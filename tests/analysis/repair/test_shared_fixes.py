@@ -16,7 +16,7 @@ from tests.analysis.repair.corpus_helpers import CORPUS, copy_project, plain_out
 from orderdep.analysis.repair.candidates.candidates import Candidate, place_count, root_cause_rank
 from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.fix_result import Fix
-from orderdep.analysis.repair.verify.sharing import hoist_blocks, shared_fixes
+from orderdep.analysis.repair.verify.sharing import SHARED_FIXTURE, hoist_blocks, shared_fixes
 from orderdep.analysis.repair.verify.verify import Verification
 from orderdep.analysis.repair.write.patches import Insertion
 from orderdep.core.report import ODFinding
@@ -61,7 +61,7 @@ def test_a_guard_copied_into_many_polluters_ranks_after_one_fixture_and_the_vict
 def test_a_block_fixing_several_tests_of_a_testcase_goes_once_into_its_setup(
     engine_for: EngineFor,
 ) -> None:
-    engine = engine_for("class_block_victims")
+    engine = engine_for("block_victims")
     repairer = Repairer(engine.config, engine, strategy="cleaner")
     results = [
         repairer.repair(ODFinding(t, "victim", polluters=[LIST_BODY], cleaners=CLEANERS))
@@ -79,6 +79,29 @@ def test_a_block_fixing_several_tests_of_a_testcase_goes_once_into_its_setup(
     assert new.count('PropertyMock(return_value=\'{"message": "boom"}\')') == 2  # setUp + test
 
 
+FUNCTIONS = "tests/test_functions.py::"
+
+
+def test_a_block_fixing_several_tests_of_a_module_goes_once_into_an_autouse_fixture(
+    engine_for: EngineFor,
+) -> None:
+    engine = engine_for("block_victims")
+    repairer = Repairer(engine.config, engine, strategy="cleaner")
+    polluter, cleaner = FUNCTIONS + "test_validation_list_body", FUNCTIONS + "test_server_error"
+    results = [
+        repairer.repair(
+            ODFinding(t, "victim", polluters=[polluter], cleaners={polluter: [cleaner]})
+        )
+        for t in (FUNCTIONS + "test_bad_request", FUNCTIONS + "test_denied")
+    ]
+    assert all(r.fix is not None for r in results), [r.notes for r in results]
+    (moved,) = hoist_blocks(repairer.verifier, engine.config.project, results)
+    assert (moved.where, moved.place) == ("tests/test_functions.py", SHARED_FIXTURE)
+    (new,) = {new for r in results if r.fix for _, new in r.fix.changes.values()}
+    assert f"@pytest.fixture(autouse=True)\ndef {SHARED_FIXTURE}():" in new
+    assert new.count('Session.content = PropertyMock(return_value=\'{"message": "boom"}\')') == 2
+
+
 def _fix_and_apply(root: Path) -> tuple[str, str]:
     """``detect --classify`` then ``fix --apply`` on ``root``: fix's output and progress."""
     out, err = io.StringIO(), io.StringIO()
@@ -93,14 +116,17 @@ def test_fix_apply_on_victims_of_one_class_leaves_one_block_and_holds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
-    root = copy_project("class_block_victims", tmp_path / "p")
+    root = copy_project("block_victims", tmp_path / "p")
     output, _ = _fix_and_apply(root)
     assert "goes once into its setUp instead (3 copies become one)" in output
+    assert f"goes once into an autouse fixture ({SHARED_FIXTURE}) instead" in output
     text = (root / "tests/test_client.py").read_text(encoding="utf-8")
-    original = (CORPUS / "class_block_victims/tests/test_client.py").read_text(encoding="utf-8")
+    original = (CORPUS / "block_victims/tests/test_client.py").read_text(encoding="utf-8")
     assert text.count('\'{"message": "boom"}\'') == original.count("boom") + 1
     assert "    def setUp(self):" in text
     orders = [[LIST_BODY, v] for v in BLOCK_VICTIMS]
+    orders += [[FUNCTIONS + "test_validation_list_body", FUNCTIONS + t]
+               for t in ("test_bad_request", "test_denied")]  # fmt: skip
     for outcome in plain_outcomes(root, orders, tmp_path / "work"):
         assert set(outcome.values()) == {"passed"}, outcome
 

@@ -100,16 +100,18 @@ def share_setups(
     entries: dict[str, dict[str, Any]],
     patch_for: Callable[[str], Path],
 ) -> None:
-    """One block in a TestCase's ``setUp`` instead of a copy in each of its tests
-    (:func:`~orderdep.analysis.repair.verify.sharing.hoist_blocks`); prints each move and
+    """One block in a TestCase's ``setUp`` (or a module's autouse fixture) instead of a copy
+    in each of its tests (:func:`~orderdep.analysis.repair.verify.sharing.hoist_blocks`);
+    prints each move and
     rewrites the patch files and entries of the tests it changed."""
     if sum(r.fix is not None for r in fixed) < 2:
         return
     progress_line("looking for the same block in several tests of one class")
     for moved in hoist_blocks(repairer.verifier, project, fixed):
+        into = "its setUp" if moved.place == "setUp" else f"an autouse fixture ({moved.place})"
         click.echo(
-            f"shared: the block inserted into {len(moved.tests)} tests of {moved.cls} goes "
-            f"once into its setUp instead ({len(moved.tests)} copies become one); verified "
+            f"shared: the block inserted into {len(moved.tests)} tests of {moved.where} goes "
+            f"once into {into} instead ({len(moved.tests)} copies become one); verified "
             "for each of them"
         )
         for result in fixed:

@@ -8,13 +8,15 @@ copy per test:
   autouse fixture) are the first things tried for it. When one verifies for it too, the
   victim costs one verification and the patch set gains no line.
 * :func:`hoist_blocks`: the same statements inserted at the start of several tests of one
-  ``unittest.TestCase`` class go once into the class's ``setUp`` (added when missing),
-  when that verifies for every one of those tests.
+  ``unittest.TestCase`` class go once into the class's ``setUp`` (added when missing), and
+  those inserted into several other tests of one module go once into an autouse fixture
+  of that module, when that verifies for every one of those tests.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,35 +60,38 @@ def shared_fixes(finding: ODFinding, done: Sequence[tuple[ODFinding, Fix]]) -> l
 
 @dataclass
 class Hoisted:
-    """Fixes of several tests of one class replaced by one block in its ``setUp``."""
+    """Fixes of several tests replaced by one block: in their TestCase's ``setUp``, or in
+    an autouse fixture of their module."""
 
-    cls: str  # "path::Class"
-    tests: list[str]  # the test methods the block was in
+    where: str  # "path::Class" (its setUp) or "path" (an autouse fixture in it)
+    tests: list[str]  # the test functions the block was in
     results: list[str]  # the OD tests whose fixes it replaced
+    place: str  # "setUp" or the fixture's name
 
 
-def _block_key(fix: Fix, project: Path) -> Optional[tuple[str, tuple[str, ...], Insertion]]:
-    """(file::classes, classes, the insertion without its comment) when ``fix`` is one
-    block at the start of a method of a TestCase class; else None."""
+SHARED_FIXTURE = "_clean_up_before_each_test"
+
+
+def _block_key(fix: Fix, project: Path) -> Optional[tuple[str, Insertion]]:
+    """(where the block would go once, the insertion without its test and comment) when
+    ``fix`` is one block at the start of a test; else None. Tests of one TestCase share
+    its ``setUp``; other tests of one module share an autouse fixture of it."""
     if len(fix.insertions) != 1:
         return None
     ins = fix.insertions[0]
     if ins.edit != "insert" or ins.method is not None:
         return None
     path, classes, _ = function_path(ins.test)
-    if not classes:
-        return None
     try:
         source = (project / path).read_text(encoding="utf-8")
     except OSError:
         return None
-    if testcase_methods(source, classes) is None:
-        return None
-    return (
-        "::".join([path, *classes]),
-        tuple(classes),
-        dataclasses.replace(ins, test="", comment=None),
-    )
+    block = dataclasses.replace(ins, test="", comment=None)
+    if classes and testcase_methods(source, classes) is not None:
+        return "::".join([path, *classes]), block
+    if "request" in ins.fixtures or any(re.search(r"\bself\b", st) for st in ins.statements):
+        return None  # a test's own request or self would be a fixture's here
+    return path, block
 
 
 def _names(tests: Sequence[str]) -> str:
@@ -94,11 +99,30 @@ def _names(tests: Sequence[str]) -> str:
     return ", ".join(short[:-1]) + " and " + short[-1] if len(short) > 1 else short[0]
 
 
+def _shared(where: str, block: Insertion, tests: list[str]) -> Insertion:
+    """The one insertion for ``tests``: into their TestCase's setUp, else an autouse
+    fixture of their module."""
+    if "::" in where:
+        comment = (
+            "Clean up before each test of this class what an earlier test may leave "
+            f"behind ({_names(tests)} need it)."
+        )
+        return dataclasses.replace(block, test=tests[0], method="setUp", comment=comment)
+    comment = (
+        "Clean up before each test of this module what an earlier test may leave "
+        f"behind ({_names(tests)} need it)."
+    )
+    return dataclasses.replace(
+        block, test=f"{where}::{SHARED_FIXTURE}", comment=comment, edit="autouse"
+    )
+
+
 def hoist_blocks(verifier: Verifier, project: Path, results: Sequence[FixResult]) -> list[Hoisted]:
     """Move a block inserted into two or more tests of one TestCase class into its
-    ``setUp``, where that verifies for each of them; the results changed get the shared
+    ``setUp``, or into two or more other tests of one module into an autouse fixture of
+    that module, where that verifies for each of them; the results changed get the shared
     fix (its verification for them). Returns what was moved."""
-    groups: dict[tuple[str, tuple[str, ...], Insertion], list[FixResult]] = {}
+    groups: dict[tuple[str, Insertion], list[FixResult]] = {}
     for result in results:
         if result.fix is None or result.target is None:
             continue
@@ -106,16 +130,11 @@ def hoist_blocks(verifier: Verifier, project: Path, results: Sequence[FixResult]
         if key is not None:
             groups.setdefault(key, []).append(result)
     moved: list[Hoisted] = []
-    for (cls, _, block), members in groups.items():
+    for (where, block), members in groups.items():
         tests = list(dict.fromkeys(r.fix.insertions[0].test for r in members if r.fix))
         if len(tests) < 2:
             continue
-        block = dataclasses.replace(block, test=tests[0])
-        comment = (
-            f"Clean up before each test of this class what an earlier test may leave "
-            f"behind ({_names(tests)} need it)."
-        )
-        shared = dataclasses.replace(block, test=tests[0], method="setUp", comment=comment)
+        shared = _shared(where, block, tests)
         try:
             changes = apply_insertions(project, [shared])
         except UsageError:
@@ -129,15 +148,16 @@ def hoist_blocks(verifier: Verifier, project: Path, results: Sequence[FixResult]
             checks.append(check)
         if len(checks) != len(members):
             continue
+        place = "setUp" if shared.method == "setUp" else SHARED_FIXTURE
         for result, check in zip(members, checks):
             assert result.fix is not None
             result.fix = dataclasses.replace(
                 result.fix,
-                description=f"once in the setUp of {cls.rsplit('::', 1)[-1]} "
-                f"(shared by {len(tests)} tests): {result.fix.description}",
+                description=f"once in {place} (shared by {len(tests)} tests): "
+                f"{result.fix.description}",
                 insertions=[shared],
                 changes=changes,
                 verification=check,
             )
-        moved.append(Hoisted(cls, tests, [r.test for r in members]))
+        moved.append(Hoisted(where, tests, [r.test for r in members], place))
     return moved

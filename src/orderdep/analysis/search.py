@@ -84,6 +84,12 @@ class Search:
     def stopped(self) -> bool:
         return self.stop_reason is not None
 
+    @property
+    def flipped(self) -> bool:
+        """Whether a test has failed in one order and passed in another (a test failing in
+        every order so far, as a broken one does, is no reason to stop searching)."""
+        return not self.failed_seen.isdisjoint(self.passed_seen)
+
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 
@@ -100,11 +106,11 @@ class Search:
 
     def _may_start(self) -> bool:
         left = self.budget_left()
-        if self.extended and self.failed_seen:
+        if self.extended and self.flipped:
             # the time kept for classification went to the search for want of a suspect;
             # now there is one, what is left of it is confirmation's and classification's
             left = 0.0
-        if left is not None and left <= 0 and self.extend is not None and not self.failed_seen:
+        if left is not None and left <= 0 and self.extend is not None and not self.flipped:
             extra, self.extend = self.extend(), None
             if extra is not None and extra > 0:
                 self.budget = self.elapsed() + extra

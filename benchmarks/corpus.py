@@ -41,10 +41,11 @@ sys.path.insert(0, str(HERE))
 
 from corpus_doc import write_rows  # noqa: E402
 from corpus_project import run_project  # noqa: E402
+from patchstats import repeated_blocks  # noqa: E402
 from realsetup import orderdep_tree, scratch_dir  # noqa: E402
 
 MANIFEST = HERE / "manifests" / "idoft_sample.json"
-MODULES = ("realsetup.py", "corpus_project.py")
+MODULES = ("patchstats.py", "realsetup.py", "corpus_project.py")
 
 
 def clone_of(entry: dict[str, Any], clones: Optional[Path]) -> Optional[Path]:
@@ -67,7 +68,13 @@ def done_before(work: Path, key: dict[str, Any]) -> Optional[dict[str, Any]]:
     if not path.exists():
         return None
     saved = json.loads(path.read_text())
-    return saved["row"] if saved.get("key") == key else None
+    if saved.get("key") != key:
+        return None
+    row: dict[str, Any] = saved["row"]
+    patch = work / "fix.patch"
+    if "repeated_blocks" not in row:  # kept by a runner that did not count them yet
+        row["repeated_blocks"] = repeated_blocks(patch.read_text()) if patch.exists() else None
+    return row
 
 
 def results(

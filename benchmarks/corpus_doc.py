@@ -4,6 +4,7 @@ totals row per run against the targets; rows of earlier runs are kept as they ca
 from __future__ import annotations
 
 import argparse
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -50,13 +51,22 @@ def totals(rows: list[dict[str, Any]], run: str, who: str, budget: float) -> lis
     false = unlisted - sum(r["unlisted_confirmed"] for r in scored)
     over = sum(1 for r in scored if r["detect_wall"] > budget * 1.1)
     lines = [r["changed_lines"] for r in scored if r["changed_lines"] is not None]
+    per_test = [r["changed_lines"] / r["repaired"] for r in scored
+                if r["changed_lines"] is not None and r["repaired"]
+                for _ in range(r["repaired"])]  # fmt: skip
+    repeats = [r.get("repeated_blocks") for r in scored if r["changed_lines"]]
+    quality = (
+        f"{sum(lines)}"
+        + (f" (median {statistics.median(per_test):.1f} per repaired row" if per_test else " (")
+        + (f"; {sum(repeats)} repeated blocks)" if None not in repeats else ")")
+    )
     return [run, who, f"**total: {len(scored)} scored of {len(rows)}**",
             f"{over} over budget + 10%", sum(r["tests"] for r in scored), "", "",
             sum(r["by_hand"] for r in scored), confirmed, share("found"), share("right_kind"),
             share("right_partner"), sum(r["od_found"] for r in scored),
             f"{unlisted - false} / {unlisted} ({false} not confirmed)", "", "", "", "",
             share("repaired"), sum(1 for r in scored if r["holds"] == "yes"),
-            sum(lines)]  # fmt: skip
+            quality]  # fmt: skip
 
 
 def write_rows(manifest: dict[str, Any], path: Path, rows: list[dict[str, Any]], run: str,

@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from patchstats import changed_lines, repeated_blocks
 from realsetup import (
     Installer,
     fresh_copy,
@@ -71,6 +72,7 @@ class Row:
     repaired: int = 0
     holds: str = "-"
     changed_lines: Optional[int] = None
+    repeated_blocks: Optional[int] = None  # copies of one block in the patch set
     lines: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -263,9 +265,8 @@ def repair(entry: dict[str, Any], source: Path, python: Path, work: Path, known:
                                     deadline)  # fmt: skip
         patch = python_diff(source, copy)  # before the checks below write into the copy
         (work / "fix.patch").write_text(patch)
-        out.changed_lines = sum(
-            1 for ln in patch.splitlines() if ln[:1] in "+-" and not ln.startswith(("+++", "---"))
-        )  # fmt: skip
+        out.changed_lines = changed_lines(patch)
+        out.repeated_blocks = repeated_blocks(patch)
         tree = Tree(entry, copy, python, deadline)
         for row in known:
             if row.kind == "brittle":

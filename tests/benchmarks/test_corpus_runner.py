@@ -116,8 +116,11 @@ def test_totals_against_targets() -> None:
 def test_a_result_is_kept_only_for_the_same_run(tmp_path: Path) -> None:
     key = {"orderdep": "abc", "budget": 60.0}
     (tmp_path / "result.json").write_text(json.dumps({"key": key, "row": {"name": "p"}}))
-    assert corpus.done_before(tmp_path, key) == {"name": "p"}
+    assert corpus.done_before(tmp_path, key) == {"name": "p", "repeated_blocks": None}
     assert corpus.done_before(tmp_path, {**key, "budget": 120.0}) is None
+    # a row kept from before repeated blocks were counted gets them from its patch
+    (tmp_path / "fix.patch").write_text("+a = 1\n+b = 2\n c\n+a = 1\n+b = 2\n")
+    assert corpus.done_before(tmp_path, key) == {"name": "p", "repeated_blocks": 1}
 
 
 def test_clone_layouts(tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ import io
 import json
 import os
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -49,6 +50,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_repair import ensure_ipflakies, ipflakies_env
 from benchdoc import table, write_section
+from patchstats import changed_lines, repeated_blocks
 from tests.analysis.repair.corpus_helpers import EXPECTED, copy_project, plain_outcomes
 
 from orderdep.shells.cli import main as orderdep_main
@@ -95,6 +97,17 @@ def bench_orderdep(name: str, tmp: Path) -> list[Json]:
         suite_ok = all(o == "passed" for o in outcomes[-1].values())
         for t, result in zip(fixed, outcomes):
             holds[t] = result.get(t) == "passed" and suite_ok
+    where = root / ".orderdep"
+    whole = where / "patches" / "patch-set.patch"
+    diff = (
+        whole.read_text(encoding="utf-8")
+        if whole.exists()
+        else "".join(
+            (where / e["patch"]).read_text(encoding="utf-8")
+            for e in entries.values()
+            if e.get("patch")
+        )
+    )
     rows = []
     for test, (kind, _) in EXPECTED[name].items():
         entry = entries.get(test, {})
@@ -109,6 +122,8 @@ def bench_orderdep(name: str, tmp: Path) -> list[Json]:
                 "holds": holds.get(test, False),
                 "why": entry.get("notes", []) if not entry.get("fixed") else [],
                 "seconds": wall / len(EXPECTED[name]),
+                "lines": changed_lines(diff) / max(1, len(fixed)),
+                "repeated": repeated_blocks(diff),
             }
         )
     return rows
@@ -148,13 +163,21 @@ def bench_ipflakies(name: str, test: str, python: str, tmp: Path, index: int) ->
     return row
 
 
+def _first_rows(rows: list[Json]) -> list[Json]:
+    """One row per project (the per-project figures repeat on each of its tests)."""
+    seen: dict[str, Json] = {}
+    for r in rows:
+        seen.setdefault(r["project"], r)
+    return list(seen.values())
+
+
 def pct(a: int, b: int) -> str:
     return f"{a}/{b} ({100 * a / b:.0f}%)" if b else "0/0"
 
 
 def render(rows: list[Json], ipf: Optional[dict[str, Json]], reused: bool = False) -> str:
     headers = ["project (mechanism)", "OD tests", "orderdep repaired", "holds (plain pytest)"]
-    headers += ["strategies", "s per OD test"]
+    headers += ["strategies", "s per OD test", "patch lines per OD test", "repeated blocks"]
     if ipf is not None:
         headers += ["ipflakies patched", "ipflakies holds", "ipflakies s per OD test"]
     lines = []
@@ -168,6 +191,8 @@ def render(rows: list[Json], ipf: Optional[dict[str, Json]], reused: bool = Fals
             pct(sum(r["holds"] for r in mine), n),
             ", ".join(sorted({r["strategy"] for r in mine if r["strategy"]})) or "-",
             f"{sum(r['seconds'] for r in mine) / n:.1f}",
+            f"{mine[0].get('lines', 0):.1f}" if "lines" in mine[0] else "-",
+            mine[0].get("repeated", "-"),
         ]
         if ipf is not None:
             theirs = [ipf[r["test"]] for r in mine if r["test"] in ipf]
@@ -185,6 +210,10 @@ def render(rows: list[Json], ipf: Optional[dict[str, Json]], reused: bool = Fals
         pct(sum(r["holds"] for r in rows), n),
         "",
         f"{sum(r['seconds'] for r in rows) / n:.1f}",
+        f"median {statistics.median(r.get('lines', 0) for r in rows if r['repaired']):.1f}"
+        if any(r["repaired"] for r in rows)
+        else "-",
+        sum(mine_first.get("repeated", 0) for mine_first in _first_rows(rows)),
     ]
     if ipf is not None:
         total += [

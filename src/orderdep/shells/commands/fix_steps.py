@@ -154,3 +154,25 @@ def restore_originals(project: Path, originals: Originals) -> None:
         else:
             path.write_text(text, encoding="utf-8")
     originals.clear()
+
+
+# seconds to copy, patch and start an engine on the copy, per set check
+SET_CHECK_START = 3.0
+
+
+# at most this share of the budget is kept for the set check
+SET_CHECK_SHARE = 0.25
+
+
+def set_check_reserve(
+    repairer: Repairer, set_orders: int, fixed: int, budget: Optional[float]
+) -> float:
+    """Seconds the check of the patch set will take (the original order and
+    ``set_orders`` random orders of the whole suite, at the pace of an unpatched run, and
+    the start of an engine on the patched copy): a repair does not start in what the budget keeps
+    for it, up to :data:`SET_CHECK_SHARE` of the ``budget``. Nothing is kept before a
+    patch exists, or before the suite's pace is known."""
+    whole = repairer.verifier.suite_seconds()
+    if whole is None or budget is None or (fixed < 1 and set_orders == 0):
+        return 0.0
+    return min(SET_CHECK_START + whole * (1 + set_orders), SET_CHECK_SHARE * budget)

@@ -38,6 +38,7 @@ from orderdep.shells.commands.fix_steps import (
     classify_on_demand,
     diff_from_originals,
     restore_originals,
+    set_check_reserve,
     share_setups,
 )
 from orderdep.shells.fixes_file import fix_entry, save_fixes
@@ -215,7 +216,8 @@ def fix_lines(
     type=Seconds(),
     default=None,
     metavar="SECONDS",
-    help="Time for the repairs: no repair starts once it is spent; what was verified by "
+    help="Time for the repairs: no repair starts once it is spent, or once what is left "
+    "is what checking the patches as a set takes; what was verified by "
     "then is checked as a set and (with --apply) applied, and the tests left are named "
     "with the command that goes on (with --apply, rerunning skips the tests already "
     "fixed in the files). Default: no limit.",
@@ -286,7 +288,11 @@ def fix(
         if data is not None and not polluters:
             data, selected = classify_on_demand(engine, data, selected, project, report, params)
         for test, found in selected:
-            if limit.stopped:
+            left_s = limit.left()  # what a set check of the patches so far needs is kept
+            if limit.stopped or (
+                left_s is not None
+                and left_s < set_check_reserve(repairer, set_orders, len(fixed), budget)
+            ):
                 left.append(test)
                 rows.append(
                     (test, (found.kind if found else None) or "?", "not repaired (budget)", "-")

@@ -155,6 +155,7 @@ class Verifier:
         self.full_suite = full_suite
         self.nd_tests = frozenset(nd_tests)
         self._before: dict[tuple[str, ...], OrderResult] = {}
+        self._suite_walls: list[float] = []  # runs of the whole suite, unpatched
         self._unstable: Optional[frozenset[str]] = None
         self.verifications = 0
 
@@ -162,13 +163,24 @@ class Verifier:
         key = tuple(order)
         if key not in self._before:
             self._before[key] = self.engine.run(list(order))
+            self._note(self._before[key])
         return self._before[key]
+
+    def _note(self, result: OrderResult) -> None:
+        if len(result.order) == len(self.engine.suite.ids):
+            self._suite_walls.append(result.wall_seconds)
+
+    def suite_seconds(self) -> Optional[float]:
+        """Wall seconds of the unpatched suite in its original order, once it has run (the
+        faster of its runs: the first also warms the engine up)."""
+        return min(self._suite_walls) if self._suite_walls else None
 
     def unstable(self) -> frozenset[str]:
         """Tests of the original order whose outcome differs between two unpatched runs."""
         if self._unstable is None:
             order = list(self.engine.suite.ids)
             first, second = self.before(order), self.engine.run(order)
+            self._note(second)
             self._unstable = frozenset(
                 a.test
                 for a, b in zip(first.results, second.results)

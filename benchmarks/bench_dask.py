@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     from orderdep.engine.dask_executor import DaskEngine
 
     budgets = [float(b) for b in opts.budgets.split(",")]
-    with tempfile.TemporaryDirectory(prefix="orderdep-bench-dask-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="bench-dask-") as tmp:
         root = Path(tmp) / "suite"
         generate_suite(root, n_tests=opts.tests, seed=opts.seed)
         engines: dict[str, Any] = {}

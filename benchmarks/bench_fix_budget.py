@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=3)
     p.add_argument("--no-doc", action="store_true")
     opts = p.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="orderdep-bench-fix-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="bench-fix-") as tmp:
         project = Path(tmp) / "suite"
         truth = generate_suite(project, n_tests=opts.tests, seed=opts.seed,
                                plan=SuitePlan(copies=opts.copies))  # fmt: skip

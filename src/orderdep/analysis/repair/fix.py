@@ -317,7 +317,7 @@ class Repairer:
         built: list[tuple[int, bool, int, int, int, int, Candidate, Changes]] = []
         seen: set[str] = set()
         for i, cand in enumerate(candidates):
-            private = workdir_path(cand)
+            private = workdir_path(cand, self.project)
             if private is not None:
                 result.notes.append(
                     f"{cand.strategy}: not offered ({cand.description}): it names {private!r}, "

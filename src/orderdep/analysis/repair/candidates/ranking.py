@@ -10,6 +10,7 @@ import os
 import re
 import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Callable, Optional, TypeVar
 
 from orderdep.analysis.repair.candidates.candidates import Candidate
@@ -53,18 +54,20 @@ def to_verify(
     return head
 
 
-def workdir_path(cand: Candidate) -> Optional[str]:
+def workdir_path(cand: Candidate, project: Optional[Path] = None) -> Optional[str]:
     """A path into one of orderdep's working directories that ``cand`` would write into
     the tests (a value captured in a run's copy of the project, such as a template path
     a module computed from its ``__file__``): it is gone once the run ends, so such a
     patch cannot hold. None when there is none."""
     marker = re.escape(os.path.join(tempfile.gettempdir(), PREFIX))
     found = re.compile(marker + r"[^'\"\s]*")
+    own = str(project.resolve()) if project is not None else None
     for ins in cand.insertions:
         for statement in ins.statements:
-            hit = found.search(statement)
-            if hit:
-                return hit.group(0)
+            for hit in found.finditer(statement):
+                # the user's own project may live in such a directory too
+                if own is None or not (hit.group(0) + "/").startswith(own + "/"):
+                    return hit.group(0)
     return None
 
 

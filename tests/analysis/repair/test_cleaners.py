@@ -156,8 +156,8 @@ def test_a_brittles_guard_saves_the_variable_as_it_is_alone() -> None:
     guarded = _guarded(setter, [setting], BRITTLE)
     assert guarded is not None
     assert guarded.statements == (
-        "monkeypatch.setenv('APP_FILE', '')",
-        "monkeypatch.delenv('APP_FILE')",
+        "import os",
+        "request.addfinalizer(lambda: os.environ.pop('APP_FILE', None))",
         "os.environ['APP_FILE'] = 'app.ini'",
     )
 

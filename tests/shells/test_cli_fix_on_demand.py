@@ -119,3 +119,33 @@ def test_the_time_kept_for_the_set_check_follows_the_suites_pace() -> None:
     assert set_check_reserve(repairer(0.5), 0, 0, 300.0) == 0.0  # nothing to check yet
     assert set_check_reserve(repairer(0.5), 20, 3, 300.0) == SET_CHECK_START + 0.5 * 21
     assert set_check_reserve(repairer(60.0), 20, 3, 300.0) == 75.0  # a quarter at most
+
+
+def test_a_victim_whose_polluter_patch_fails_in_a_random_order_gets_one_for_every_polluter(
+    tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None
+) -> None:
+    from tests.analysis.repair.corpus_helpers import copy_project, plain_outcomes
+
+    from orderdep.core.report import Report, save_report
+
+    root = copy_project("many_polluters_conftest", tmp_path / "p")
+    t = "tests/test_tuning.py::"
+    victim = "tests/test_schema.py::test_default_description"
+    tests = [victim, "tests/test_schema.py::test_columns"]
+    tests += [t + n for n in ("test_override_name", "test_override_schema",
+                              "test_override_both", "test_override_again")]  # fmt: skip
+    # the report knows one of its four polluters, as a search cut by its budget may
+    finding = ODFinding(victim, "victim", polluters=[t + "test_override_name"])
+    save_report(root / ".orderdep" / "report.json", Report(str(root), tests, [finding]))
+    code, out, err = cli("fix", root, "--apply")
+    assert code == 0, out + err
+    assert f"fix for {victim} (victim): polluter" in out  # the known polluter's clean-up
+    assert "failed in random order" in out and f"fix for {victim} (victim) replaced" in out
+    assert "patch set: 1 patch(es) for 1 OD test(s) hold together" in out
+    from tests.analysis.repair.corpus_helpers import CORPUS
+
+    tuning = CORPUS / "many_polluters_conftest/tests/test_tuning.py"
+    assert (root / "tests/test_tuning.py").read_text() == tuning.read_text()  # not kept
+    orders = [[t + n, victim] for n in ("test_override_schema", "test_override_again")]
+    for outcome in plain_outcomes(root, orders, tmp_path / "work"):
+        assert set(outcome.values()) == {"passed"}, outcome

@@ -5,6 +5,8 @@ together."""
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Optional
@@ -13,7 +15,12 @@ import click
 
 from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.fix_result import Fix, FixResult
-from orderdep.analysis.repair.verify.patchset import function_id, holding_set, merged_changes
+from orderdep.analysis.repair.verify.patchset import (
+    function_id,
+    holding_set,
+    merged_changes,
+    set_orders,
+)
 from orderdep.analysis.repair.verify.sharing import hoist_blocks
 from orderdep.analysis.repair.write.patches import Changes, apply_insertions, unified_diff
 from orderdep.core.report import ODFinding, Report, save_report
@@ -59,14 +66,15 @@ def check_set(
     seed: int,
     orders: int,
     unrepaired: Optional[Sequence[str]],
-) -> tuple[list[str], Changes]:
-    """The patches (by function) that hold together, and their changes; prints what held
-    and, for each patch left out, why."""
+) -> tuple[list[str], Changes, dict[str, str]]:
+    """The patches (by function) that hold together, their changes, and why each other
+    was left out; prints what held and, for each patch left out, why."""
     patches = {f: r.fix.insertions for f, r in by_function.items() if r.fix is not None}
     if not patches:
-        return [], {}
+        return [], {}, {}
     if len(patches) < 2 and orders == 0:
-        return list(patches), merged_changes(project, [i for p in patches.values() for i in p])
+        changes = merged_changes(project, [i for p in patches.values() for i in p])
+        return list(patches), changes, {}
     targets = {
         f: [r.target for r in fixed if r.target is not None and function_id(r.test) == f]
         for f in patches
@@ -83,14 +91,74 @@ def check_set(
             f"patch set: {len(found.kept)} patch(es) for {tests} OD test(s) hold together in "
             f"{found.orders_run} orders ({where})"
         )
-        return found.kept, found.changes
+        return found.kept, found.changes, {}
     click.echo(
         f"patch set: the {len(patches)} patches do not hold together; {len(found.kept)} of "
         f"them (for {tests} OD test(s)) do, in {where} ({found.orders_run} orders in all)"
     )
     for function, why in found.left_out.items():
         click.echo(f"  left out: the patch for {function}: with it, {why}")
-    return found.kept, found.changes
+    return found.kept, found.changes, found.left_out
+
+
+# strategies that protect a victim from every polluter, the report's or not
+EVERY_POLLUTER = ("fixture", "restore")
+
+
+def _random_order(why: str, suite: list[str], test: str) -> Optional[list[str]]:
+    """The tests before ``test`` in the random order of the set check that ``why`` names
+    (``... failed in random order K (seed S)``); None when it names none."""
+    found = re.search(r"failed in random order (\d+) \(seed (-?\d+)\)", why)
+    if found is None:
+        return None
+    number, seed = int(found.group(1)), int(found.group(2))
+    _, order = set_orders(suite, [], seed, number)[-1]  # random order K is the last
+    return order[: order.index(test)] if test in order else None
+
+
+def retry_left_out(
+    repairer: Repairer,
+    left_out: dict[str, str],
+    by_function: dict[str, FixResult],
+    findings: dict[str, ODFinding],
+    entries: dict[str, dict[str, Any]],
+    patch_for: Callable[[str], Path],
+) -> list[str]:
+    """A victim whose polluter-side patch was left out of the set because it failed in a
+    random order (after a polluter the report does not name) is repaired again with a
+    patch that protects it from every polluter: an autouse fixture, else a restore at
+    its start. Returns the functions whose patch was replaced."""
+    replaced = []
+    for function, why in left_out.items():
+        result = by_function.get(function)
+        finding = findings.get(function)
+        if result is None or result.fix is None or finding is None:
+            continue
+        seen = _random_order(why, list(repairer.engine.suite.ids), finding.test)
+        if result.fix.strategy != "polluter" or seen is None:
+            continue
+        # the order it failed in is one more polluter group: debugging it too shows the
+        # state the unknown polluters change
+        finding = dataclasses.replace(finding, polluter_groups=[*finding.polluter_groups, seen])
+        for strategy in EVERY_POLLUTER:
+            progress_line(f"repairing {finding.test} again ({strategy}): {why}")
+            other = Repairer(repairer.config, repairer.engine, strategy=strategy,
+                             progress=repairer.progress, max_verify=repairer.max_verify)  # fmt: skip
+            other.verifier = repairer.verifier  # the unpatched outcomes, run once
+            again = other.repair(finding)
+            if again.fix is not None:
+                click.echo(
+                    f"fix for {finding.test} ({again.kind}) replaced: {again.fix.strategy}, "
+                    f"{again.fix.size} changed line(s): {again.fix.description} (the "
+                    f"polluter's patch left it failing in a random order)"
+                )
+                result.fix = again.fix
+                replaced.append(function)
+                patch = patch_for(function)
+                patch.write_text(again.fix.diff, encoding="utf-8")
+                entries[result.test] = fix_entry(result, patch, patch.parent.parent)
+                break
+    return replaced
 
 
 def share_setups(
@@ -176,3 +244,14 @@ def set_check_reserve(
     if whole is None or budget is None or (fixed < 1 and set_orders == 0):
         return 0.0
     return min(SET_CHECK_START + whole * (1 + set_orders), SET_CHECK_SHARE * budget)
+
+
+def table_row(result: FixResult) -> tuple[str, str, str, str]:
+    """The closing table's row of one OD test: its kind, the fix found (strategy and
+    what it changes) or that none was, and the lines the patch changes."""
+    fix = result.fix
+    if not result.reproduced:
+        return (result.test, result.kind, "none needed: passes in its failing order", "-")
+    if fix is None:
+        return (result.test, result.kind, "no verified fix (reasons above)", "-")
+    return (result.test, result.kind, f"{fix.strategy} (verified)", str(fix.size))

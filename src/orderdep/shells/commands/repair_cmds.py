@@ -38,8 +38,10 @@ from orderdep.shells.commands.fix_steps import (
     classify_on_demand,
     diff_from_originals,
     restore_originals,
+    retry_left_out,
     set_check_reserve,
     share_setups,
+    table_row,
 )
 from orderdep.shells.fixes_file import fix_entry, save_fixes
 from orderdep.shells.options import (
@@ -348,10 +350,24 @@ def fix(
         )
         click.echo("summary:")
         click.echo("\n".join(aligned(("test", "kind", "fix", "changed lines"), rows, "  ")))
-        share_setups(repairer, project, fixed, entries, lambda t: patches / patch_name(t, strategy))
-        kept, changes = check_set(
+
+        def patch_of(function: str) -> Path:
+            return patches / patch_name(function, strategy)
+
+        share_setups(repairer, project, fixed, entries, patch_of)
+        kept, changes, left_out = check_set(
             repairer, project, fixed, by_function, seed, set_orders, unrepaired
         )
+        findings = {function_id(f.test): f for f, _ in done}
+        retried = (
+            retry_left_out(repairer, left_out, by_function, findings, entries, patch_of)
+            if left_out and not limit.stopped
+            else []
+        )
+        if retried:
+            kept, changes, left_out = check_set(
+                repairer, project, fixed, by_function, seed, set_orders, unrepaired
+            )
         held = len(kept) == len(by_function)
         set_file = patches / SET_PATCH
         set_file.unlink(missing_ok=True)  # an earlier run's set may no longer hold
@@ -380,14 +396,3 @@ def fix(
         click.echo(html_report_line(params["project"], report))
     # Exit codes as every command: 1 while an OD test is left in the files.
     return 1 if missing or not held or (fixed and not apply_) else 0
-
-
-def table_row(result: FixResult) -> tuple[str, str, str, str]:
-    """The closing table's row of one OD test: its kind, the fix found (strategy and
-    what it changes) or that none was, and the lines the patch changes."""
-    fix = result.fix
-    if not result.reproduced:
-        return (result.test, result.kind, "none needed: passes in its failing order", "-")
-    if fix is None:
-        return (result.test, result.kind, "no verified fix (reasons above)", "-")
-    return (result.test, result.kind, f"{fix.strategy} (verified)", str(fix.size))

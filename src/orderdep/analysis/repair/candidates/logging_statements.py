@@ -9,11 +9,11 @@ the settings that differ between the failing and the passing state.
 
 from __future__ import annotations
 
-import ast
 import logging
 import re
 from typing import Any
 
+from orderdep.analysis.repair.candidates.value_literals import settings_changes
 from orderdep.analysis.repair.locate.root_info import RootInfo
 
 Stmts = tuple[list[str], list[str]]  # statements, fixtures they need
@@ -21,12 +21,7 @@ Stmts = tuple[list[str], list[str]]  # statements, fixtures they need
 
 def logging_changes(root: RootInfo) -> dict[str, Any]:
     """The settings of a logger root that differ, with their passing values."""
-    try:
-        failing = ast.literal_eval(root.failing.literal or "{}")
-        passing = ast.literal_eval(root.passing.literal or "{}")
-    except (ValueError, SyntaxError):
-        return {}
-    return {f: v for f, v in passing.items() if failing.get(f) != v}
+    return settings_changes(root)
 
 
 def _logger(root: RootInfo) -> tuple[str, str]:

@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import ast
 from typing import Any, Optional
 
 from orderdep.analysis.repair.candidates.container_edits import (
@@ -25,6 +24,7 @@ from orderdep.analysis.repair.candidates.value_literals import (
     changed_attributes,
     desc_literal,
     refill_statements,
+    settings_changes,
 )
 from orderdep.analysis.repair.locate.module_names import (
     ModuleNames,
@@ -83,13 +83,8 @@ def _fixture_restores(root: RootInfo) -> list[Stmts]:
 
 def decimal_changes(root: RootInfo) -> dict[str, object]:
     """The decimal settings that differ between the failing and the passing state, with
-    their passing values (captured as dict literals)."""
-    try:
-        failing = ast.literal_eval(root.failing.literal or "{}")
-        passing = ast.literal_eval(root.passing.literal or "{}")
-    except (ValueError, SyntaxError):
-        return {}
-    return {f: v for f, v in passing.items() if failing.get(f) != v}
+    their passing values."""
+    return settings_changes(root)
 
 
 def restore_statements(

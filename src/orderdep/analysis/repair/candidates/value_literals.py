@@ -144,3 +144,14 @@ def differing_attributes(root: RootInfo) -> list[str]:
     fa, pa = both
     keys = [*pa, *(k for k in fa if k not in pa)]
     return [str(k) for k in keys if fa.get(k) != pa.get(k) and str(k).isidentifier()]
+
+
+def settings_changes(root: RootInfo) -> dict[str, object]:
+    """The settings of a root captured as a dict literal (the decimal context, a logger)
+    that differ between the failing and the passing state, with their passing values."""
+    try:
+        failing = ast.literal_eval(root.failing.literal or "{}")
+        passing = ast.literal_eval(root.passing.literal or "{}")
+    except (ValueError, SyntaxError):
+        return {}
+    return {f: v for f, v in passing.items() if failing.get(f) != v}

@@ -120,6 +120,8 @@ def test_a_collection_longer_than_the_budget_is_killed_at_its_end(
     argv = shlex.split(command.split(lead, 1)[1])
     assert argv[:-1] == ["pradet", "run", str(project), "--no-check", "--budget"]
     assert float(argv[-1]) > 4
+    code, again, _ = cli(*argv)  # the printed command runs (the slow test still outlasts it)
+    assert code == 3 and "ran out while collecting" in again
     assert not (project / ".orderdep" / "pradet.json").exists()
     code, out, _ = cli(
         "pradet", "run", project, "--no-check", "--budget", "2", "--allow-incomplete"

@@ -99,3 +99,14 @@ def test_pradet_in_fresh_processes_probes_the_volatile_test_too(
     assert code == 1, out + err
     assert VICTIM in out and POLLUTER in out
     assert "not collected" not in out + err
+
+
+def test_fix_checks_its_patch_set_on_a_copy_whose_ids_changed(
+    cli: CliRunner, project: Path
+) -> None:
+    code, out, err = cli("detect", project, "--classify", "--seed", "1")
+    assert code == 1, out + err
+    code, out, err = cli("fix", project, "--apply")
+    assert code == 0, out + err
+    assert "patch set: 1 patch(es) for 1 OD test(s) hold together" in out
+    assert "not in the collected suite" not in out

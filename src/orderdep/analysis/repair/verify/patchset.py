@@ -24,7 +24,6 @@ from orderdep.analysis.repair.verify.verify import (
     Target,
     Verification,
     Verifier,
-    copy_config,
     write_changes,
 )
 from orderdep.analysis.repair.write.patches import (
@@ -33,7 +32,7 @@ from orderdep.analysis.repair.write.patches import (
     apply_insertions,
     function_path,
 )
-from orderdep.engine.runner import Engine
+from orderdep.core.volatile import same_tests
 from orderdep.engine.sandbox import copy_project
 from orderdep.engine.tempdirs import make_workdir
 from orderdep.errors import OrderdepError
@@ -165,7 +164,13 @@ def verify_set(
         copy_project(verifier.config.project, copy)
         write_changes(copy, changes)
         try:
-            with Engine(copy_config(verifier.config, copy)) as engine:
+            with verifier.engine_on(copy) as engine:
+                if list(engine.suite.ids) != suite:
+                    if not same_tests(suite, engine.suite.ids):
+                        out.problems.append("the patched project collects different tests")
+                        return out
+                    # only volatile parametrize ids differ: orders keep the suite's ids
+                    engine.adopt(verifier.engine.suite)
                 for where, order in set_orders(suite, targets, seed, random_orders):
                     result = engine.run(order)
                     out.orders_run += 1

@@ -188,7 +188,7 @@ class Verifier:
             )
         return self._unstable
 
-    def _engine_on(self, copy: Path) -> Engine:
+    def engine_on(self, copy: Path) -> Engine:
         """An engine like ``self.engine`` (local, or on the same Dask cluster) for the
         patched ``copy``."""
         config = copy_config(self.config, copy)
@@ -216,7 +216,7 @@ class Verifier:
             copy_project(self.config.project, copy)
             write_changes(copy, changes)
             try:
-                with self._engine_on(copy) as engine:
+                with self.engine_on(copy) as engine:
                     if list(engine.suite.ids) != suite_order:
                         if not same_tests(suite_order, engine.suite.ids):
                             out.problems.append("the patched project collects different tests")

@@ -32,7 +32,6 @@ from orderdep.analysis.repair.write.patches import (
     apply_insertions,
     function_path,
 )
-from orderdep.core.volatile import same_tests
 from orderdep.engine.sandbox import copy_project
 from orderdep.engine.tempdirs import make_workdir
 from orderdep.errors import OrderdepError
@@ -165,12 +164,9 @@ def verify_set(
         write_changes(copy, changes)
         try:
             with verifier.engine_on(copy) as engine:
-                if list(engine.suite.ids) != suite:
-                    if not same_tests(suite, engine.suite.ids):
-                        out.problems.append("the patched project collects different tests")
-                        return out
-                    # only volatile parametrize ids differ: orders keep the suite's ids
-                    engine.adopt(verifier.engine.suite)
+                if not verifier.same_suite(engine):
+                    out.problems.append("the patched project collects different tests")
+                    return out
                 for where, order in set_orders(suite, targets, seed, random_orders):
                     result = engine.run(order)
                     out.orders_run += 1

@@ -188,6 +188,18 @@ class Verifier:
             )
         return self._unstable
 
+    def same_suite(self, engine: Engine) -> bool:
+        """Whether ``engine`` (on a patched copy) collects the tests of the unpatched
+        suite; where only volatile parametrize ids differ, it takes the suite's ids, so
+        orders keep them."""
+        suite_order = list(self.engine.suite.ids)
+        if list(engine.suite.ids) == suite_order:
+            return True
+        if not same_tests(suite_order, engine.suite.ids):
+            return False
+        engine.adopt(self.engine.suite)
+        return True
+
     def engine_on(self, copy: Path) -> Engine:
         """An engine like ``self.engine`` (local, or on the same Dask cluster) for the
         patched ``copy``."""
@@ -217,12 +229,9 @@ class Verifier:
             write_changes(copy, changes)
             try:
                 with self.engine_on(copy) as engine:
-                    if list(engine.suite.ids) != suite_order:
-                        if not same_tests(suite_order, engine.suite.ids):
-                            out.problems.append("the patched project collects different tests")
-                            return out
-                        # only volatile parametrize ids differ: orders keep the suite's ids
-                        engine.adopt(self.engine.suite)
+                    if not self.same_suite(engine):
+                        out.problems.append("the patched project collects different tests")
+                        return out
                     for where, order, must_pass in checks:
                         after = engine.run(order)
                         out.orders_run += 1

@@ -304,6 +304,15 @@ def python_diff(source: Path, copy: Path) -> str:
     return "".join(out)
 
 
+def unrunnable(run: subprocess.CompletedProcess[str], seen: dict[str, str]) -> Optional[str]:
+    """Why plain pytest could not run the suite at all (collection errors, no test, a
+    usage error), or None: a suite whose tests ran, some failing, is scored."""
+    if run.returncode in (0, 1) and seen:
+        return None
+    tail = (run.stdout.strip().splitlines() or ["(no output)"])[-1].strip("= ")
+    return f"plain pytest exited {run.returncode} with {len(seen)} test outcome(s) ({tail})"
+
+
 def run_project(entry: dict[str, Any], opts: dict[str, Any], work_dir: str) -> dict[str, Any]:
     """The task: one project, set up and scored within ``opts['time_bound']`` seconds."""
     work = Path(work_dir)
@@ -332,6 +341,10 @@ def run_project(entry: dict[str, Any], opts: dict[str, Any], work_dir: str) -> d
         before = outcomes(baseline)
         tail = (baseline.stdout.strip().splitlines() or ["(no output)"])[-1]
         out.lines.append(f"original order (plain pytest, {out.suite_s:.1f} s): {tail}")
+        broken = unrunnable(baseline, before)
+        if broken is not None:  # a set-up that cannot run the suite scores nothing
+            out.status, out.why = "not run", f"original order: {broken}"
+            return out.as_dict()
         step = "confirming rows"
         known = []
         for row in entry.get("known", []):

@@ -218,3 +218,16 @@ def test_the_patch_is_the_python_files_that_differ(tmp_path: Path) -> None:
     (b / "run.log").write_text("written by a test\n" * 50)
     patch = corpus_project.python_diff(a, b)
     assert "-x = 1" in patch and "+x = 2" in patch and "run.log" not in patch
+
+
+def test_a_suite_plain_pytest_cannot_run_is_not_scored() -> None:
+    def run(code: int, out: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.CompletedProcess(["pytest"], code, out, "")
+
+    broken = run(2, "==== 1 error in 0.73s ====\n")
+    assert corpus_project.unrunnable(broken, {}) == (
+        "plain pytest exited 2 with 0 test outcome(s) (1 error in 0.73s)"
+    )
+    assert corpus_project.unrunnable(run(5, "no tests ran in 0.01s\n"), {}) is not None
+    some_failing = run(1, "1 failed, 3 passed in 0.1s\n")
+    assert corpus_project.unrunnable(some_failing, {"t.py::a": "FAILED"}) is None

@@ -7,7 +7,7 @@ Usage:
   python benchmarks/corpus.py --work DIR --clones DIR [--manifest FILE ...] [--project NAME ...]
          [--budget 120] [--seed 1] [--workers 2 | --dask ADDRESS | --workers 0]
          [--time-bound SECONDS] [--installer pip|uv] [--no-fix] [--again]
-         [--orderdep-rev REV] [--label TEXT] [--no-doc]
+         [--orderdep-rev REV] [--label TEXT] [--no-doc] [--confirm-only]
 
 Sources: a PyPI sdist (``spec``) is downloaded; a git project (``repo``, ``commit``) is
 archived from a clone in ``--clones DIR`` (``DIR/OWNER+NAME``, ``DIR/OWNER+NAME/repo`` or
@@ -19,7 +19,9 @@ single-threaded worker processes; ``--dask ADDRESS`` uses a running scheduler (t
 runner's modules are uploaded to its workers, which must see the same paths);
 ``--workers 0`` runs the projects one after another in this process. Each project is
 bounded by ``--time-bound`` (default: 4 budgets + 30 minutes); past it the step running
-is killed and the row says which it was.
+is killed and the row says which it was. ``--confirm-only`` sets projects up and confirms
+their rows with plain pytest, without running orderdep (for checking a new manifest entry:
+nothing is kept or written).
 
 Writes, per manifest, its section of docs/benchmarks.md ("Pre-registered IDoFT sample",
 or the manifest's ``section``): rows of earlier runs are kept as they came out; a run adds its rows
@@ -130,6 +132,8 @@ def main(argv: Optional[list[str]] = None) -> None:
     p.add_argument("--orderdep-rev", default=None, metavar="REV")
     p.add_argument("--label", default="")
     p.add_argument("--no-doc", action="store_true")
+    p.add_argument("--confirm-only", action="store_true",
+                   help="set up and confirm rows with plain pytest; orderdep is not run")  # fmt: skip
     opts = p.parse_args(argv)
     manifests = [(path, json.loads(path.read_text())) for path in opts.manifest or [MANIFEST]]
     chosen = [(path, e) for path, m in manifests for e in m["projects"]
@@ -142,12 +146,13 @@ def main(argv: Optional[list[str]] = None) -> None:
     key = run_key(opts, who)
     task_opts = {"budget": opts.budget, "seed": opts.seed, "installer": opts.installer,
                  "fix": not opts.no_fix, "orderdep": str(orderdep),
+                 "confirm_only": opts.confirm_only,
                  "time_bound": opts.time_bound or opts.budget * 4 + 1800}  # fmt: skip
     rows: dict[str, dict[str, Any]] = {}
     todo = []
     for _, entry in chosen:
         work = (opts.work / entry["name"]).resolve()
-        saved = None if opts.again else done_before(work, key)
+        saved = None if opts.again or opts.confirm_only else done_before(work, key)
         if saved is not None:
             print(f"== {entry['name']}: kept from an earlier run ({work / 'result.json'})")
             rows[entry["name"]] = saved
@@ -160,7 +165,8 @@ def main(argv: Optional[list[str]] = None) -> None:
     began = time.monotonic()
     for row in results(todo, opts):
         work = (opts.work / row["name"]).resolve()
-        (work / "result.json").write_text(json.dumps({"key": key, "row": row}, indent=1))
+        if not opts.confirm_only:
+            (work / "result.json").write_text(json.dumps({"key": key, "row": row}, indent=1))
         rows[row["name"]] = row
         status = row["status"] + (f" ({row['why']})" if row["why"] else "")
         print(f"== {row['label']} (orderdep {who}): {status}", *row["lines"], sep="\n  ")
@@ -168,7 +174,7 @@ def main(argv: Optional[list[str]] = None) -> None:
         if patch.exists() and patch.read_text().strip():
             print(patch.read_text())
     print(f"{len(todo)} projects run in {time.monotonic() - began:.0f} s")
-    if not opts.no_doc:
+    if not opts.no_doc and not opts.confirm_only:
         stamp = time.strftime("%Y-%m-%d", time.gmtime())
         for path, manifest in manifests:
             ordered = [rows[e["name"]] for m, e in chosen if m == path and e["name"] in rows]

@@ -354,6 +354,10 @@ def run_project(entry: dict[str, Any], opts: dict[str, Any], work_dir: str) -> d
             elif row.get("reproduces", True):
                 out.lines.append(f"not confirmed now: {row['test']} ({why})")
         out.confirmed = len(known)
+        if opts.get("confirm_only"):  # set-up and rows checked; orderdep not run
+            out.status, out.why = "confirmed only", "--confirm-only: orderdep not run"
+            out.lines.append(f"rows confirmed now: {len(known)} of {out.by_hand}")
+            return out.as_dict()
         step = "detect"
         args = list(entry.get("pytest_args") or [])
         b = f"{opts['budget']:g}"

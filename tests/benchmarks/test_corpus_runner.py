@@ -201,6 +201,17 @@ def test_whole_run_on_a_git_project_then_resumed(tmp_path: Path, capsys: Any) ->
 
 
 @pytest.mark.slow
+def test_confirm_only_checks_rows_without_running_orderdep(tmp_path: Path, capsys: Any) -> None:
+    corpus.main([*_manifest(tmp_path), "--workers", "0", "--confirm-only"])
+    out = capsys.readouterr().out
+    assert "confirmed only" in out and "original order (plain pytest" in out
+    assert "rows confirmed now: 1 of 1" in out
+    work = tmp_path / "work" / "shop"
+    assert not (work / "result.json").exists()
+    assert not (work / "detect-report.json").exists() and not (work / "detect.out").exists()
+
+
+@pytest.mark.slow
 def test_projects_run_as_tasks_of_a_given_dask_scheduler(tmp_path: Path) -> None:
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,

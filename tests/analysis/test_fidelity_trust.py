@@ -179,6 +179,87 @@ def test_a_check_that_outlasts_its_share_of_the_budget_is_stopped_and_caches_not
     )
 
 
+def test_failing_tests_alone_get_a_share_of_their_own_once_the_original_order_compared(
+    tmp_path: Path,
+) -> None:
+    """On a loaded machine the original order can use most of the check's share; the
+    failing tests alone (a fresh pytest each) then get a share of their own instead of
+    sending every later order to a fresh pytest."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    project = write_files(
+        tmp_path / "p",
+        {
+            "tests/test_counts.py": f"""
+                import os
+                import time
+
+                SEEN = []
+
+                def test_first():
+                    SEEN.append(1)
+                    open(os.path.join({str(marks)!r}, f"original-{{os.getpid()}}"), "w").close()
+
+                def test_counts():
+                    if not SEEN:  # alone: slower than what the original order left
+                        open(os.path.join({str(marks)!r}, f"alone-{{os.getpid()}}"), "w").close()
+                        time.sleep(1.0)
+                    assert False
+            """,
+        },
+    )
+    began: list[float] = []
+
+    def clock() -> float:
+        """The original order costs 7.5 s of the first 8 s share, whatever the machine's
+        load; from the first run alone on, real seconds are added."""
+        names = [p.name for p in marks.iterdir()]
+        if not any(n.startswith("original-") for n in names):
+            return 0.0
+        if not began and any(n.startswith("alone-") for n in names):
+            began.append(time.monotonic())
+        return 7.5 + (time.monotonic() - began[0] if began else 0.0)
+
+    notices: list[str] = []
+    with Engine(EngineConfig(project, jobs=2)) as engine:
+        budget = Budget(40.0, clock=clock)
+        report = trust_fork(engine, VerdictCache(tmp_path / "v.json"), notices.append, budget)
+        assert report is not None and report.faithful, notices
+        assert engine.runner == "fork"
+    assert "orderdep: checking the fork runner: 1 failing test(s) alone" in notices
+
+
+def test_a_test_flipping_between_runs_does_not_cost_the_fork_runner_its_trust(
+    tmp_path: Path,
+) -> None:
+    """A non-deterministic test disagrees with a fresh pytest by chance: the order runs
+    again, the test's outcome changes under one runner, and the fork runner is kept."""
+    runs = tmp_path / "runs"
+    project = write_files(
+        tmp_path / "p",
+        {
+            "tests/test_flips.py": f"""
+                def test_steady():
+                    pass
+
+                def test_flips():  # passes on every other run, whichever process runs it
+                    with open({str(runs)!r}, "a+") as f:
+                        f.write("x")
+                        f.seek(0)
+                        count = len(f.read())
+                    assert count % 2 == 1
+            """,
+        },
+    )
+    notices: list[str] = []
+    with Engine(EngineConfig(project, jobs=1)) as engine:
+        report = trust_fork(engine, VerdictCache(tmp_path / "v.json"), notices.append)
+        assert report is not None and report.faithful, notices
+        assert report.nondeterministic == ["tests/test_flips.py::test_flips"]
+        assert engine.runner == "fork"
+    assert any("test_flips gave another outcome when its order ran again" in n for n in notices)
+
+
 def test_ctrl_c_during_the_check_stops_it_like_the_budget(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

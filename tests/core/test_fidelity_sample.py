@@ -14,6 +14,7 @@ from orderdep.core.fidelity import (
     compare,
     estimate_seconds,
     sample_orders,
+    unstable,
 )
 from orderdep.core.outcomes import OrderResult, Outcome, TestResult
 
@@ -154,3 +155,24 @@ def test_a_cache_written_with_whole_orders_is_still_read() -> None:
     report = FidelityReport.from_json(old)
     assert report.mismatches[0].test == "b" and report.mismatches[0].order == ("a", "b", "c")
     assert report.mismatch_count == 1 and report.volatile == [] and report.left_out == []
+
+
+def test_a_test_whose_outcome_changes_under_one_runner_is_unstable_and_forgiven() -> None:
+    order = ["a", "b", "c"]
+    sample = SampleOrder("original", tuple(order))
+    report = FidelityReport(["fork", "plain"], planned=1)
+    found = report.add(sample, {"fork": result(order, "pfp", "fork"),
+                                "plain": result(order, "ppf", "plain")})  # fmt: skip
+    assert [m.test for m in found] == ["b", "c"]
+    # b flips under the fork runner; c fails under fork and passes under plain every time
+    reruns = [("fork", result(order, "ppp", "fork")), ("fork", result(order, "pfp", "fork"))]
+    assert unstable(found, reruns) == {"b"}
+    assert unstable(found, [*reruns, ("plain", result(order, "ppp", "plain"))]) == {"b", "c"}
+    assert unstable(found, []) == set()
+    report.forgive({"b"})
+    assert [m.test for m in report.mismatches] == ["c"] and report.mismatch_count == 1
+    assert not report.faithful and report.nondeterministic == ["b"]
+    back = FidelityReport.from_json(json.loads(json.dumps(report.to_json())))
+    assert back.nondeterministic == ["b"] and [m.test for m in back.mismatches] == ["c"]
+    report.forgive({"c"})
+    assert report.faithful and report.nondeterministic == ["b", "c"]

@@ -22,7 +22,7 @@ from typing import Callable, Optional
 from orderdep import __version__
 from orderdep.analysis.budget import Budget, BudgetExhausted
 from orderdep.analysis.fidelity_sample import RunOrder, run_sample
-from orderdep.core.fidelity import FidelityReport, SampleOrder, sample_orders
+from orderdep.core.fidelity import FidelityReport, SampleOrder, sample_orders, unstable
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.volatile import param_base, shown_ids, volatile_notice
 from orderdep.engine.config import EngineConfig
@@ -38,7 +38,12 @@ QUICK_SINGLES = 5
 HEARTBEAT = 15.0
 # Seconds to wait for killed runs to report back.
 STOP_WAIT = 30.0
-#: Share of a command's budget the fork runner's check may use: the rest is the search's.
+#: Runs of an order again under the fork runner when it disagrees with a fresh pytest,
+#: before one more run of both: a test whose outcome changes is non-deterministic.
+FORK_RERUNS = 3
+#: Share of a command's budget the fork runner's check may use for the original order;
+#: the failing tests alone get as much again once it compared (each costs a fresh pytest,
+#: which the subprocess runner would pay for every order). The rest is the search's.
 CHECK_SHARE = 0.2
 
 
@@ -277,7 +282,10 @@ def trust_fork(
     was checked).
 
     With ``budget`` (the command's ``--budget``), the check may use :data:`CHECK_SHARE` of
-    it, so it never eats the search: when that share runs out before the check ends, its
+    it for the original order and as much again for the failing tests alone (on a loaded
+    machine a fresh pytest of a few tests can take seconds, and giving up the check
+    sends every order to one), so it never eats the search: when a share runs out before
+    the check ends, its
     runs are killed, nothing is cached, the engine switches to the subprocess runner (fresh
     processes need no check) and None is returned. On Ctrl-C the whole budget is marked
     stopped (so the analysis writes its report at once) and None is returned.
@@ -310,7 +318,8 @@ def trust_fork(
                         _side_by_side(engine, plain, compared, notice, part) if compared else {}
                     )
                 if original:
-                    report.add(SampleOrder("original", tuple(compared)), original)
+                    sample = SampleOrder("original", tuple(compared))
+                    _add_settled(report, sample, original, engine, plain, notice, part)
                 failing: list[str] = []
                 for result in original.values():
                     failing += [r.test for r in result.results if r.outcome.is_failure]
@@ -320,9 +329,12 @@ def trust_fork(
                         f"orderdep: checking the fork runner: "
                         f"{min(len(alone), QUICK_SINGLES)} failing test(s) alone"
                     )
+                if alone and part is not None and budget is not None:
+                    part = budget.part(CHECK_SHARE)  # a second share, from now
                 for sample in alone[:QUICK_SINGLES]:
                     report.planned += 1
-                    report.add(sample, _side_by_side(engine, plain, sample.order, notice, part))
+                    results = _side_by_side(engine, plain, sample.order, notice, part)
+                    _add_settled(report, sample, results, engine, plain, notice, part)
                 engine.id_notices.add(plain.ids, notice)
                 report.volatile = list(plain.ids.renamed)
                 report.left_out = ids_left_out = list(plain.ids.missing)
@@ -351,6 +363,43 @@ def trust_fork(
         )
         engine.use_subprocess()
     return report
+
+
+def _add_settled(
+    report: FidelityReport,
+    sample: SampleOrder,
+    results: dict[str, OrderResult],
+    engine: Engine,
+    plain: PlainRunner,
+    notice: Callable[[str], None],
+    budget: Optional[Budget],
+) -> None:
+    """Add ``sample``'s ``results`` to ``report``; where the runners disagree, run the
+    order again (:data:`FORK_RERUNS` times under the fork runner, then once under both if
+    that did not settle it) and forgive the tests whose outcome changed under one runner:
+    a non-deterministic test disagrees by chance, not because the runners differ."""
+    found = report.add(sample, results)
+    if not found:
+        return
+    tests = {m.test for m in found}
+    reruns: list[tuple[str, OrderResult]] = []
+    for _ in range(FORK_RERUNS):
+        if budget is not None:
+            budget.check()
+        reruns.append(("fork", engine.run(sample.order)))
+        if unstable(found, reruns) == tests:
+            break
+    if unstable(found, reruns) != tests:
+        again = _side_by_side(engine, plain, sample.order, notice, budget)
+        reruns += [(name, result) for name, result in again.items()]
+    flaky = unstable(found, reruns)
+    if flaky:
+        report.forgive(flaky)
+        notice(
+            f"orderdep: checking the fork runner: {shown_ids(sorted(flaky))} gave another "
+            f"outcome when its order ran again (non-deterministic); not counted as a "
+            f"difference between the runners"
+        )
 
 
 def _without_missing(

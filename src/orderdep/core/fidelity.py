@@ -10,7 +10,7 @@ and :class:`~orderdep.core.outcomes.OrderResult` values.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,6 +117,21 @@ def compare(
     return out
 
 
+def unstable(found: Sequence[Mismatch], reruns: Sequence[tuple[str, OrderResult]]) -> set[str]:
+    """The tests of ``found`` whose outcome changed between runs of their order under one
+    runner: ``reruns`` are (runner, result) of the same order run again. Such a test is
+    non-deterministic; its mismatch is chance, not a difference between the runners."""
+    out: set[str] = set()
+    for m in found:
+        seen: dict[str, set[str]] = {name: {outcome} for name, outcome in m.outcomes.items()}
+        for name, result in reruns:
+            if m.position < len(result.results):
+                seen.setdefault(name, set()).add(result.results[m.position].outcome.value)
+        if any(len(outcomes) > 1 for outcomes in seen.values()):
+            out.add(m.test)
+    return out
+
+
 @dataclass(frozen=True)
 class SampleCost:
     """What running a sample under some runners costs, counted before it starts."""
@@ -175,6 +190,9 @@ class FidelityReport:
     left_out: list[str] = field(default_factory=list)
     # Mismatches found, also those a cache did not keep (see STORED_MISMATCHES).
     mismatch_count: int = 0
+    # tests whose outcome changed between runs of one order under one runner: a
+    # difference of theirs says nothing about the runners (see :func:`unstable`)
+    nondeterministic: list[str] = field(default_factory=list)
 
     @property
     def faithful(self) -> bool:
@@ -194,6 +212,14 @@ class FidelityReport:
         self.mismatch_count += len(found)
         return found
 
+    def forgive(self, tests: Iterable[str]) -> None:
+        """Drop the mismatches of ``tests``, found non-deterministic."""
+        gone = set(tests)
+        kept = [m for m in self.mismatches if m.test not in gone]
+        self.mismatch_count -= len(self.mismatches) - len(kept)
+        self.mismatches = kept
+        self.nondeterministic += [t for t in sorted(gone) if t not in self.nondeterministic]
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "runners": self.runners,
@@ -208,6 +234,8 @@ class FidelityReport:
             data["volatile"] = self.volatile
         if self.left_out:
             data["left_out"] = self.left_out
+        if self.nondeterministic:
+            data["nondeterministic"] = self.nondeterministic
         return data
 
     @classmethod
@@ -223,4 +251,5 @@ class FidelityReport:
             volatile=[str(t) for t in data.get("volatile", [])],
             left_out=[str(t) for t in data.get("left_out", [])],
             mismatch_count=int(data.get("mismatch_count", len(mismatches))),
+            nondeterministic=[str(t) for t in data.get("nondeterministic", [])],
         )

@@ -16,10 +16,16 @@ from tests.analysis.repair.corpus_helpers import CORPUS, copy_project, plain_out
 from orderdep.analysis.repair.candidates.candidates import Candidate, place_count, root_cause_rank
 from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.fix_result import Fix
-from orderdep.analysis.repair.verify.sharing import SHARED_FIXTURE, hoist_blocks, shared_fixes
+from orderdep.analysis.repair.verify.patchset import distinct
+from orderdep.analysis.repair.verify.sharing import (
+    SHARED_FIXTURE,
+    for_victim,
+    hoist_blocks,
+    shared_fixes,
+)
 from orderdep.analysis.repair.verify.verify import Verification
 from orderdep.analysis.repair.write.patches import Insertion
-from orderdep.core.report import ODFinding
+from orderdep.core.report import ODFinding, Report, save_report
 from orderdep.shells.cli import main
 
 CLIENT = "tests/test_client.py::TestErrors::"
@@ -45,6 +51,53 @@ def test_root_cause_fixes_of_victims_sharing_a_polluter_are_offered_first() -> N
     assert shared_fixes(new, done) == [conftest, polluter_fix]
     assert shared_fixes(c, done) == []
     assert shared_fixes(ODFinding("t.py::b", "brittle", state_setters=["t.py::p1"]), done) == []
+
+
+def test_a_shared_polluter_fix_names_every_victim_it_was_verified_for() -> None:
+    polluter = "tests/test_a.py::test_sets"
+    said = "Undo this test's change to app.LIMIT when it ends (test_reads needs it)."
+    guard = Insertion(polluter, ("monkeypatch.setattr(app, 'LIMIT', app.LIMIT)",),
+                      ("monkeypatch",), comment=said)  # fmt: skip
+    first = Fix("tests/test_b.py::test_reads", "polluter", "d", [guard], {}, Verification(True))
+    second = for_victim(first, first.test, "tests/test_c.py::TestC::test_counts")
+    assert second.insertions[0].comment == said.replace("test_reads", "TestC.test_counts")
+    assert first.insertions[0].comment == said  # the first victim's fix is left as it was
+    (merged,) = distinct([*first.insertions, *second.insertions])
+    assert merged.statements == guard.statements
+    assert merged.comment == (
+        "Undo this test's change to app.LIMIT when it ends "
+        "(test_reads and TestC.test_counts need it)."
+    )
+    assert for_victim(first, first.test, "tests/test_b.py::test_reads[1]") is first
+
+
+@pytest.mark.slow
+def test_fix_apply_names_both_victims_of_one_polluter_guard(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    (root / "tests").mkdir(parents=True)
+    (root / "app.py").write_text("LIMIT = 10\n")
+    (root / "tests/__init__.py").write_text("")
+    (root / "tests/test_a.py").write_text("import app\n\ndef test_sets():\n    app.LIMIT = 3\n")
+    (root / "tests/test_b.py").write_text(
+        "import app\n\ndef test_reads():\n    assert app.LIMIT == 10\n"
+    )
+    (root / "tests/test_c.py").write_text(
+        "import app\n\ndef test_counts():\n    assert len(range(app.LIMIT)) == 10\n"
+    )
+    polluter = "tests/test_a.py::test_sets"
+    victims = ["tests/test_b.py::test_reads", "tests/test_c.py::test_counts"]
+    findings = [ODFinding(v, "victim", polluters=[polluter]) for v in victims]
+    save_report(root / ".orderdep/report.json",
+                Report(str(root), [polluter, *victims], findings))  # fmt: skip
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["fix", str(root), "--apply", "--strategy", "polluter"]) == 0
+    text = (root / "tests/test_a.py").read_text(encoding="utf-8")
+    assert text.count("monkeypatch.setattr(app, 'LIMIT', app.LIMIT)") == 1, text
+    assert "(test_reads and test_counts need\n    # it)" in text, text
+    assert "(test_counts needs it)" in out.getvalue()  # the second victim's own patch
+    for order in plain_outcomes(root, [[polluter, v] for v in victims], tmp_path / "work"):
+        assert set(order.values()) == {"passed"}, order
 
 
 def test_a_guard_copied_into_many_polluters_ranks_after_one_fixture_and_the_victim() -> None:

@@ -21,7 +21,7 @@ from orderdep.analysis.repair.verify.patchset import (
     merged_changes,
     set_orders,
 )
-from orderdep.analysis.repair.verify.sharing import hoist_blocks
+from orderdep.analysis.repair.verify.sharing import for_victim, hoist_blocks, shared_fixes
 from orderdep.analysis.repair.write.patches import Changes, apply_insertions, unified_diff
 from orderdep.core.report import ODFinding, Report, save_report
 from orderdep.shells.commands.debug_cmds import progress_line, report_file
@@ -206,10 +206,15 @@ def apply_now(project: Path, fix: Fix, originals: Originals) -> list[str]:
     return sorted(changes or fix.changes)
 
 
+def changes_from_originals(project: Path, fix: Fix, originals: Originals) -> Changes:
+    """``fix``'s changes to the files as they were before ``fix`` wrote any patch."""
+    base = {rel: text or "" for rel, text in originals.items()}
+    return apply_insertions(project, fix.insertions, base=base)
+
+
 def diff_from_originals(project: Path, fix: Fix, originals: Originals) -> str:
     """``fix``'s diff against the files as they were before ``fix`` wrote any patch."""
-    base = {rel: text or "" for rel, text in originals.items()}
-    return unified_diff(apply_insertions(project, fix.insertions, base=base))
+    return unified_diff(changes_from_originals(project, fix, originals))
 
 
 def restore_originals(project: Path, originals: Originals) -> None:
@@ -255,3 +260,24 @@ def table_row(result: FixResult) -> tuple[str, str, str, str]:
     if fix is None:
         return (result.test, result.kind, "no verified fix (reasons above)", "-")
     return (result.test, result.kind, f"{fix.strategy} (verified)", str(fix.size))
+
+
+def reuse_shared(
+    repairer: Repairer,
+    finding: ODFinding,
+    done: Sequence[tuple[ODFinding, Fix]],
+    project: Path,
+    originals: Originals,
+) -> tuple[Optional[FixResult], Optional[Fix]]:
+    """The first root-cause fix of an earlier victim sharing a polluter with ``finding``
+    that verifies for it too (see :func:`~orderdep.analysis.repair.verify.sharing.shared_fixes`),
+    its comments naming this victim; and that fix as it was, which ``--apply`` wrote
+    already. (None, None) when none does."""
+    for shared in shared_fixes(finding, done):
+        result = repairer.reuse(finding, shared)
+        if result is not None and result.fix is not None:
+            renamed = for_victim(result.fix, shared.test, finding.test)
+            changes = changes_from_originals(project, renamed, originals)
+            result.fix = dataclasses.replace(renamed, changes=changes)
+            return result, shared
+    return None, None

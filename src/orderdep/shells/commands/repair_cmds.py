@@ -18,7 +18,6 @@ from orderdep.analysis.repair.verify.patchset import (
     RANDOM_ORDERS,
     function_id,
 )
-from orderdep.analysis.repair.verify.sharing import shared_fixes
 from orderdep.analysis.repair.write.patches import unified_diff
 from orderdep.core.report import ODFinding, Report
 from orderdep.errors import UsageError
@@ -39,6 +38,7 @@ from orderdep.shells.commands.fix_steps import (
     diff_from_originals,
     restore_originals,
     retry_left_out,
+    reuse_shared,
     set_check_reserve,
     share_setups,
     table_row,
@@ -309,13 +309,11 @@ def fix(
             finding = finding_for(engine, test, polluters, found)
             function = function_id(finding.test)
             earlier = by_function.get(function)
-            result = None
+            result, written = None, None  # written: a shared fix, in the files already
             if earlier is not None and earlier.fix is not None:
                 result = repairer.reuse(finding, earlier.fix)
-            for shared in shared_fixes(finding, done) if result is None else []:
-                result = repairer.reuse(finding, shared)  # one patch per polluted state
-                if result is not None:
-                    break
+            if result is None:  # one patch per polluted state
+                result, written = reuse_shared(repairer, finding, done, project, originals)
             if result is None:
                 result = repairer.repair(finding)
                 if earlier is not None and earlier.fix is not None and result.fix is not None:
@@ -331,7 +329,7 @@ def fix(
             else:
                 patch = target
                 patch.parent.mkdir(parents=True, exist_ok=True)
-                applied = apply_now(project, result.fix, originals) if apply_ else []
+                applied = apply_now(project, written or result.fix, originals) if apply_ else []
                 patch.write_text(diff_from_originals(project, result.fix, originals), "utf-8")
                 by_function[function] = result
                 fixed.append(result)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from orderdep.analysis.repair.candidates.candidates import short_name
 from orderdep.analysis.repair.fix_result import Fix, FixResult
 from orderdep.analysis.repair.verify.verify import Verification, Verifier
 from orderdep.analysis.repair.write.patches import Insertion, apply_insertions, function_path
@@ -56,6 +57,24 @@ def shared_fixes(finding: ODFinding, done: Sequence[tuple[ODFinding, Fix]]) -> l
             seen.add(key)
             scored.append((-common, i, fix))
     return [fix for *_, fix in sorted(scored, key=lambda s: s[:2])]
+
+
+def for_victim(fix: Fix, found_for: str, victim: str) -> Fix:
+    """``fix``, found for the victim ``found_for`` and verified for ``victim`` too, with
+    comments naming ``victim`` where they named the other (``(test_a needs it)``); the
+    patch set then merges them into one comment naming both (``(test_a and test_b need
+    it)``)."""
+    old, new = short_name(found_for), short_name(victim)
+    if old == new:
+        return fix
+    pattern = re.compile(rf"\({re.escape(old)} (needs|fails)\b")
+
+    def renamed(ins: Insertion) -> Insertion:
+        if not ins.comment:
+            return ins
+        return dataclasses.replace(ins, comment=pattern.sub(rf"({new} \1", ins.comment))
+
+    return dataclasses.replace(fix, insertions=[renamed(i) for i in fix.insertions])
 
 
 @dataclass

@@ -70,3 +70,9 @@ class ReportError(OrderdepError):
 
 class StoreError(OrderdepError):
     """The results store cannot be created, read, written or locked."""
+
+
+class OutOfTime(OrderdepError):
+    """The command's budget ended: the engine starts no more orders (see
+    :mod:`orderdep.engine.deadline`). Work that cannot check its budget between its runs
+    (a repair) stops there; not a failure of the project."""

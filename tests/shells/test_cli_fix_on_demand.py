@@ -59,6 +59,29 @@ def test_a_spent_budget_repairs_what_it_reached_and_the_printed_command_goes_on(
     assert code == 0 and "none needed: passes in its failing order" in out, out + err
 
 
+def test_a_repair_the_budget_ends_in_stops_there_and_says_so(
+    od_project: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The budget is kept inside a repair too: once it ends, no more orders start and the
+    test is left "not repaired (budget)", with the command that goes on."""
+    import time
+
+    from orderdep.analysis.repair.fix import Repairer
+
+    assert cli("detect", od_project, "--seed", "1", "--classify")[0] == 1
+    repair = Repairer.repair
+
+    def slow_to_start(self: Repairer, finding: ODFinding) -> Any:
+        time.sleep(4)  # past a 3 s budget: the debug's first order is refused
+        return repair(self, finding)
+
+    monkeypatch.setattr(Repairer, "repair", slow_to_start)
+    code, out, err = cli("fix", od_project, "--apply", "--budget", "3")
+    assert code == 1, out + err
+    assert "not repaired (budget)" in out and "no verified fix" not in out
+    assert f"orderdep: the budget ran out before 1 OD test(s) were repaired:\n  {VICTIM}" in out
+
+
 def test_a_stopped_apply_keeps_each_verified_patch_and_a_rerun_goes_on(
     tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -20,6 +20,7 @@ from typing import Callable, Optional, Union
 
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.suite import Suite
+from orderdep.engine import deadline
 from orderdep.engine.collected import code_notices
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.executor import ResultCallback
@@ -280,6 +281,7 @@ class Engine:
         if reused is not None:
             self.timeouts.learn(reused.results)
             return reused
+        deadline.check()  # a command's budget that ended (runs_until)
         result = worker.run(order, probe)
         self.id_notices.add(worker.ids)
         self.timeouts.learn(result.results)

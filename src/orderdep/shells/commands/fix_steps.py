@@ -262,6 +262,30 @@ def table_row(result: FixResult) -> tuple[str, str, str, str]:
     return (result.test, result.kind, f"{fix.strategy} (verified)", str(fix.size))
 
 
+def repair_one(
+    repairer: Repairer,
+    finding: ODFinding,
+    earlier: Optional[FixResult],
+    done: Sequence[tuple[ODFinding, Fix]],
+    originals: Originals,
+) -> tuple[FixResult, Optional[Fix]]:
+    """``finding``'s repair: the fix of an ``earlier`` instance of its test function,
+    else a shared one (:func:`reuse_shared`), else its own (merged with the earlier
+    instance's); and the fix as ``--apply`` wrote it already, when it was shared."""
+    result: Optional[FixResult] = None
+    if earlier is not None and earlier.fix is not None:
+        result = repairer.reuse(finding, earlier.fix)
+    if result is None:  # one patch per polluted state
+        result, written = reuse_shared(repairer, finding, done, repairer.project, originals)
+        if result is not None:
+            return result, written
+    if result is None:
+        result = repairer.repair(finding)
+        if earlier is not None and earlier.fix is not None and result.fix is not None:
+            result.fix = repairer.merge(earlier.fix, result.fix)
+    return result, None
+
+
 def reuse_shared(
     repairer: Repairer,
     finding: ODFinding,

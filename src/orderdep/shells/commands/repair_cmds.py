@@ -6,6 +6,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Optional
@@ -20,7 +21,8 @@ from orderdep.analysis.repair.verify.patchset import (
 )
 from orderdep.analysis.repair.write.patches import unified_diff
 from orderdep.core.report import ODFinding, Report
-from orderdep.errors import UsageError
+from orderdep.engine.deadline import runs_until
+from orderdep.errors import OutOfTime, UsageError
 from orderdep.shells.app import cli
 from orderdep.shells.commands.debug_cmds import (
     REPORT_OPTION,
@@ -36,9 +38,9 @@ from orderdep.shells.commands.fix_steps import (
     check_set,
     classify_on_demand,
     diff_from_originals,
+    repair_one,
     restore_originals,
     retry_left_out,
-    reuse_shared,
     set_check_reserve,
     share_setups,
     table_row,
@@ -291,10 +293,8 @@ def fix(
             data, selected = classify_on_demand(engine, data, selected, project, report, params)
         for test, found in selected:
             left_s = limit.left()  # what a set check of the patches so far needs is kept
-            if limit.stopped or (
-                left_s is not None
-                and left_s < set_check_reserve(repairer, set_orders, len(fixed), budget)
-            ):
+            reserve = set_check_reserve(repairer, set_orders, len(fixed), budget)
+            if limit.stopped or (left_s is not None and left_s < reserve):
                 left.append(test)
                 rows.append(
                     (test, (found.kind if found else None) or "?", "not repaired (budget)", "-")
@@ -309,15 +309,15 @@ def fix(
             finding = finding_for(engine, test, polluters, found)
             function = function_id(finding.test)
             earlier = by_function.get(function)
-            result, written = None, None  # written: a shared fix, in the files already
-            if earlier is not None and earlier.fix is not None:
-                result = repairer.reuse(finding, earlier.fix)
-            if result is None:  # one patch per polluted state
-                result, written = reuse_shared(repairer, finding, done, project, originals)
-            if result is None:
-                result = repairer.repair(finding)
-                if earlier is not None and earlier.fix is not None and result.fix is not None:
-                    result.fix = repairer.merge(earlier.fix, result.fix)
+            stop_at = None if left_s is None else time.monotonic() + left_s - reserve
+            try:  # written: a shared fix, in the files already
+                with runs_until(stop_at):
+                    result, written = repair_one(repairer, finding, earlier, done, originals)
+            except OutOfTime:  # the budget ended during this test's repair
+                left.append(test)
+                rows.append((test, finding.kind or "?", "not repaired (budget)", "-"))
+                missing += 1
+                continue
             target = patches / patch_name(function, strategy)
             patch: Optional[Path] = None
             if not result.reproduced:

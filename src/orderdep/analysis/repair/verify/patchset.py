@@ -34,7 +34,7 @@ from orderdep.analysis.repair.write.patches import (
 )
 from orderdep.engine.sandbox import copy_project
 from orderdep.engine.tempdirs import make_workdir
-from orderdep.errors import OrderdepError
+from orderdep.errors import OrderdepError, OutOfTime
 
 RANDOM_ORDERS = 20
 
@@ -186,6 +186,8 @@ def verify_set(
                         out.problems.append(f"{r.test} {r.outcome.value} in {where}")
                     if out.problems:
                         return out
+        except OutOfTime:
+            raise  # the budget ended: not the patches' doing
         except OrderdepError as exc:
             out.problems.append(f"the patched project does not run: {exc}")
             return out

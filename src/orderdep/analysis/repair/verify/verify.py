@@ -36,7 +36,7 @@ from orderdep.engine.dask_executor import DaskEngine
 from orderdep.engine.runner import Engine
 from orderdep.engine.sandbox import copy_project
 from orderdep.engine.tempdirs import make_workdir
-from orderdep.errors import OrderdepError
+from orderdep.errors import OrderdepError, OutOfTime
 
 Changes = Mapping[str, tuple[str, str]]  # relative path -> (old text, new text)
 
@@ -247,6 +247,8 @@ class Verifier:
                         _compare(self.before(order), after, target.test, where, out, ignore)
                         if out.problems:
                             return out
+            except OutOfTime:
+                raise  # the budget ended: not the patch's doing
             except OrderdepError as exc:
                 out.problems.append(f"the patched project does not run: {exc}")
                 return out

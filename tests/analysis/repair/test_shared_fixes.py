@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,8 @@ from orderdep.analysis.repair.verify.sharing import (
 from orderdep.analysis.repair.verify.verify import Verification
 from orderdep.analysis.repair.write.patches import Insertion
 from orderdep.core.report import ODFinding, Report, save_report
+from orderdep.engine.config import EngineConfig
+from orderdep.engine.runner import Engine
 from orderdep.shells.cli import main
 
 CLIENT = "tests/test_client.py::TestErrors::"
@@ -69,6 +72,41 @@ def test_a_shared_polluter_fix_names_every_victim_it_was_verified_for() -> None:
         "(test_reads and TestC.test_counts need it)."
     )
     assert for_victim(first, first.test, "tests/test_b.py::test_reads[1]") is first
+
+
+def test_a_block_fixing_several_tests_of_a_pytest_class_goes_into_a_fixture_of_the_class(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = copy_project("block_victims", tmp_path / "p")
+    module = root / "tests/test_functions.py"
+    head, tests = module.read_text(encoding="utf-8").split("\n\n\ndef test_server_error", 1)
+    methods = textwrap.indent("def test_server_error" + tests, "    ")
+    methods = methods.replace("():\n", "(self):\n")
+    module.write_text(f"{head}\n\n\nclass TestFunctions:\n{methods}", encoding="utf-8")
+    cls = "tests/test_functions.py::TestFunctions::"
+    polluter, cleaner = cls + "test_validation_list_body", cls + "test_server_error"
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+    with Engine(EngineConfig(root)) as engine:
+        repairer = Repairer(engine.config, engine, strategy="cleaner")
+        results = [
+            repairer.repair(
+                ODFinding(t, "victim", polluters=[polluter], cleaners={polluter: [cleaner]})
+            )
+            for t in (cls + "test_bad_request", cls + "test_denied")
+        ]
+        assert all(r.fix is not None for r in results), [r.notes for r in results]
+        (moved,) = hoist_blocks(repairer.verifier, root, results)
+    assert (moved.where, moved.place) == ("tests/test_functions.py::TestFunctions", SHARED_FIXTURE)
+    (new,) = {new for r in results if r.fix for _, new in r.fix.changes.values()}
+    assert (
+        "class TestFunctions:\n    @pytest.fixture(autouse=True)\n"
+        f"    def {SHARED_FIXTURE}(self):\n        # Clean up before each test of this class"
+    ) in new, new
+    assert f"\ndef {SHARED_FIXTURE}" not in new  # not a fixture of the whole module
+    module.write_text(new, encoding="utf-8")
+    orders = [[polluter, cls + "test_bad_request"], [polluter, cls + "test_denied"]]
+    for outcome in plain_outcomes(root, orders, tmp_path / "work"):
+        assert set(outcome.values()) == {"passed"}, outcome
 
 
 @pytest.mark.slow

@@ -8,9 +8,10 @@ copy per test:
   autouse fixture) are the first things tried for it. When one verifies for it too, the
   victim costs one verification and the patch set gains no line.
 * :func:`hoist_blocks`: the same statements inserted at the start of several tests of one
-  ``unittest.TestCase`` class go once into the class's ``setUp`` (added when missing), and
-  those inserted into several other tests of one module go once into an autouse fixture
-  of that module, when that verifies for every one of those tests.
+  ``unittest.TestCase`` class go once into the class's ``setUp`` (added when missing);
+  those inserted into several tests of one pytest class go once into an autouse fixture
+  method of that class, and those of several module-level tests into an autouse fixture
+  of the module; each when that verifies for every one of those tests.
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ class Hoisted:
     """Fixes of several tests replaced by one block: in their TestCase's ``setUp``, or in
     an autouse fixture of their module."""
 
-    where: str  # "path::Class" (its setUp) or "path" (an autouse fixture in it)
+    where: str  # "path::Class" (its setUp), "path::Class::" or "path" (an autouse fixture)
     tests: list[str]  # the test functions the block was in
     results: list[str]  # the OD tests whose fixes it replaced
     place: str  # "setUp" or the fixture's name
@@ -108,8 +109,12 @@ def _block_key(fix: Fix, project: Path) -> Optional[tuple[str, Insertion]]:
     block = dataclasses.replace(ins, test="", comment=None)
     if classes and testcase_methods(source, classes) is not None:
         return "::".join([path, *classes]), block
-    if "request" in ins.fixtures or any(re.search(r"\bself\b", st) for st in ins.statements):
-        return None  # a test's own request or self would be a fixture's here
+    if "request" in ins.fixtures:
+        return None  # a test's own request would be a fixture's here
+    if classes:  # a pytest class: a fixture method of it, whose self is the test's
+        return "::".join([path, *classes, ""]), block
+    if any(re.search(r"\bself\b", st) for st in ins.statements):
+        return None
     return path, block
 
 
@@ -119,8 +124,17 @@ def _names(tests: Sequence[str]) -> str:
 
 
 def _shared(where: str, block: Insertion, tests: list[str]) -> Insertion:
-    """The one insertion for ``tests``: into their TestCase's setUp, else an autouse
-    fixture of their module."""
+    """The one insertion for ``tests``: into their TestCase's setUp, an autouse fixture
+    method of their pytest class (``where`` ends with ``::``), else an autouse fixture of
+    their module."""
+    if where.endswith("::"):
+        comment = (
+            "Clean up before each test of this class what an earlier test may leave "
+            f"behind ({_names(tests)} need it)."
+        )
+        return dataclasses.replace(
+            block, test=f"{where}{SHARED_FIXTURE}", comment=comment, edit="autouse"
+        )
     if "::" in where:
         comment = (
             "Clean up before each test of this class what an earlier test may leave "
@@ -178,5 +192,5 @@ def hoist_blocks(verifier: Verifier, project: Path, results: Sequence[FixResult]
                 changes=changes,
                 verification=check,
             )
-        moved.append(Hoisted(where, tests, [r.test for r in members], place))
+        moved.append(Hoisted(where.removesuffix("::"), tests, [r.test for r in members], place))
     return moved

@@ -23,6 +23,7 @@ from typing import Optional
 
 import libcst as cst
 
+from orderdep.analysis.repair.write.class_fixtures import add_class_fixture, has_method
 from orderdep.analysis.repair.write.fixture_patches import (
     DECORATORS,
     add_function,
@@ -246,13 +247,20 @@ def apply_insertion(source: str, insertion: Insertion) -> str:
     double = prefers_double_quotes(source)
     if insertion.edit == "narrow":
         return narrow_scope(source, name, insertion.comment, insertion.file, classes)
-    if insertion.edit in DECORATORS and not has_function(source, name):
+    in_class = insertion.edit == "autouse" and bool(classes)  # a method of a pytest class
+    if insertion.edit in DECORATORS and not (
+        has_method(source, classes, name) if in_class else has_function(source, name)
+    ):
         stmts = [s for s in insertion.statements if s.strip() not in _top_level_imports(source)]
         imports = [s for s in stmts if s.startswith(("import ", "from ")) and liftable(s, module)]
         code = [
             cst.Module([]).code_for_node(s).strip()
             for s in _parse_statements([s for s in stmts if s not in imports], double)
         ]
+        if in_class:
+            return add_class_fixture(
+                source, classes, name, code, insertion.fixtures, insertion.comment, imports
+            )
         decorator = DECORATORS[insertion.edit]
         return add_function(
             source, name, code, insertion.fixtures, insertion.comment, imports, decorator

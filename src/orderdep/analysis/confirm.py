@@ -40,6 +40,7 @@ from orderdep.core.report import ODFinding
 from orderdep.engine.executor import Executor
 
 OrderKey = tuple[str, ...]
+Guide = Callable[[str, Sequence[str]], Optional[list[str]]]
 
 
 class RunSource(Protocol):
@@ -221,12 +222,15 @@ def confirm(
     nio_search: Sequence[OrderResult] = (),
     confirm_runs: int = 5,
     only: Optional[Collection[str]] = None,
+    guide: Optional[Guide] = None,
 ) -> Verdicts:
     """Confirm what the ``search`` orders (and ``[t, t]`` orders in ``nio_search``) suggest.
 
     See the module docstring for the steps. Every order named in a finding was observed
     ``confirm_runs + 1`` times with the same outcome for the test. ``only`` limits the
-    work to these suspects (see :func:`confirm_in_chunks`).
+    work to these suspects (see :func:`confirm_in_chunks`). ``guide`` gives, for a
+    suspect and a recorded order, the tests before it worth trying first (the writers of
+    what it read, :mod:`orderdep.analysis.guided`).
     """
     log = runner.log
     fails, passes = _seen(search)
@@ -256,6 +260,9 @@ def confirm(
         for want_fail, seen, other in ((True, fails[t], passes[t]), (False, passes[t], fails[t])):
             recorded = _shortest(seen)
             hints = narrowed(t, recorded, seen, other)
+            guess = guide(t, recorded) if guide is not None else None
+            if guess is not None and guess not in hints:  # writers of what it read first
+                hints.insert(0, guess)
             shortenings.append(Shortening(t, want_fail, recorded, hints))
     shorten(runner, shortenings)
 
@@ -343,6 +350,7 @@ def confirm_in_chunks(
     confirm_runs: int = 5,
     chunk: int = 2,
     stop: type[BaseException] = Exception,
+    guide: Optional[Guide] = None,
 ) -> tuple[Verdicts, list[str], Optional[BaseException]]:
     """:func:`confirm`, ``chunk`` suspects at a time, so that an exception of type ``stop``
     (the command's budget running out) keeps the verdicts of the chunks done.
@@ -365,7 +373,7 @@ def confirm_in_chunks(
     while stopped is None and done < len(suspects):
         part = suspects[done : done + max(1, chunk)]
         try:
-            got = confirm(runner, search, nio_search, confirm_runs, only=set(part))
+            got = confirm(runner, search, nio_search, confirm_runs, only=set(part), guide=guide)
         except stop as exc:
             stopped = exc
             break

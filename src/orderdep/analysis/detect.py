@@ -53,6 +53,7 @@ from orderdep.analysis.estimate import (
     per_od_test,
     timing_orders,
 )
+from orderdep.analysis.guided import collect_hints
 from orderdep.analysis.higher_order import spend_leftover
 from orderdep.analysis.search import DetectProgress, ProgressCallback, Search
 from orderdep.core import orders as gen
@@ -200,6 +201,7 @@ def detect(
     changed: Sequence[str] = (),
     start_at: Optional[Mapping[str, int]] = None,
     extend_search: Optional[Callable[[], Optional[float]]] = None,
+    guided: bool = False,
 ) -> Report:
     """Find the order-dependent, ND, NIO and always-failing tests of ``executor.suite``.
 
@@ -218,7 +220,9 @@ def detect(
     of its first order to run, wrapping around, so a search stopped by the budget can be
     continued by the next run; ``stats.extras["next_order"]`` says where each stopped.
     ``extend_search`` gives the search more seconds, once, when its budget ends before
-    any test failed (see :class:`~orderdep.analysis.search.Search`).
+    any test failed (see :class:`~orderdep.analysis.search.Search`). ``guided`` runs the
+    original order once more under the state probe, and confirmation shortens each
+    suspect's orders from the writers of what it read first (:mod:`.guided`).
     """
     check_options(strategies, rounds, group, budget_seconds, max_orders, confirm_runs)
     suite = executor.suite
@@ -237,6 +241,7 @@ def detect(
     )
 
     search.run_stream("original", [gen.original(suite.ids)], 1)
+    hints = collect_hints(executor, suite.ids, search.budget_left(), say) if guided else None
     next_order: dict[str, int] = {}
     if changed:
         pair_orders = changed_pair_orders(changed, suite.ids, random.Random(f"{seed}/changed"))
@@ -323,7 +328,13 @@ def detect(
     # a few suspects at a time, so that a spent budget keeps the ones confirmed; rerunning
     # the command replays the orders and goes on
     verdicts, pending, stop = confirm_in_chunks(
-        runner, search.results, search.nio_results, confirm_runs, 2 * jobs, BudgetExhausted
+        runner,
+        search.results,
+        search.nio_results,
+        confirm_runs,
+        2 * jobs,
+        BudgetExhausted,
+        guide=hints.hint if hints is not None else None,
     )
     unconfirmed = stop.reason if isinstance(stop, BudgetExhausted) else None
     if on_progress is not None:

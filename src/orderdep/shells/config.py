@@ -75,6 +75,7 @@ KEYS: dict[str, Key] = {
     "rounds": Key(("rounds",), "orders of the random strategies"),
     "max-orders": Key(("max_orders",), "stop a search after this many orders"),
     "confirm-runs": Key(("confirm_runs",), "re-runs before a test is called OD"),
+    "guided": Key(("guided",), "confirm suspects from data dependencies (one probed run)"),
     "allow-incomplete": Key(("allow_incomplete",), "exit 0 after a search that did not run whole"),
     "home": Key(("home",), "HOME the tests see: copy, empty or real"),
     "python": Key(("python",), "interpreter to run the tests with, or tox:ENV, nox:SESSION"),

@@ -174,6 +174,13 @@ def reproduce_command(
     show_default=True,
     help="Re-runs of each failing and passing order before a test is called OD, not ND.",
 )
+@click.option(
+    "--guided",
+    is_flag=True,
+    help="For big suites: run the original order once more under the state probe, and "
+    "confirm each suspect from the tests that wrote what it read before group testing "
+    "over all the tests before it (far fewer orders when thousands of tests ran first).",
+)
 @ci_options
 @baseline_options
 @ALLOW_INCOMPLETE_OPTION
@@ -189,6 +196,7 @@ def detect(
     do_classify: bool,
     all_cleaners: bool,
     confirm_runs: int,
+    guided: bool,
     changed: bool,
     base: str,
     junit_file: Optional[Path],
@@ -262,6 +270,7 @@ def detect(
             notice=display.notice,
             changed=touched,
             start_at=progress.start_at(job) if progress else None,
+            guided=guided,
         )
         if progress is not None:
             progress.save(job, report.stats.extras.get("next_order") or {})

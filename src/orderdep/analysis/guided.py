@@ -1,0 +1,101 @@
+"""Confirmation guided by data dependencies, for big suites (``detect --guided``).
+
+Confirming a suspect shortens its failing (or passing) order to the few tests the
+outcome needs (:mod:`orderdep.analysis.shortening`). Without more to go on that is group
+testing over the tests before it: about ``1.5 log2 n`` orders of ``n/2, n/4, ...`` tests,
+which on a suite of thousands of tests costs whole minutes per suspect.
+
+One probed run of the original order (PRADET's collection, :mod:`.pradet.collection`)
+records the roots each test read and wrote. A victim's polluter, or a brittle's
+state-setter, writes something the test reads; so the writers of what the suspect read
+that ran before it in the recorded order are tried first (:class:`WriterHints`, a hint
+for :class:`~orderdep.analysis.shortening.Shortening`). When they show the outcome, the
+group testing runs over them only, a handful of tests; when they do not (state the probe
+cannot see: C extensions, another process), the shortening goes on as without them.
+Roots written by more than :data:`~.pradet.datadeps.CROWDED` tests (a counter every test
+bumps) are left out of a hint when the test read other roots too.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Optional
+
+from orderdep.analysis.pradet.collection import CollectionStopped, collect
+from orderdep.analysis.pradet.datadeps import CROWDED, TestAccess, matching
+from orderdep.engine.executor import Executor
+from orderdep.errors import EngineError, ReportError
+
+
+@dataclass
+class WriterHints:
+    """Which tests wrote each root, and what each test read, in one probed run."""
+
+    reads: dict[str, frozenset[str]] = field(default_factory=dict)
+    writers: dict[str, set[str]] = field(default_factory=dict)
+
+    @classmethod
+    def from_accesses(cls, seq: Sequence[TestAccess]) -> WriterHints:
+        hints = cls()
+        for access in seq:
+            hints.reads[access.test] = hints.reads.get(access.test, frozenset()) | access.reads
+            for root in access.writes:
+                hints.writers.setdefault(root, set()).add(access.test)
+        return hints
+
+    def roots_read(self, test: str) -> set[str]:
+        """The written roots ``test`` read (wildcards matched), crowded ones last resort."""
+        roots = {
+            root
+            for read in self.reads.get(test, ())
+            for root in matching(read, self.writers)
+            if root in self.writers
+        }
+        quiet = {r for r in roots if len(self.writers[r] - {test}) <= CROWDED}
+        return quiet or roots
+
+    def hint(self, test: str, recorded: Sequence[str]) -> Optional[list[str]]:
+        """The tests before ``test`` in ``recorded`` that wrote a root it read, in their
+        order; None when there is none, or when that is every test before it (no help)."""
+        if test not in recorded:
+            return None
+        prefix = list(recorded[: list(recorded).index(test)])
+        wrote: set[str] = set()
+        for root in self.roots_read(test):
+            wrote |= self.writers[root]
+        hint = [t for t in prefix if t in wrote and t != test]
+        return hint if 0 < len(hint) < len(prefix) else None
+
+
+#: Share of what is left of the budget the probed run may take before it is killed.
+PROBE_SHARE = 0.3
+
+
+def collect_hints(
+    executor: Executor,
+    order: Sequence[str],
+    budget_left: Optional[float],
+    say: Callable[[str], None],
+) -> Optional[WriterHints]:
+    """One probed run of ``order`` and the hints it gives; None (said why) when it did not
+    finish within :data:`PROBE_SHARE` of ``budget_left`` or the probe failed."""
+    share = None if budget_left is None else max(0.0, budget_left) * PROBE_SHARE
+    say(
+        f"orderdep: --guided: one probed run of the original order ({len(order)} tests) "
+        "records which tests write what each test reads"
+        + (f" (at most {share:.0f} s)" if share is not None else "")
+    )
+    deadline = None if share is None else time.monotonic() + share
+    try:
+        collected = collect(executor, order, also_reverse=False, deadline=deadline)
+    except (CollectionStopped, EngineError, ReportError) as exc:
+        say(f"orderdep: --guided: no data dependencies ({exc}); confirming without them")
+        return None
+    hints = WriterHints.from_accesses(collected.collections[0].accesses)
+    say(
+        f"orderdep: --guided: {len(hints.reads)} tests read, {len(hints.writers)} roots "
+        "written; suspects are shortened from the writers of what they read first"
+    )
+    return hints

@@ -313,3 +313,23 @@ def test_a_failing_order_confirmation_could_not_shorten_is_not_searched_again() 
     searched, out_unmarked = orders_to_classify(unmarked)
     assert out_marked.needs_many_tests_in("failing") and out_unmarked.needs_many_tests_in("failing")
     assert skipped + GROUP_CAP * 3 <= searched  # at least a few orders per round saved
+
+
+def test_one_partner_comes_from_the_confirmed_order_before_every_other_test() -> None:
+    """A confirmed failing order cut down to ``[p, v]`` names the polluter a repair needs:
+    the "partner" phase tries it first instead of group testing over the whole suite."""
+    fillers = [tid("f", f"t{i:03d}") for i in range(400)]
+    p, v = tid("a", "p"), tid("a", "v")
+    ids = [*fillers[:100], p, *fillers[100:], v]
+    costs = {}
+    for name, failing in (("short", [p, v]), ("whole", ids)):
+        executor = RecordingExecutor(
+            ModelExecutor(Suite.from_ids(ids), [ODSpec(v, "victim", polluters=[p])])
+        )
+        report = Report("proj", ids, [ODFinding(v, None, failing_order=failing,
+                                                passing_order=[v])])  # fmt: skip
+        out = classify(executor, report, phases=("kind", "partner"))
+        (finding,) = out.od_tests
+        assert (finding.kind, finding.polluters) == ("victim", [p])
+        costs[name] = sum(executor.batches)
+    assert costs["short"] < costs["whole"], costs

@@ -144,10 +144,19 @@ def partners_step(item: Item, say: Say, limit: Optional[int]) -> None:
     what = "polluters" if victim else "state-setters"
     how_many = "one of its" if limit else "all its"
     known = finding.polluters if victim else finding.state_setters
-    est = 2 * _log2(len(others)) * max(1, len(known) if limit is None else 1)
-    say(what, f"group testing {len(others)} candidates for {how_many} {what}", est)
     find = find_polluters if victim else find_state_setters
-    found = find(runner, others, limit=limit)
+    found: list[str] = []
+    # the confirmed (shortened) failing or passing order names the few tests that made
+    # it: when one partner is enough, those are tried before every other test
+    shown = prefix_of(finding.failing_order if victim else finding.passing_order, finding.test)
+    near = [t for t in others if t in set(shown or ())]
+    if limit is not None and 0 < len(near) < len(others):
+        say(what, f"trying the {len(near)} test(s) of its confirmed order first", 2)
+        found = find(runner, near, limit=limit)
+    if not found:
+        est = 2 * _log2(len(others)) * max(1, len(known) if limit is None else 1)
+        say(what, f"group testing {len(others)} candidates for {how_many} {what}", est)
+        found = find(runner, others, limit=limit)
     merged = [t for t in others if t in set(found) | set(known)]
     if victim:
         finding.polluters = merged

@@ -10,8 +10,13 @@ and the recall of planted OD tests.
 
 Real suites downloaded at run time are not part of this script yet.
 
+``--modes plain,guided`` runs each case both ways, one after the other in one run:
+``guided`` adds ``--guided`` (one probed run; confirmation from the writers of what a
+suspect read, see ``orderdep.analysis.guided``).
+
 Usage: python benchmarks/bench_scale.py [--cases 500:120,2000:120] [--jobs 2]
-Writes the section "Scale" of docs/benchmarks.md.
+           [--modes plain[,guided]] [--section Scale]
+Writes the section "Scale" (or ``--section``) of docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -48,12 +53,12 @@ def planted(project: Path) -> set[str]:
     return out
 
 
-def run_case(root: Path, n: int, budget: int, jobs: int) -> list[object]:
-    project = root / f"p{n}-{budget}"
+def run_case(root: Path, n: int, budget: int, jobs: int, mode: str = "plain") -> list[object]:
+    project = root / f"p{n}-{budget}-{mode}"
     write_project(project, n, seed=n)
     truth = planted(project)
     argv = ["detect", str(project), "--classify", "--budget", str(budget), "--jobs", str(jobs),
-            "--seed", "1"]  # fmt: skip
+            "--seed", "1", *(["--guided"] if mode == "guided" else [])]  # fmt: skip
     err = io.StringIO()
     start = time.perf_counter()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
@@ -62,12 +67,16 @@ def run_case(root: Path, n: int, budget: int, jobs: int) -> list[object]:
     report = json.loads((project / ".orderdep" / "report.json").read_text())
     found = {f["test"] for f in report["od_tests"]}
     classified = [f for f in report["od_tests"] if f.get("kind")]
+    partnered = [f for f in classified if f["test"] in truth and (f.get("polluters")
+                 or f.get("state_setters") or f.get("polluter_groups")
+                 or f.get("state_setter_groups"))]  # fmt: skip
     complete = [f for f in classified if "unfinished" not in f]
     unconfirmed = report["stats"].get("unfinished", {}).get("suspects", [])
     recall = len(found & truth) / len(truth) if truth else 1.0
     return [
-        n, budget, f"{wall:.0f}", f"{wall / budget:.2f}", len(truth), len(found & truth),
-        len(found - truth), len(classified), len(complete), len(unconfirmed), f"{recall:.2f}",
+        n, budget, mode, f"{wall:.0f}", f"{wall / budget:.2f}", len(truth), len(found & truth),
+        len(found - truth), len(classified), len(partnered), len(complete), len(unconfirmed),
+        f"{recall:.2f}", f"{len(partnered) / len(truth) if truth else 1.0:.2f}",
     ]  # fmt: skip
 
 
@@ -75,43 +84,51 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", default="500:120,2000:120", help="SIZE:BUDGET,...")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--modes", default="plain", help="plain, guided or both: plain,guided")
+    parser.add_argument("--section", default="Scale", help="section of docs/benchmarks.md")
     parser.add_argument("--no-doc", action="store_true")
     args = parser.parse_args()
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         for case in args.cases.split(","):
             n, budget = (int(x) for x in case.split(":"))
-            print(f"{n} tests, budget {budget} s ...", flush=True)
-            rows.append(run_case(Path(tmp), n, budget, args.jobs))
-            print(f"  {rows[-1]}", flush=True)
+            for mode in args.modes.split(","):
+                print(f"{n} tests, budget {budget} s, {mode} ...", flush=True)
+                rows.append(run_case(Path(tmp), n, budget, args.jobs, mode))
+                print(f"  {rows[-1]}", flush=True)
     body = "\n".join(
         [
             "`orderdep detect P --classify --budget B --jobs J --seed 1` on generated projects "
             "(test durations log-uniform in 1-200 ms; planted victims of registry polluters "
             "with a cleaner, and a brittle). Wall time includes engine start-up. "
-            "*Classified* counts OD tests whose kind is known; *complete* those with nothing "
-            "unfinished; *unconfirmed* suspects the budget left unconfirmed.",
+            "*Classified* counts OD tests whose kind is known; *with a partner* planted OD "
+            "tests classified with a polluter or state-setter (what a repair needs); "
+            "*complete* those with nothing unfinished; *unconfirmed* suspects the budget left "
+            "unconfirmed. *guided*: with `--guided`.",
             "",
             table(
                 [
                     "tests",
                     "budget (s)",
+                    "mode",
                     "wall (s)",
                     "wall / budget",
                     "planted OD",
                     "found",
                     "found, not planted",
                     "classified",
+                    "with a partner",
                     "complete",
                     "unconfirmed",
                     "recall",
+                    "found and classified",
                 ],
                 rows,
             ),
         ]
     )
     if not args.no_doc:
-        write_section("Scale", body)
+        write_section(args.section, body)
     print(body)
 
 

@@ -86,3 +86,17 @@ def test_detect_guided_on_a_project_says_what_it_collected(tmp_path: Path) -> No
     assert code == 1, err.getvalue()
     assert "--guided: one probed run of the original order (2 tests)" in err.getvalue()
     assert "--guided: 2 tests read, 1 roots written" in err.getvalue()
+
+
+def test_no_probed_run_when_it_would_not_fit_its_share_of_the_budget() -> None:
+    from orderdep.analysis.guided import PROBE_SHARE, collect_hints
+
+    said: list[str] = []
+    model = ModelExecutor(Suite.from_ids(["a", "b"]), [])
+    # the order took 10 s unprobed; a third of 20 s left cannot hold its probed run
+    assert collect_hints(model, ["a", "b"], 20.0, said.append, order_seconds=10.0) is None
+    assert said == [
+        "orderdep: --guided: no probed run: it would take about 30 s, more than the "
+        f"{20 * PROBE_SHARE:.0f} s of the budget it may use (a larger --budget leaves it room); "
+        "confirming without data dependencies"
+    ]

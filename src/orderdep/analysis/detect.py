@@ -241,7 +241,10 @@ def detect(
     )
 
     search.run_stream("original", [gen.original(suite.ids)], 1)
-    hints = collect_hints(executor, suite.ids, search.budget_left(), say) if guided else None
+    hints = None
+    if guided:
+        took = search.results[0].wall_seconds if search.results else None
+        hints = collect_hints(executor, suite.ids, search.budget_left(), say, took)
     next_order: dict[str, int] = {}
     if changed:
         pair_orders = changed_pair_orders(changed, suite.ids, random.Random(f"{seed}/changed"))

@@ -71,6 +71,9 @@ class WriterHints:
 
 #: Share of what is left of the budget the probed run may take before it is killed.
 PROBE_SHARE = 0.3
+#: A probed run's time over the same order's unprobed one, at most (the probe's overhead
+#: is measured in docs/benchmarks.md, "Collection overhead": 2.7x on 1 ms tests).
+PROBE_COST = 3.0
 
 
 def collect_hints(
@@ -78,10 +81,20 @@ def collect_hints(
     order: Sequence[str],
     budget_left: Optional[float],
     say: Callable[[str], None],
+    order_seconds: Optional[float] = None,
 ) -> Optional[WriterHints]:
-    """One probed run of ``order`` and the hints it gives; None (said why) when it did not
-    finish within :data:`PROBE_SHARE` of ``budget_left`` or the probe failed."""
+    """One probed run of ``order`` and the hints it gives; None (said why) when it would
+    not fit :data:`PROBE_SHARE` of ``budget_left`` (``order_seconds``: what the order took
+    unprobed), did not finish within it, or the probe failed."""
     share = None if budget_left is None else max(0.0, budget_left) * PROBE_SHARE
+    needs = None if order_seconds is None else order_seconds * PROBE_COST
+    if share is not None and needs is not None and needs > share:
+        say(
+            f"orderdep: --guided: no probed run: it would take about {needs:.0f} s, more than "
+            f"the {share:.0f} s of the budget it may use (a larger --budget leaves it room); "
+            "confirming without data dependencies"
+        )
+        return None
     say(
         f"orderdep: --guided: one probed run of the original order ({len(order)} tests) "
         "records which tests write what each test reads"

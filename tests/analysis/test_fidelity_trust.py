@@ -146,7 +146,7 @@ def started_both(pids: Path, count: int) -> Callable[[], bool]:
 def test_a_check_that_outlasts_its_share_of_the_budget_is_stopped_and_caches_nothing(
     tmp_path: Path, jobs: int
 ) -> None:
-    """The check may use a share of the command's budget (CHECK_SHARE), never the
+    """The check may use a share of the command's budget (ORIGINAL_SHARE), never the
     search's: at the end of its share the runs are killed, nothing is cached or offered,
     the engine uses the subprocess runner (fresh processes need no check), the rest of
     the budget is left for the search, and the user is told what to do."""
@@ -172,7 +172,7 @@ def test_a_check_that_outlasts_its_share_of_the_budget_is_stopped_and_caches_not
     assert notices[-1] == (
         "orderdep: checking the fork runner against a fresh pytest (the original order of "
         "1 tests, then failing tests alone) did not finish within its share of the budget "
-        "(2 s); using the subprocess runner, which needs no check (each order in a fresh "
+        "(5.0 s); using the subprocess runner, which needs no check (each order in a fresh "
         "pytest, slower). To let the check finish once (its verdict is kept for this code "
         "version), rerun with a larger --budget (now 10 s); --no-check uses the fork runner "
         "unchecked"
@@ -211,14 +211,14 @@ def test_failing_tests_alone_get_a_share_of_their_own_once_the_original_order_co
     began: list[float] = []
 
     def clock() -> float:
-        """The original order costs 7.5 s of the first 8 s share, whatever the machine's
+        """The original order costs 19.5 s of its 20 s share, whatever the machine's
         load; from the first run alone on, real seconds are added."""
         names = [p.name for p in marks.iterdir()]
         if not any(n.startswith("original-") for n in names):
             return 0.0
         if not began and any(n.startswith("alone-") for n in names):
             began.append(time.monotonic())
-        return 7.5 + (time.monotonic() - began[0] if began else 0.0)
+        return 19.5 + (time.monotonic() - began[0] if began else 0.0)
 
     notices: list[str] = []
     with Engine(EngineConfig(project, jobs=2)) as engine:

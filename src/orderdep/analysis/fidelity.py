@@ -41,9 +41,14 @@ STOP_WAIT = 30.0
 #: Runs of an order again under the fork runner when it disagrees with a fresh pytest,
 #: before one more run of both: a test whose outcome changes is non-deterministic.
 FORK_RERUNS = 3
-#: Share of a command's budget the fork runner's check may use for the original order;
-#: the failing tests alone get as much again once it compared (each costs a fresh pytest,
-#: which the subprocess runner would pay for every order). The rest is the search's.
+#: Share of a command's budget the fork runner's check may use for the original order:
+#: the search needs that order anyway (the fork runner's run of it is handed to the
+#: search when the runners agree), so only the fresh pytest beside it is the check's
+#: own cost; killing both at a small share would waste the order and send every later
+#: one to a fresh pytest.
+ORIGINAL_SHARE = 0.5
+#: Share for the failing tests alone, once the original order compared (each costs a
+#: fresh pytest, which the subprocess runner would pay for every order).
 CHECK_SHARE = 0.2
 
 
@@ -254,7 +259,10 @@ def _unchecked(reason: str, tests: int, budget: Optional[Budget]) -> str:
     if reason == "interrupted":
         return "orderdep: interrupted while checking the fork runner; nothing was checked"
     whole = budget.parent if budget is not None and budget.parent is not None else budget
-    share = f" ({budget.seconds:.0f} s)" if budget is not None and budget.seconds else ""
+    seconds = budget.seconds if budget is not None else None
+    share = (
+        "" if seconds is None else f" ({seconds:.1f} s)" if seconds < 10 else f" ({seconds:.0f} s)"
+    )
     now = f" (now {whole.seconds:g} s)" if whole is not None and whole.seconds else ""
     return (
         f"orderdep: checking the fork runner against a fresh pytest (the original order of "
@@ -281,11 +289,11 @@ def trust_fork(
     analysis that follows does not run it again. Returns the verdict (None when nothing
     was checked).
 
-    With ``budget`` (the command's ``--budget``), the check may use :data:`CHECK_SHARE` of
-    it for the original order and as much again for the failing tests alone (on a loaded
-    machine a fresh pytest of a few tests can take seconds, and giving up the check
-    sends every order to one), so it never eats the search: when a share runs out before
-    the check ends, its
+    With ``budget`` (the command's ``--budget``), the check may use
+    :data:`ORIGINAL_SHARE` of it for the original order (which the search needs anyway)
+    and :data:`CHECK_SHARE` for the failing tests alone (on a loaded machine a fresh
+    pytest of a few tests can take seconds, and giving up the check sends every order to
+    one), so it never eats the search: when a share runs out before the check ends, its
     runs are killed, nothing is cached, the engine switches to the subprocess runner (fresh
     processes need no check) and None is returned. On Ctrl-C the whole budget is marked
     stopped (so the analysis writes its report at once) and None is returned.
@@ -301,7 +309,7 @@ def trust_fork(
             f"orderdep: checking the fork runner against a fresh pytest on the original "
             f"order ({len(ids)} tests; once per code version)"
         )
-        part = budget.part(CHECK_SHARE) if budget is not None else None
+        part = budget.part(ORIGINAL_SHARE) if budget is not None else None
         # Not recorded: runs of a runner that may not be trusted are no evidence.
         with make_workdir() as tmp, engine.unrecorded():
             plain = PlainRunner(engine.config, Path(tmp) / "plain")

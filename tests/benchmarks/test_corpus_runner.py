@@ -242,3 +242,21 @@ def test_a_suite_plain_pytest_cannot_run_is_not_scored() -> None:
     assert corpus_project.unrunnable(run(5, "no tests ran in 0.01s\n"), {}) is not None
     some_failing = run(1, "1 failed, 3 passed in 0.1s\n")
     assert corpus_project.unrunnable(some_failing, {"t.py::a": "FAILED"}) is None
+
+
+def test_outcomes_are_read_for_ids_with_spaces() -> None:
+    import realsetup
+
+    summary = "\n".join([
+        "PASSED tests/test_conf.py::test_singleton",
+        "PASSED tests/test_env.py::test_writing[env.py-ARG1 = 'VAL1'\\nARG2 = 'VAL2']",
+        "FAILED tests/test_ci.py::test_yaml_ci[with yaml] - assert 1 == 0",
+        "ERROR tests/test_ci.py::test_setup - RuntimeError: no - dash",
+    ])  # fmt: skip
+    run = subprocess.CompletedProcess([], 0, summary, "")
+    assert realsetup.outcomes(run) == {
+        "tests/test_conf.py::test_singleton": "PASSED",
+        "tests/test_env.py::test_writing[env.py-ARG1 = 'VAL1'\\nARG2 = 'VAL2']": "PASSED",
+        "tests/test_ci.py::test_yaml_ci[with yaml]": "FAILED",
+        "tests/test_ci.py::test_setup": "ERROR",
+    }

@@ -136,3 +136,21 @@ def test_dask_workers_run_tests_whose_ids_change_between_processes(
         ["passed", "passed", "failed"],
         ["passed"],
     ] * 2
+
+
+@pytest.mark.slow
+def test_many_short_orders_go_in_batches_and_each_is_recorded_once(
+    tmp_path: Path, client: Any
+) -> None:
+    from orderdep.core.batching import batches
+
+    config = EngineConfig(_project(tmp_path / "p"))
+    orders = [[IDS[0], IDS[1]], [IDS[1]], [IDS[2], IDS[3]], [IDS[3]]] * 10
+    assert len(batches([len(o) for o in orders], 2)) < len(orders)  # batched
+    seen: list[int] = []
+    with DaskEngine(config, client) as dask:
+        got = dask.run_many(orders, on_result=lambda i, r: seen.append(i))
+        assert dask.orders_run == len(orders)
+    assert [r.order for r in got] == orders and sorted(seen) == list(range(len(orders)))
+    assert [r.outcome_of(IDS[1]).is_failure for r in got[:2]] == [True, False]
+    assert all(r.outcome_of(IDS[3]).is_pass for r in got[2:4])

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Optional
 from urllib.parse import urlsplit
 
+from orderdep.core.batching import batches
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.suite import Suite
 from orderdep.engine.config import EngineConfig
@@ -219,51 +220,58 @@ class DaskEngine(Engine):
         probe: Optional[ProbeSpec] = None,
         on_result: Optional[ResultCallback] = None,
     ) -> list[OrderResult]:
-        """Run every order on the cluster; results in input order, each recorded once."""
+        """Run every order on the cluster; results in input order, each recorded once.
+        Short orders go in batches, one task each (:func:`~orderdep.core.batching.batches`)."""
         from distributed import KilledWorker, as_completed
 
-        from orderdep.engine.dask_worker import run_on_worker
+        from orderdep.engine.dask_worker import run_batch_on_worker
 
         for order in orders:
             self.check(order)
         results: list[Optional[OrderResult]] = [None] * len(orders)
-        index: dict[str, int] = {}
-        futures = []
-        fields = self._fields()
+        todo: list[int] = []
         for i, order in enumerate(orders):
             reused = self._reuse(order, probe)
-            if reused is not None:
-                results[i] = reused
-                if on_result is not None:
-                    on_result(i, reused)
+            if reused is None:
+                todo.append(i)
                 continue
+            results[i] = reused
+            if on_result is not None:
+                on_result(i, reused)
+        index: dict[str, list[int]] = {}
+        futures = []
+        fields = self._fields()
+        for batch in batches([len(orders[i]) for i in todo], self.threads):
+            members = [todo[b] for b in batch]
             future = self.client.submit(
-                run_on_worker,
+                run_batch_on_worker,
                 self.key,
                 fields,
-                list(order),
+                [list(orders[i]) for i in members],
                 probe,
                 self._reference_ids(),
                 pure=False,
             )
-            index[future.key] = i
+            index[future.key] = members
             futures.append(future)
         try:
             for future in as_completed(futures, loop=self.client.loop):
-                i = index[future.key]
+                members = index[future.key]
                 try:
-                    result = future.result()
+                    got = future.result()
                 except KilledWorker:
+                    first = orders[members[0]]
                     raise EngineError(
-                        f"an order of {len(orders[i])} test(s) killed every Dask worker that "
-                        f"ran it ({', '.join(orders[i][:3])}...); run it with `orderdep run` "
-                        "to see why"
+                        f"a task of {len(members)} order(s) killed every Dask worker that ran "
+                        f"it (the first: {len(first)} test(s), {', '.join(first[:3])}...); run "
+                        "its orders with `orderdep run` to see why"
                     ) from None
-                result = dataclasses.replace(result, runner=f"dask/{result.runner}")
-                self._record(result, probe)
-                results[i] = result
-                if on_result is not None:
-                    on_result(i, result)
+                for i, result in zip(members, got):
+                    result = dataclasses.replace(result, runner=f"dask/{result.runner}")
+                    self._record(result, probe)
+                    results[i] = result
+                    if on_result is not None:
+                        on_result(i, result)
         except BaseException:
             self.client.cancel(futures)
             raise

@@ -124,23 +124,22 @@ def collect_on_worker(key: str, fields: dict[str, Any]) -> dict[str, Any]:
     return suite
 
 
-def run_on_worker(
+def run_batch_on_worker(
     key: str,
     fields: dict[str, Any],
-    order: list[str],
+    orders: list[list[str]],
     probe: Optional[ProbeSpec],
     reference: Optional[list[str]] = None,
-) -> OrderResult:
-    """Run one order on this worker. ``reference``: the ids of the client's suite, which
-    the order uses; this worker's collection may name some tests differently (volatile
-    parametrize ids), and its test processes then find them by alignment."""
+) -> list[OrderResult]:
+    """Run several (short) orders one after the other on this worker: one task instead of
+    one per order (:mod:`orderdep.core.batching`)."""
     pool, engine = _take(key, fields)
     try:
         if reference is not None and engine.suite.ids != list(reference):
             engine.adopt(Suite.from_ids(reference, rootdir=engine.suite.rootdir))
-        result = engine.run(order, probe=probe)
+        results = [engine.run(order, probe=probe) for order in orders]
     except BaseException:
         engine.close()  # a broken engine is not reused
         raise
     _give_back(pool, engine)
-    return result
+    return results

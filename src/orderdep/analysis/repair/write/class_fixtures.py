@@ -20,6 +20,7 @@ import libcst as cst
 
 from orderdep.analysis.repair.write.fixture_patches import AUTOUSE, comment_lines
 from orderdep.analysis.repair.write.import_lifting import add_imports
+from orderdep.analysis.repair.write.unittest_patches import is_docstring
 from orderdep.errors import UsageError
 
 
@@ -51,7 +52,7 @@ class _AddMethod(cst.CSTTransformer):
         if here != self.classes or not isinstance(updated.body, cst.IndentedBlock):
             return updated
         body = list(updated.body.body)
-        at = 1 if body and _is_docstring(body[0]) else 0
+        at = 1 if body and is_docstring(body[0]) else 0
         nxt = body[at] if at < len(body) else None
         statement = (cst.SimpleStatementLine, cst.BaseCompoundStatement)
         if isinstance(nxt, statement) and not nxt.leading_lines:
@@ -60,15 +61,6 @@ class _AddMethod(cst.CSTTransformer):
         body.insert(at, method)
         self.added += 1
         return updated.with_changes(body=updated.body.with_changes(body=body))
-
-
-def _is_docstring(stmt: cst.BaseStatement) -> bool:
-    return (
-        isinstance(stmt, cst.SimpleStatementLine)
-        and len(stmt.body) == 1
-        and isinstance(stmt.body[0], cst.Expr)
-        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
 
 
 def has_method(source: str, classes: Sequence[str], name: str) -> bool:

@@ -34,6 +34,7 @@ from orderdep.analysis.repair.write.fixture_patches import (
 from orderdep.analysis.repair.write.import_lifting import add_imports, liftable
 from orderdep.analysis.repair.write.unittest_patches import (
     adapt_statements,
+    is_docstring,
     is_super_call,
     is_testcase,
     with_setup,
@@ -73,15 +74,6 @@ def function_path(test_id: str) -> tuple[str, list[str], str]:
 
 
 # -- rewriting ---------------------------------------------------------------------------
-def _is_docstring(stmt: cst.BaseStatement) -> bool:
-    return (
-        isinstance(stmt, cst.SimpleStatementLine)
-        and len(stmt.body) == 1
-        and isinstance(stmt.body[0], cst.Expr)
-        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
-
-
 TRIPLE_QUOTES = ("'" * 3, '"' * 3)
 
 
@@ -191,7 +183,7 @@ class _Inserter(cst.CSTTransformer):
             body = cst.IndentedBlock(body=stmts)
         assert isinstance(body, cst.IndentedBlock)
         stmts = list(body.body)
-        at = 1 if stmts and _is_docstring(stmts[0]) else 0
+        at = 1 if stmts and is_docstring(stmts[0]) else 0
         if at < len(stmts) and is_super_call(stmts[at]):
             at += 1  # after the base class's set-up
         ins = self.insertion

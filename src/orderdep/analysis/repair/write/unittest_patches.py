@@ -117,7 +117,7 @@ class _AddSetUp(cst.CSTTransformer):
         if here != self.classes or not isinstance(updated.body, cst.IndentedBlock):
             return updated
         stmts = list(updated.body.body)
-        at = 1 if stmts and _is_docstring(stmts[0]) else 0
+        at = 1 if stmts and is_docstring(stmts[0]) else 0
         method = cst.parse_statement("def setUp(self):\n    super().setUp()\n")
         if at:
             method = method.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
@@ -143,9 +143,11 @@ def is_super_call(stmt: cst.BaseStatement) -> bool:
     )
 
 
-def _is_docstring(stmt: cst.BaseStatement) -> bool:
+def is_docstring(stmt: cst.BaseStatement) -> bool:
+    """Whether ``stmt`` is a docstring (a lone string statement); code goes after it."""
     return (
         isinstance(stmt, cst.SimpleStatementLine)
+        and len(stmt.body) == 1
         and isinstance(stmt.body[0], cst.Expr)
         and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     )

@@ -71,9 +71,11 @@ class WriterHints:
 
 #: Share of what is left of the budget the probed run may take before it is killed.
 PROBE_SHARE = 0.3
-#: A probed run's time over the same order's unprobed one, at most (the probe's overhead
-#: is measured in docs/benchmarks.md, "Collection overhead": 2.7x on 1 ms tests).
-PROBE_COST = 3.0
+#: A probed run's time: the unprobed order's, times this, plus :data:`PROBE_PER_TEST`
+#: seconds per test (docs/benchmarks.md, "Collection overhead" and "PRADET at scale":
+#: 0.8-3.4 ms per test on top of the order, whatever the tests do).
+PROBE_COST = 1.2
+PROBE_PER_TEST = 0.005
 
 
 def collect_hints(
@@ -88,6 +90,7 @@ def collect_hints(
     unprobed), did not finish within it, or the probe failed."""
     share = None if budget_left is None else max(0.0, budget_left) * PROBE_SHARE
     needs = None if order_seconds is None else order_seconds * PROBE_COST
+    needs = None if needs is None else needs + PROBE_PER_TEST * len(order)
     if share is not None and needs is not None and needs > share:
         say(
             f"orderdep: --guided: no probed run: it would take about {needs:.0f} s, more than "

@@ -65,6 +65,7 @@ from orderdep.analysis.repair.candidates.fixture_candidates import (
     autouse_candidates,
     narrow_candidates,
     polluter_fixture_candidates,
+    setup_class_candidates,
     setup_function_candidates,
 )
 from orderdep.analysis.repair.candidates.generated import generated_candidates, reset_statements
@@ -179,6 +180,7 @@ class Repairer:
         if "fixture" in self.strategies and kind == "victim":
             candidates += narrow_candidates(self.project, finding)
             candidates += setup_function_candidates(self.project, finding)
+            candidates += setup_class_candidates(self.project, finding)
             if result.debug is not None:
                 candidates += own_copy_candidates(finding, result.debug)
         if result.debug is not None:

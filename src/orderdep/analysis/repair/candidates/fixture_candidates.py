@@ -13,6 +13,9 @@
 ``setup_function``
     The same for xunit's ``setup_module`` (a file it writes, a table it fills): a
     ``setup_function`` calling it makes it run before every test of the module.
+``setUpClass`` again
+    The same for a ``unittest.TestCase``'s ``setUpClass`` (an object it builds once for
+    the class, which a test mutates): its ``setUp`` calls ``self.setUpClass()``.
 ``polluter fixture``
     The polluter changes the root through a fixture of the project (in its body or in
     its teardown): the fixture saves the root first and puts it back when it ends.
@@ -35,7 +38,8 @@ from orderdep.analysis.repair.candidates.root_statements import guard_statements
 from orderdep.analysis.repair.candidates.sources import read_function
 from orderdep.analysis.repair.locate.module_names import ModuleNames, module_name_for
 from orderdep.analysis.repair.locate.root_info import RootInfo
-from orderdep.analysis.repair.write.patches import Insertion, insertion
+from orderdep.analysis.repair.write.patches import Insertion, function_path, insertion
+from orderdep.analysis.repair.write.unittest_patches import testcase_methods
 from orderdep.core.report import ODFinding
 from orderdep.errors import UsageError
 
@@ -241,3 +245,28 @@ def setup_function_candidates(project: Path, finding: ODFinding) -> list[Candida
     ins = Insertion(f"{file}::setup_function", ("setup_module()",), (), None, comment,
                     edit="setup_function")  # fmt: skip
     return [Candidate("fixture", "runs setup_module before every test", [ins])]
+
+
+def setup_class_candidates(project: Path, finding: ODFinding) -> list[Candidate]:
+    """A ``unittest.TestCase``'s ``setUpClass`` run again before each test (from its
+    ``setUp``) when the victim and a polluter are tests of that class: what it built once
+    for the class (a shared object a test mutates) is fresh for every test."""
+    file, classes, _ = function_path(finding.test)
+    if not classes:
+        return []
+    mine = "::".join([file, *classes]) + "::"
+    polluter = next((p for p in polluters_of(finding) if p.startswith(mine)), None)
+    if polluter is None:
+        return []
+    try:
+        methods = testcase_methods((project / file).read_text(encoding="utf-8"), classes)
+    except OSError:
+        return []
+    if methods is None or "setUpClass" not in methods:
+        return []
+    comment = (
+        f"Run setUpClass before every test, not once: {short_name(polluter)} changes what "
+        f"it sets up; {short_name(finding.test)} needs it fresh."
+    )
+    ins = Insertion(finding.test, ("self.setUpClass()",), (), "setUp", comment)
+    return [Candidate("fixture", "runs setUpClass before every test of the class", [ins])]

@@ -220,9 +220,10 @@ def detect(
     of its first order to run, wrapping around, so a search stopped by the budget can be
     continued by the next run; ``stats.extras["next_order"]`` says where each stopped.
     ``extend_search`` gives the search more seconds, once, when its budget ends before
-    any test failed (see :class:`~orderdep.analysis.search.Search`). ``guided`` runs the
-    original order once more under the state probe, and confirmation shortens each
-    suspect's orders from the writers of what it read first (:mod:`.guided`).
+    any test failed (see :class:`~orderdep.analysis.search.Search`). ``guided``: when the
+    search leaves suspects, the original order runs once more under the state probe, and
+    confirmation shortens each suspect's orders from the writers of what it read first
+    (:mod:`.guided`), when the probed run fits what is left of the command's budget.
     """
     check_options(strategies, rounds, group, budget_seconds, max_orders, confirm_runs)
     suite = executor.suite
@@ -241,10 +242,6 @@ def detect(
     )
 
     search.run_stream("original", [gen.original(suite.ids)], 1)
-    hints = None
-    if guided:
-        took = search.results[0].wall_seconds if search.results else None
-        hints = collect_hints(executor, suite.ids, search.budget_left(), say, took)
     next_order: dict[str, int] = {}
     if changed:
         pair_orders = changed_pair_orders(changed, suite.ids, random.Random(f"{seed}/changed"))
@@ -328,6 +325,12 @@ def detect(
             on_progress(DetectProgress("confirm", "", done, None, suspects, 0))
 
     runner.on_result = confirming
+    hints = None
+    if guided and search.failed_seen:  # suspects to confirm: what each read, and who wrote it
+        whole = getattr(executor, "budget", None)  # the command's, beyond the search's share
+        left = whole.left() if whole is not None else search.budget_left()
+        took = search.results[0].wall_seconds if search.results else None
+        hints = collect_hints(executor, suite.ids, left, say, took)
     # a few suspects at a time, so that a spent budget keeps the ones confirmed; rerunning
     # the command replays the orders and goes on
     verdicts, pending, stop = confirm_in_chunks(

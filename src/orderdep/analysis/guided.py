@@ -69,8 +69,9 @@ class WriterHints:
         return hint if 0 < len(hint) < len(prefix) else None
 
 
-#: Share of what is left of the budget the probed run may take before it is killed.
-PROBE_SHARE = 0.3
+#: Share of what is left of the budget the probed run may take before it is killed: once
+#: there are suspects, group testing over thousands of tests is what it saves.
+PROBE_SHARE = 0.5
 #: A probed run's time: the unprobed order's, times this, plus :data:`PROBE_PER_TEST`
 #: seconds per test (docs/benchmarks.md, "Collection overhead" and "PRADET at scale":
 #: 0.8-3.4 ms per test on top of the order, whatever the tests do).

@@ -110,6 +110,49 @@ def test_a_block_fixing_several_tests_of_a_pytest_class_goes_into_a_fixture_of_t
 
 
 @pytest.mark.slow
+def test_brittles_of_one_state_setter_take_the_first_ones_setup_and_share_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "p"
+    (root / "tests").mkdir(parents=True)
+    (root / "client.py").write_text("SESSION = {}\n\ndef connect():\n    SESSION['on'] = True\n")
+    (root / "tests/__init__.py").write_text("")
+    body = "".join(
+        f"\n    def test_{name}(self):\n        self.assertTrue(client.SESSION.get('on'))\n"
+        for name in ("list", "get", "put")
+    )
+    (root / "tests/test_api.py").write_text(
+        "import unittest\n\nimport client\n\n\nclass TestConnect(unittest.TestCase):\n"
+        "    def test_connect(self):\n        client.connect()\n\n\n"
+        f"class TestApi(unittest.TestCase):{body}",
+        encoding="utf-8",
+    )
+    setter = "tests/test_api.py::TestConnect::test_connect"
+    brittles = [f"tests/test_api.py::TestApi::test_{n}" for n in ("list", "get", "put")]
+    findings = [ODFinding(b, "brittle", state_setters=[setter]) for b in brittles]
+    save_report(root / ".orderdep/report.json",
+                Report(str(root), [setter, *brittles], findings))  # fmt: skip
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert main(["fix", str(root), "--apply"]) == 0, out.getvalue()
+    progress = err.getvalue()
+    assert f"debugging {brittles[0]}" in progress
+    for later in brittles[1:]:  # the first one's set-up, moved: verified, not debugged
+        assert f"debugging {later}" not in progress, progress
+        assert f"for {later}" in progress
+    assert f"the patch of {brittles[0]} for {brittles[1]}" in progress
+    text = (root / "tests/test_api.py").read_text(encoding="utf-8")
+    setup = text.split("    def setUp(self):\n", 1)[1].split("    def test_list", 1)[0]
+    setup = setup.replace("\n        # ", " ")  # the comment as one line
+    assert "Set up before each test of this class the state its tests need" in setup, text
+    assert "(test_list, test_get and test_put need it)" in setup, text
+    assert text.count("monkeypatch.setitem(client.SESSION, 'on', True)") == 1, text
+    for outcome in plain_outcomes(root, [[b] for b in brittles], tmp_path / "work"):
+        assert set(outcome.values()) == {"passed"}, outcome
+
+
+@pytest.mark.slow
 def test_fix_apply_names_both_victims_of_one_polluter_guard(tmp_path: Path) -> None:
     root = tmp_path / "p"
     (root / "tests").mkdir(parents=True)

@@ -21,7 +21,12 @@ from orderdep.analysis.repair.verify.patchset import (
     merged_changes,
     set_orders,
 )
-from orderdep.analysis.repair.verify.sharing import for_victim, hoist_blocks, shared_fixes
+from orderdep.analysis.repair.verify.sharing import (
+    for_victim,
+    hoist_blocks,
+    moved_setups,
+    shared_fixes,
+)
 from orderdep.analysis.repair.write.patches import Changes, apply_insertions, unified_diff
 from orderdep.core.report import ODFinding, Report, save_report
 from orderdep.shells.commands.debug_cmds import progress_line, report_file
@@ -270,8 +275,9 @@ def repair_one(
     originals: Originals,
 ) -> tuple[FixResult, Optional[Fix]]:
     """``finding``'s repair: the fix of an ``earlier`` instance of its test function,
-    else a shared one (:func:`reuse_shared`), else its own (merged with the earlier
-    instance's); and the fix as ``--apply`` wrote it already, when it was shared."""
+    else a shared one (:func:`reuse_shared`), else the set-up of an earlier brittle of its
+    state-setter moved to this test, else its own (merged with the earlier instance's);
+    and the fix as ``--apply`` wrote it already, when it was shared."""
     result: Optional[FixResult] = None
     if earlier is not None and earlier.fix is not None:
         result = repairer.reuse(finding, earlier.fix)
@@ -279,6 +285,10 @@ def repair_one(
         result, written = reuse_shared(repairer, finding, done, repairer.project, originals)
         if result is not None:
             return result, written
+    for moved in moved_setups(finding, done, repairer.project) if result is None else []:
+        result = repairer.reuse(finding, moved)  # an earlier brittle's set-up, here too
+        if result is not None:
+            return result, None
     if result is None:
         result = repairer.repair(finding)
         if earlier is not None and earlier.fix is not None and result.fix is not None:

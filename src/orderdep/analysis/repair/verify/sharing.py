@@ -60,6 +60,51 @@ def shared_fixes(finding: ODFinding, done: Sequence[tuple[ODFinding, Fix]]) -> l
     return [fix for *_, fix in sorted(scored, key=lambda s: s[:2])]
 
 
+def setters_of(finding: ODFinding) -> set[str]:
+    return set(finding.state_setters) | {t for g in finding.state_setter_groups for t in g}
+
+
+def moved_setups(
+    finding: ODFinding, done: Sequence[tuple[ODFinding, Fix]], project: Path
+) -> list[Fix]:
+    """For a brittle: the set-ups verified for earlier brittles of one of its state-setters
+    in the same file, moved to the start of this test (one verification instead of a
+    debug; the block then goes once into their class's ``setUp`` or an autouse fixture,
+    :func:`hoist_blocks`). Their changes are against the files as they are now."""
+    if finding.kind != "brittle" or not setters_of(finding):
+        return []
+    file = function_path(finding.test)[0]
+    out: list[Fix] = []
+    seen: set[tuple[Insertion, ...]] = set()
+    for other, fix in done:
+        if other.kind != "brittle" or not setters_of(other) & setters_of(finding):
+            continue
+        if fix.strategy == "polluter" or any(
+            i.test != other.test or i.edit != "insert" or i.file != file for i in fix.insertions
+        ):
+            continue
+        moved = tuple(
+            dataclasses.replace(i, test=finding.test, comment=_renamed(i.comment, other.test,
+                                                                        finding.test))
+            for i in fix.insertions
+        )  # fmt: skip
+        if moved in seen:
+            continue
+        seen.add(moved)
+        try:
+            changes = apply_insertions(project, list(moved))
+        except UsageError:
+            continue
+        out.append(dataclasses.replace(fix, insertions=list(moved), changes=changes))
+    return out
+
+
+def _renamed(comment: Optional[str], old: str, new: str) -> Optional[str]:
+    if not comment:
+        return comment
+    return comment.replace(short_name(old), short_name(new))
+
+
 def for_victim(fix: Fix, found_for: str, victim: str) -> Fix:
     """``fix``, found for the victim ``found_for`` and verified for ``victim`` too, with
     comments naming ``victim`` where they named the other (``(test_a needs it)``); the
@@ -123,28 +168,24 @@ def _names(tests: Sequence[str]) -> str:
     return ", ".join(short[:-1]) + " and " + short[-1] if len(short) > 1 else short[0]
 
 
-def _shared(where: str, block: Insertion, tests: list[str]) -> Insertion:
+def _shared(where: str, block: Insertion, tests: list[str], setup: bool = False) -> Insertion:
     """The one insertion for ``tests``: into their TestCase's setUp, an autouse fixture
     method of their pytest class (``where`` ends with ``::``), else an autouse fixture of
-    their module."""
+    their module. ``setup``: it sets up what brittle tests need (not a clean-up)."""
+    what = (
+        "Set up before each test of this {} the state its tests need"
+        if setup
+        else "Clean up before each test of this {} what an earlier test may leave behind"
+    )
     if where.endswith("::"):
-        comment = (
-            "Clean up before each test of this class what an earlier test may leave "
-            f"behind ({_names(tests)} need it)."
-        )
+        comment = f"{what.format('class')} ({_names(tests)} need it)."
         return dataclasses.replace(
             block, test=f"{where}{SHARED_FIXTURE}", comment=comment, edit="autouse"
         )
     if "::" in where:
-        comment = (
-            "Clean up before each test of this class what an earlier test may leave "
-            f"behind ({_names(tests)} need it)."
-        )
+        comment = f"{what.format('class')} ({_names(tests)} need it)."
         return dataclasses.replace(block, test=tests[0], method="setUp", comment=comment)
-    comment = (
-        "Clean up before each test of this module what an earlier test may leave "
-        f"behind ({_names(tests)} need it)."
-    )
+    comment = f"{what.format('module')} ({_names(tests)} need it)."
     return dataclasses.replace(
         block, test=f"{where}::{SHARED_FIXTURE}", comment=comment, edit="autouse"
     )
@@ -167,7 +208,7 @@ def hoist_blocks(verifier: Verifier, project: Path, results: Sequence[FixResult]
         tests = list(dict.fromkeys(r.fix.insertions[0].test for r in members if r.fix))
         if len(tests) < 2:
             continue
-        shared = _shared(where, block, tests)
+        shared = _shared(where, block, tests, setup=all(r.kind == "brittle" for r in members))
         try:
             changes = apply_insertions(project, [shared])
         except UsageError:

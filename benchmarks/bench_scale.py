@@ -58,7 +58,7 @@ def run_case(root: Path, n: int, budget: int, jobs: int, mode: str = "plain") ->
     write_project(project, n, seed=n)
     truth = planted(project)
     argv = ["detect", str(project), "--classify", "--budget", str(budget), "--jobs", str(jobs),
-            "--seed", "1", *(["--guided"] if mode == "guided" else [])]  # fmt: skip
+            "--seed", "1", "--guided" if mode == "guided" else "--no-guided"]  # fmt: skip
     err = io.StringIO()
     start = time.perf_counter()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):

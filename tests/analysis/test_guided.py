@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from orderdep.analysis.confirm import OrderRunner, RunLog, confirm_in_chunks
 from orderdep.analysis.guided import WriterHints
 from orderdep.analysis.pradet.datadeps import CROWDED, TestAccess
@@ -67,19 +69,23 @@ def test_a_guided_confirmation_runs_fewer_orders_and_finds_the_same_polluter() -
     assert results["guided"][0] < results["plain"][0], results
 
 
-def test_detect_guided_on_a_project_says_what_it_collected(tmp_path: Path) -> None:
-    import contextlib
-    import io
-
-    from orderdep.shells.cli import main
-
-    root = tmp_path / "p"
+def _two_test_project(root: Path) -> Path:
     (root / "tests").mkdir(parents=True)
     (root / "app.py").write_text("LIMIT = 10\n")
     (root / "tests/test_a.py").write_text("import app\n\ndef test_sets():\n    app.LIMIT = 3\n")
     (root / "tests/test_b.py").write_text(
         "import app\n\ndef test_reads():\n    assert app.LIMIT == 10\n"
     )
+    return root
+
+
+def test_detect_guided_on_a_project_says_what_it_collected(tmp_path: Path) -> None:
+    import contextlib
+    import io
+
+    from orderdep.shells.cli import main
+
+    root = _two_test_project(tmp_path / "p")
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         code = main(["detect", str(root), "--guided", "--seed", "1", "--budget", "120"])
@@ -100,3 +106,22 @@ def test_no_probed_run_when_it_would_not_fit_its_share_of_the_budget() -> None:
         f"{20 * PROBE_SHARE:.0f} s of the budget it may use (a larger --budget leaves it room); "
         "confirming without data dependencies"
     ]
+
+
+def test_big_suites_are_guided_unless_told_not_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import contextlib
+    import io
+
+    from orderdep.analysis import detect as detect_module
+    from orderdep.shells.cli import main
+
+    root = _two_test_project(tmp_path / "p")
+    monkeypatch.setattr(detect_module, "GUIDED_MIN_TESTS", 2)  # this suite counts as big
+    for extra, probed in (([], True), (["--no-guided"], False)):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = main(["detect", str(root), "--seed", "1", "--budget", "120", *extra])
+        assert code == 1, err.getvalue()
+        assert ("--guided: one probed run" in err.getvalue()) is probed, err.getvalue()

@@ -53,7 +53,7 @@ from orderdep.analysis.estimate import (
     per_od_test,
     timing_orders,
 )
-from orderdep.analysis.guided import collect_hints
+from orderdep.analysis.guided import GUIDED_MIN_TESTS, collect_hints
 from orderdep.analysis.higher_order import spend_leftover
 from orderdep.analysis.search import DetectProgress, ProgressCallback, Search
 from orderdep.core import orders as gen
@@ -201,7 +201,7 @@ def detect(
     changed: Sequence[str] = (),
     start_at: Optional[Mapping[str, int]] = None,
     extend_search: Optional[Callable[[], Optional[float]]] = None,
-    guided: bool = False,
+    guided: Optional[bool] = None,
 ) -> Report:
     """Find the order-dependent, ND, NIO and always-failing tests of ``executor.suite``.
 
@@ -223,7 +223,8 @@ def detect(
     any test failed (see :class:`~orderdep.analysis.search.Search`). ``guided``: when the
     search leaves suspects, the original order runs once more under the state probe, and
     confirmation shortens each suspect's orders from the writers of what it read first
-    (:mod:`.guided`), when the probed run fits what is left of the command's budget.
+    (:mod:`.guided`), when the probed run fits what is left of the command's budget;
+    None: for suites of at least :data:`~.guided.GUIDED_MIN_TESTS` tests.
     """
     check_options(strategies, rounds, group, budget_seconds, max_orders, confirm_runs)
     suite = executor.suite
@@ -326,6 +327,8 @@ def detect(
 
     runner.on_result = confirming
     hints = None
+    if guided is None:
+        guided = len(suite) >= GUIDED_MIN_TESTS
     if guided and search.failed_seen:  # suspects to confirm: what each read, and who wrote it
         whole = getattr(executor, "budget", None)  # the command's, beyond the search's share
         left = whole.left() if whole is not None else search.budget_left()

@@ -69,6 +69,9 @@ class WriterHints:
         return hint if 0 < len(hint) < len(prefix) else None
 
 
+#: Suites of at least this many tests are confirmed guided unless told otherwise
+#: (``--no-guided``): below it, group testing over the prefix is cheap enough.
+GUIDED_MIN_TESTS = 1000
 #: Share of what is left of the budget the probed run may take before it is killed: once
 #: there are suspects, group testing over thousands of tests is what it saves.
 PROBE_SHARE = 0.5

@@ -15,6 +15,7 @@ from rich.console import Console
 
 from orderdep.analysis.budget import Budget
 from orderdep.analysis.detect import DEFAULT_CONFIRM_RUNS, DEFAULT_ROUNDS, STRATEGIES
+from orderdep.analysis.guided import GUIDED_MIN_TESTS
 from orderdep.core.promise import complete
 from orderdep.core.report import save_report
 from orderdep.core.suite import GROUP_LEVELS, GroupLevel
@@ -175,11 +176,12 @@ def reproduce_command(
     help="Re-runs of each failing and passing order before a test is called OD, not ND.",
 )
 @click.option(
-    "--guided",
-    is_flag=True,
-    help="For big suites: run the original order once more under the state probe, and "
-    "confirm each suspect from the tests that wrote what it read before group testing "
-    "over all the tests before it (far fewer orders when thousands of tests ran first).",
+    "--guided/--no-guided",
+    default=None,
+    help="Run the original order once more under the state probe when the search leaves "
+    "suspects, and confirm each from the tests that wrote what it read before group "
+    "testing over all the tests before it (far fewer orders when thousands ran first). "
+    f"Default: on for suites of {GUIDED_MIN_TESTS:,} tests or more.",
 )
 @ci_options
 @baseline_options
@@ -196,7 +198,7 @@ def detect(
     do_classify: bool,
     all_cleaners: bool,
     confirm_runs: int,
-    guided: bool,
+    guided: Optional[bool],
     changed: bool,
     base: str,
     junit_file: Optional[Path],

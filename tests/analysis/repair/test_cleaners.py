@@ -9,7 +9,7 @@ import pytest
 
 from orderdep.analysis.repair.candidates.cleaners import _guarded, is_check
 from orderdep.analysis.repair.candidates.root_statements import guard_statements
-from orderdep.analysis.repair.candidates.sources import FunctionSource
+from orderdep.analysis.repair.candidates.sources import FunctionSource, absolute_import
 from orderdep.analysis.repair.locate.module_names import ModuleNames
 from orderdep.analysis.repair.locate.root_info import RootInfo
 from orderdep.analysis.repair.locate.value_view import ValueView
@@ -206,3 +206,18 @@ def test_a_file_guard_removes_only_what_was_not_there_when_the_test_began(
     (tmp_path / "data" / "out.json").write_text("{}")
     exec(code, {"request": Request()})  # there already: left alone
     assert len(finalizers) == 1
+
+
+@pytest.mark.parametrize(
+    ("line", "module", "expected"),
+    [
+        ("from . import command", "supertunnel.command_test", "from supertunnel import command"),
+        ("from ..x import y as z", "a.b.c_test", "from a.x import y as z"),
+        ("from .m import k", "a.t", "from a.m import k"),
+        ("from . import command", "command_test", "from . import command"),  # no package
+        ("import os", "a.b", "import os"),
+    ],
+)
+def test_a_donors_relative_import_is_made_absolute(line: str, module: str, expected: str) -> None:
+    # a cleaner's statements moved into a test of another package keep their meaning
+    assert absolute_import(line, module) == expected

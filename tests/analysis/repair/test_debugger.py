@@ -8,8 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from orderdep.analysis.repair.locate.debugger import DebugError, debug, infer_orders, orders_for
+from orderdep.analysis.repair.locate.debugger import (
+    DebugError,
+    debug,
+    infer_orders,
+    orders_for,
+    restore_rank,
+)
 from orderdep.analysis.repair.locate.root_changes import change_lines
+from orderdep.analysis.repair.locate.root_info import RootInfo
 from orderdep.analysis.repair.locate.value_view import ValueView
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
@@ -194,6 +201,36 @@ def test_roots_needed_together_are_found_by_ddmin(engine: Engine) -> None:
     assert result.polluted == []
     assert result.together == ["app.registry._ENTRIES", "test_channels._SEEN"]
     assert [r.name for r in result.culprits] == result.together
+
+
+def test_more_roots_than_restores_are_searched_together_then_halved(engine: Engine) -> None:
+    # two roots differ (COUNT first by name) and one restore is allowed: restoring both
+    # together, then half of them, names the one that matters
+    result = debug(
+        engine, M + "test_registry_empty", kind="victim",
+        failing_order=[M + "test_register", M + "test_registry_empty"],
+        passing_order=[M + "test_registry_empty"], max_restores=1,
+    )  # fmt: skip
+    assert len(result.differing) == 2
+    assert result.polluted == ["app.registry._ENTRIES"]
+
+
+def test_data_is_restored_before_code() -> None:
+    def root(name: str, kind: str, type_: str, importable: str | None = None) -> RootInfo:
+        view = ValueView(True, "x", None, type_, importable)
+        return RootInfo(name, kind, view, view)
+
+    function = root("app.helpers.read", "global", "function", "app.helpers:read")
+    klass = root("app.helpers.Reader", "global", "type", "app.helpers:Reader")
+    data = root("app.settings.user", "global", "str")
+    env = root("env:USER", "env", "str")
+    ranked = sorted([function, env, klass, data], key=restore_rank)
+    assert [r.name for r in ranked] == [
+        "app.settings.user",
+        "app.helpers.read",
+        "app.helpers.Reader",
+        "env:USER",
+    ]
 
 
 def test_a_pair_that_is_not_order_dependent_is_refused(engine: Engine) -> None:

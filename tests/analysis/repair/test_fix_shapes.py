@@ -113,3 +113,30 @@ def test_a_restore_naming_orderdeps_own_copy_is_never_offered(engine_for: Engine
     assert auto.fix is not None and auto.fix.strategy == "polluter", auto.notes
     text = "\n".join(s for ins in auto.fix.insertions for s in ins.statements)
     assert "orderdep-" not in text
+
+
+def test_a_brittle_erroring_in_its_fixture_gets_its_set_up_before_the_fixtures(
+    engine_for: EngineFor,
+) -> None:
+    from tests.analysis.repair.corpus_helpers import plain_outcomes
+
+    from orderdep.analysis.repair.candidates.before_fixtures import SETUP_FIXTURE
+    from orderdep.analysis.repair.fix_result import apply_fix
+
+    engine = engine_for("brittle_fixture_setup")
+    brittle = "tests/test_client.py::test_client_dsn"
+    setter = "tests/test_a_setup.py::test_configure"
+    finding = ODFinding(brittle, "brittle", state_setters=[setter])
+    result = Repairer(engine.config, engine).repair(finding)
+    assert result.debug is not None and result.debug.failing_outcome == "error"
+    assert result.fix is not None, result.notes
+    (ins,) = result.fix.insertions
+    # at the start of the test it comes too late: the fixture errors first
+    assert ins.edit == "autouse" and ins.test == f"tests/test_client.py::{SETUP_FIXTURE}"
+    assert "before each test of this module and its fixtures" in (ins.comment or "")
+    apply_fix(engine.config.project, result.fix)
+    orders = [[brittle], [setter, brittle], list(engine.suite.ids)]
+    for outcome in plain_outcomes(
+        engine.config.project, orders, engine.config.project.parent / "w"
+    ):
+        assert set(outcome.values()) == {"passed"}, outcome

@@ -48,6 +48,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Callable, Optional
 
+from orderdep.analysis.repair.candidates.before_fixtures import before_fixtures
 from orderdep.analysis.repair.candidates.candidates import (
     Candidate,
     combine,
@@ -137,10 +138,13 @@ class Repairer:
         self.screen = Screener(engine)
 
     # -- the whole repair of one OD test --------------------------------------------------
-    def repair(self, finding: ODFinding) -> FixResult:
-        """Candidates of every chosen strategy, screened, then verified smallest first."""
+    def repair(
+        self, finding: ODFinding, orders: Optional[tuple[str, list[str], list[str]]] = None
+    ) -> FixResult:
+        """Candidates of every chosen strategy, screened, then verified smallest first;
+        ``orders`` (kind, failing order, passing order) overrides what the debugger runs."""
         try:
-            kind, failing, passing = orders_for(finding)
+            kind, failing, passing = orders or orders_for(finding)
             victim = read_function(self.project, finding.test)
         except UsageError as exc:
             return FixResult(finding.test, finding.kind or "unknown", notes=[str(exc)])
@@ -185,6 +189,14 @@ class Repairer:
                 candidates += own_copy_candidates(finding, result.debug)
         if result.debug is not None:
             candidates += self._root_candidates(finding, kind, target, victim, result)
+        if (
+            kind == "brittle"
+            and result.debug is not None
+            and result.debug.failing_outcome == "error"
+        ):
+            # it errors in a fixture's set-up: the body starts too late for its set-up
+            setters = finding.state_setters or [m for g in finding.state_setter_groups for m in g]
+            candidates += before_fixtures(candidates, setters)
         roots = [r.name for r in result.debug.culprits] if result.debug is not None else []
         candidates = [with_comments(c, finding, kind, roots) for c in candidates]
         result.candidates = len(candidates)

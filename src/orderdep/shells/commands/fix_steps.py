@@ -15,6 +15,7 @@ import click
 
 from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.fix_result import Fix, FixResult
+from orderdep.analysis.repair.verify.again import repair_again
 from orderdep.analysis.repair.verify.patchset import (
     function_id,
     holding_set,
@@ -106,10 +107,6 @@ def check_set(
     return found.kept, found.changes, found.left_out
 
 
-# strategies that protect a victim from every polluter, the report's or not
-EVERY_POLLUTER = ("fixture", "restore")
-
-
 def _random_order(why: str, suite: list[str], test: str) -> Optional[list[str]]:
     """The tests before ``test`` in the random order of the set check that ``why`` names
     (``... failed in random order K (seed S)``); None when it names none."""
@@ -129,10 +126,9 @@ def retry_left_out(
     entries: dict[str, dict[str, Any]],
     patch_for: Callable[[str], Path],
 ) -> list[str]:
-    """A victim whose polluter-side patch was left out of the set because it failed in a
-    random order (after a polluter the report does not name) is repaired again with a
-    patch that protects it from every polluter: an autouse fixture, else a restore at
-    its start. Returns the functions whose patch was replaced."""
+    """Each test whose patch was left out of the set because it failed in a random order
+    is repaired again for that order too (:mod:`~orderdep.analysis.repair.verify.again`).
+    Returns the functions whose patch was replaced."""
     replaced = []
     for function, why in left_out.items():
         result = by_function.get(function)
@@ -140,29 +136,24 @@ def retry_left_out(
         if result is None or result.fix is None or finding is None:
             continue
         seen = _random_order(why, list(repairer.engine.suite.ids), finding.test)
-        if result.fix.strategy != "polluter" or seen is None:
+        if seen is None:
             continue
-        # the order it failed in is one more polluter group: debugging it too shows the
-        # state the unknown polluters change
-        finding = dataclasses.replace(finding, polluter_groups=[*finding.polluter_groups, seen])
-        for strategy in EVERY_POLLUTER:
-            progress_line(f"repairing {finding.test} again ({strategy}): {why}")
-            other = Repairer(repairer.config, repairer.engine, strategy=strategy,
-                             progress=repairer.progress, max_verify=repairer.max_verify)  # fmt: skip
-            other.verifier = repairer.verifier  # the unpatched outcomes, run once
-            again = other.repair(finding)
-            if again.fix is not None:
-                click.echo(
-                    f"fix for {finding.test} ({again.kind}) replaced: {again.fix.strategy}, "
-                    f"{again.fix.size} changed line(s): {again.fix.description} (the "
-                    f"polluter's patch left it failing in a random order)"
-                )
-                result.fix = again.fix
-                replaced.append(function)
-                patch = patch_for(function)
-                patch.write_text(again.fix.diff, encoding="utf-8")
-                entries[result.test] = fix_entry(result, patch, patch.parent.parent)
-                break
+        again = repair_again(repairer, finding, result, seen, progress_line)
+        if again.fix is None:
+            click.echo(
+                f"  {finding.test} not repaired again: {' | '.join(again.notes) or 'no candidate'}"
+            )
+            continue
+        click.echo(
+            f"fix for {finding.test} ({result.kind}) replaced: {again.fix.strategy}, "
+            f"{again.fix.size} changed line(s): {again.fix.description} (its patch left it "
+            f"failing in a random order)"
+        )
+        result.fix, result.target = again.fix, again.target
+        replaced.append(function)
+        patch = patch_for(function)
+        patch.write_text(again.fix.diff, encoding="utf-8")
+        entries[result.test] = fix_entry(result, patch, patch.parent.parent)
     return replaced
 
 

@@ -264,7 +264,8 @@ def _comment_text(
     cand: Candidate, ins: Insertion, finding: ODFinding, kind: str, roots: Sequence[str]
 ) -> str:
     what = ", ".join(friendly(r) for r in cand.roots or roots) or "shared state"
-    partners = finding.polluters or [m for g in finding.polluter_groups for m in g]
+    # a group of polluters (or an order the set check ran) names no one test
+    partners = finding.polluters or [g[0] for g in finding.polluter_groups if len(g) == 1]
     if kind == "brittle":
         partners = finding.state_setters or [m for g in finding.state_setter_groups for m in g]
     first = short_name(partners[0]) if partners else ""

@@ -109,6 +109,27 @@ def _free_names(statements: Sequence[str]) -> list[str]:
     return [n for n in loaded if n not in stored and not hasattr(builtins, n)]
 
 
+def absolute_import(line: str, module: str) -> str:
+    """``line`` (an import of module ``module``) with a relative import made absolute:
+    ``from . import command`` in ``pkg.command_test`` is ``from pkg import command``,
+    which means the same in any other module. Other lines come back unchanged."""
+    try:
+        tree = ast.parse(line)
+    except SyntaxError:
+        return line
+    node = tree.body[0] if len(tree.body) == 1 else None
+    if not isinstance(node, ast.ImportFrom) or not node.level:
+        return line
+    parts = module.split(".")[:-1]  # the package a plain module is in
+    if node.level - 1 > len(parts) or (node.level - 1 == len(parts) and not node.module):
+        return line  # beyond the top-level package
+    base = parts[: len(parts) - (node.level - 1)]
+    target = ".".join([*base, *([node.module] if node.module else [])])
+    if not target:
+        return line
+    return ast.unparse(ast.ImportFrom(module=target, names=node.names, level=0))
+
+
 def transplant(
     statements: Sequence[str], donor: FunctionSource, victim: FunctionSource
 ) -> Insertion:
@@ -131,6 +152,7 @@ def transplant(
                 continue
             line = d_names.import_lines.get(n)
             if line is not None:
+                line = absolute_import(line, donor.module)
                 if v_names.import_lines.get(n) != line:
                     imports.append(line)
             elif n in defs:

@@ -111,6 +111,21 @@ def _differs(f: Optional[dict[str, Any]], p: Optional[dict[str, Any]], same_salt
     return same_salt and f is not None and p is not None and f.get("fp") != p.get("fp")
 
 
+# values a module was imported again with (functions, classes, modules) rarely are the
+# state a test reads; data comes first
+_CODE_TYPES = frozenset({"function", "type", "module", "builtin_function_or_method", "method"})
+
+
+def restore_rank(root: RootInfo) -> tuple[int, int]:
+    """Where ``root`` comes in the restore experiments: by kind (:data:`KIND_ORDER`), then
+    data before code, so a module imported again does not push the data that changed out
+    of the first :data:`MAX_RESTORES`."""
+    kind = KIND_ORDER.index(root.kind) if root.kind in KIND_ORDER else len(KIND_ORDER)
+    views = [v for v in (root.failing, root.passing) if v.present]
+    code = bool(views) and all(v.importable or v.type in _CODE_TYPES for v in views)
+    return kind, int(code)
+
+
 def _testish(root: RootInfo) -> bool:
     base = (root.module_file or "").rsplit("/", 1)[-1]
     return base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"
@@ -200,6 +215,7 @@ def debug(
         _, f_res = runs.run(failing_order, {"mode": "capture", "ensure_modules": extra})
         f_roots = f_res.probe.get("roots", {})
     out.captured = len(f_roots)
+    out.failing_outcome = f_outcome.value
     out.test_module = f_res.probe.get("test_module") or p_res.probe.get("test_module")
     names = sorted(set(f_roots) | set(p_roots))
     same_salt = f_res.probe.get("salt") == p_res.probe.get("salt")
@@ -209,7 +225,7 @@ def debug(
         if _differs(f_roots.get(n), p_roots.get(n), same_salt)
     ]
     out.differing = _merge_aliases(out.differing, f_roots)
-    out.differing.sort(key=lambda r: KIND_ORDER.index(r.kind) if r.kind in KIND_ORDER else 99)
+    out.differing.sort(key=restore_rank)
     out.differing = fold_packages(out.differing)
     if not out.differing:
         out.notes.append(
@@ -257,9 +273,23 @@ def _isolate(runs: _Runs, out: DebugResult, roots: Sequence[RootInfo], max_resto
         out.unrestorable.update(res.probe.get("failed", {}))
         return outcome.is_pass if out.kind == "victim" else outcome.is_failure
 
-    candidates = [r.name for r in roots][:max_restores]
-    if len(roots) > max_restores:
+    names = [r.name for r in roots]
+    if len(names) > max_restores:
+        # too many to restore one at a time: restore them all at once, and when that
+        # explains the outcome, halve the set down to a minimal one (group testing)
+        runs.progress(f"restoring all {len(names)} differing roots together")
+        try:
+            found = ddmin(names, effect)
+        except DDMinPreconditionError:
+            found = []
+        if len(found) == 1:
+            out.polluted.extend(found)
+            return
+        if found:
+            out.together = found
+            return
         out.notes.append(f"{len(roots)} roots differ; tried restoring the first {max_restores}")
+    candidates = names[:max_restores]
     for name in candidates:
         runs.progress(f"restoring {name}")
         if effect([name]):

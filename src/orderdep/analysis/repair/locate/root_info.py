@@ -121,6 +121,7 @@ class DebugResult:
     unrestorable: dict[str, str] = field(default_factory=dict)
     test_module: Optional[str] = None  # the module name the OD test's file imports as
     runs: int = 0
+    failing_outcome: str = ""  # the test's outcome in its failing order ("error": set-up)
     notes: list[str] = field(default_factory=list)
 
     def root(self, name: str) -> RootInfo:

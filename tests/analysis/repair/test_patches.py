@@ -341,3 +341,9 @@ def test_a_brittle_gets_an_objects_differing_attributes_whole() -> None:
     whole = "monkeypatch.setattr(registry.Settings.parser, '_defaults', {'timeout': '30'})"
     assert restore_statements(parser, NAMES, None, whole=True)[0] == ([whole], ["monkeypatch"])
     assert ([whole], ["monkeypatch"]) not in restore_statements(parser, NAMES, None)
+
+
+def test_a_statement_that_does_not_parse_is_a_usage_error_not_a_crash() -> None:
+    ins = Insertion("tests/test_a.py::test_one", ("monkeypatch.setitem(obj, :, [])",))
+    with pytest.raises(UsageError, match="does not parse"):
+        apply_insertion("def test_one():\n    pass\n", ins)

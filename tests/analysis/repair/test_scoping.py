@@ -34,6 +34,8 @@ def test_shared_writes_go_through_monkeypatch_and_locals_stay() -> None:
         "exporters.register_builtins()",
     ]
     assert scope_statements(["x = 1", "f()"]) == (["x = 1", "f()"], False)
+    # a slice has no key monkeypatch could set: left as it is
+    assert scope_statements(["Breathe.contexts[:] = []"]) == (["Breathe.contexts[:] = []"], False)
 
 
 def test_parametrized_instances_share_their_functions_id() -> None:

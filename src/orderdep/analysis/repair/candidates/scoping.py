@@ -50,6 +50,8 @@ def scope_statement(text: str, local: set[str]) -> Optional[str]:
     u = ast.unparse
     if isinstance(node, ast.Assign) and len(node.targets) == 1:
         target, value = node.targets[0], u(node.value)
+        if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Slice):
+            return None  # ``obj[:] = ...`` has no key to monkeypatch
         if isinstance(target, ast.Subscript) and _owner_is_shared(target.value, local):
             key = u(target.slice)
             if _is_environ(target.value):

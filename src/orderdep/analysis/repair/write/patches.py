@@ -109,7 +109,10 @@ class _DoubleQuotes(cst.CSTTransformer):
 def _parse_statements(code: Iterable[str], double: bool = False) -> list[cst.BaseStatement]:
     out: list[cst.BaseStatement] = []
     for text in code:
-        module = cst.parse_module(text.strip() + "\n")
+        try:
+            module = cst.parse_module(text.strip() + "\n")
+        except cst.ParserSyntaxError:
+            raise UsageError(f"a statement of the patch does not parse: {text.strip()!r}") from None
         if double:
             module = module.visit(_DoubleQuotes())
         out.extend(module.body)

@@ -140,3 +140,30 @@ def test_a_brittle_erroring_in_its_fixture_gets_its_set_up_before_the_fixtures(
         engine.config.project, orders, engine.config.project.parent / "w"
     ):
         assert set(outcome.values()) == {"passed"}, outcome
+
+
+def test_a_polluter_mutating_its_parametrize_arguments_works_on_copies(
+    engine_for: EngineFor,
+) -> None:
+    from tests.analysis.repair.corpus_helpers import plain_outcomes
+
+    from orderdep.analysis.repair.fix_result import apply_fix
+
+    engine = engine_for("param_args_mutated")
+    t = "tests/test_node.py::"
+    victim, polluter = (
+        t + "test_repr[atts0-path=None owner=None]",
+        t + "test_take[atts0-path=None owner=None]",
+    )
+    finding = ODFinding(victim, "victim", polluters=[polluter])
+    result = Repairer(engine.config, engine).repair(finding)
+    assert result.fix is not None and result.fix.strategy == "polluter", result.notes
+    (ins,) = result.fix.insertions
+    # the list is put back in vain: the items hold the very dicts; `expected` is a string
+    assert ins.test == polluter and ins.statements == ("import copy", "atts = copy.deepcopy(atts)")
+    apply_fix(engine.config.project, result.fix)
+    orders = [[polluter, victim], [victim], list(engine.suite.ids)]
+    for outcome in plain_outcomes(
+        engine.config.project, orders, engine.config.project.parent / "w"
+    ):
+        assert set(outcome.values()) == {"passed"}, outcome

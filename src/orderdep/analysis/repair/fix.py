@@ -70,6 +70,7 @@ from orderdep.analysis.repair.candidates.fixture_candidates import (
     setup_function_candidates,
 )
 from orderdep.analysis.repair.candidates.generated import generated_candidates, reset_statements
+from orderdep.analysis.repair.candidates.param_copies import param_copy_candidates
 from orderdep.analysis.repair.candidates.ranking import (
     changed_chars,
     reading_size,
@@ -187,6 +188,8 @@ class Repairer:
             candidates += setup_class_candidates(self.project, finding)
             if result.debug is not None:
                 candidates += own_copy_candidates(finding, result.debug)
+        if "polluter" in self.strategies and kind == "victim":
+            candidates += param_copy_candidates(self.project, finding)
         if result.debug is not None:
             candidates += self._root_candidates(finding, kind, target, victim, result)
         if (

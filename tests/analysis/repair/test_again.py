@@ -3,7 +3,7 @@ end-to-end repair is in tests/shells/test_cli_fix_again.py)."""
 
 from __future__ import annotations
 
-from orderdep.analysis.repair.verify.again import joined
+from orderdep.analysis.repair.again import joined
 from orderdep.analysis.repair.verify.verify import Target
 
 

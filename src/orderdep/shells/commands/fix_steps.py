@@ -13,9 +13,9 @@ from typing import Any, Optional
 
 import click
 
+from orderdep.analysis.repair.again import repair_again
 from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.fix_result import Fix, FixResult
-from orderdep.analysis.repair.verify.again import repair_again
 from orderdep.analysis.repair.verify.patchset import (
     function_id,
     holding_set,
@@ -127,7 +127,7 @@ def retry_left_out(
     patch_for: Callable[[str], Path],
 ) -> list[str]:
     """Each test whose patch was left out of the set because it failed in a random order
-    is repaired again for that order too (:mod:`~orderdep.analysis.repair.verify.again`).
+    is repaired again for that order too (:mod:`~orderdep.analysis.repair.again`).
     Returns the functions whose patch was replaced."""
     replaced = []
     for function, why in left_out.items():

@@ -14,7 +14,7 @@ import pytest
 from orderdep.core.outcomes import Outcome, TestResult
 from orderdep.engine import timeouts
 from orderdep.engine.testclock import TestClock
-from orderdep.engine.timeouts import TimeoutPolicy
+from orderdep.engine.timeouts import PROBE_SLACK, TimeoutPolicy, probe_slack
 
 if TYPE_CHECKING:
     from conftest import EngineFactory, ProjectWriter
@@ -98,6 +98,17 @@ def test_the_clock_counts_from_when_the_test_started_not_when_it_looked(
     clock = TestClock(events, TimeoutPolicy(0.5), startup=0.0)
     _emit(events, event="start", index=0, test="t", t=time.monotonic() - 1.0)
     assert clock.overdue()
+
+
+def test_a_probe_gives_every_test_more_time(tmp_path: Path) -> None:
+    # capturing state around a fast test may take far longer than the test
+    events = tmp_path / "events.jsonl"
+    started = time.monotonic() - 1.0
+    _emit(events, event="start", index=0, test="t", t=started)
+    assert TestClock(events, TimeoutPolicy(0.5), startup=0.0).overdue()
+    slack = probe_slack(object())
+    assert slack == PROBE_SLACK and probe_slack(None) == 0.0
+    assert not TestClock(events, TimeoutPolicy(0.5), startup=0.0, extra=slack).overdue()
 
 
 def test_a_torn_last_line_is_read_once_complete(tmp_path: Path) -> None:

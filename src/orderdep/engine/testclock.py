@@ -28,10 +28,16 @@ class TestClock:
     __test__ = False  # not a pytest test class
 
     def __init__(
-        self, events: Path, policy: TimeoutPolicy, *, startup: Optional[float] = None
+        self,
+        events: Path,
+        policy: TimeoutPolicy,
+        *,
+        startup: Optional[float] = None,
+        extra: float = 0.0,
     ) -> None:
         self.events = events
         self.policy = policy
+        self.extra = extra  # seconds added to every limit (a probe's work around tests)
         self._offset = 0
         self._partial = b""
         limit = timeouts.STARTUP if startup is None else startup
@@ -60,10 +66,10 @@ class TestClock:
             # When the event happened (the monotonic clock is system-wide), else now.
             at = float(event.get("t") or time.monotonic())
             if kind == "start":
-                self.deadline = at + self.policy.limit(str(event.get("test", "")))
+                self.deadline = at + self.policy.limit(str(event.get("test", ""))) + self.extra
                 moved = True
             elif kind == "result":
-                self.deadline = at + self.policy.gap_limit()
+                self.deadline = at + self.policy.gap_limit() + self.extra
                 moved = True
         return moved
 

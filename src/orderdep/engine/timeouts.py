@@ -30,6 +30,14 @@ FLOOR = 5.0
 UNSEEN = 60.0
 # Before the first test starts (interpreter start-up, imports, collection).
 STARTUP = 300.0
+# Added to every limit of an order run with a probe: capturing the state around a test
+# (a module-level data set of thousands of arrays) can take far longer than the test.
+PROBE_SLACK = 60.0
+
+
+def probe_slack(probe: object) -> float:
+    """Seconds added to each limit of an order run with ``probe`` (None: none)."""
+    return PROBE_SLACK if probe is not None else 0.0
 
 
 class TimeoutPolicy:

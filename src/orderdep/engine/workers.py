@@ -38,7 +38,7 @@ from orderdep.engine.protocol import (
 )
 from orderdep.engine.sandbox import Sandbox, empty_dir
 from orderdep.engine.testclock import TestClock
-from orderdep.engine.timeouts import TimeoutPolicy
+from orderdep.engine.timeouts import TimeoutPolicy, probe_slack
 from orderdep.errors import EngineError
 
 
@@ -185,7 +185,7 @@ class SubprocessWorker(_WorkerBase):
                     cwd=self.sandbox.tree,
                     env=self._env(control),
                     log=log,
-                    clock=TestClock(events, self.policy),
+                    clock=TestClock(events, self.policy, extra=probe_slack(probe)),
                     on_start=self._started,
                 )
             finally:
@@ -319,7 +319,7 @@ class ForkWorker(_WorkerBase):
         started = time.perf_counter()
         self._begin()
         try:
-            died, status_msg = self._order(request, events)
+            died, status_msg = self._order(request, events, probe_slack(probe))
         finally:
             self._ended()
         if status_msg is None:
@@ -327,7 +327,7 @@ class ForkWorker(_WorkerBase):
         return self._finish(order, events, died or Outcome.CRASHED, started)
 
     def _order(
-        self, request: dict[str, Any], events: Path
+        self, request: dict[str, Any], events: Path, extra: float = 0.0
     ) -> tuple[Optional[Outcome], Optional[dict[str, Any]]]:
         """Send ``request`` and wait for its child's end: (``timeout`` when the clock
         killed it, the server's status message; None when the server died)."""
@@ -339,7 +339,7 @@ class ForkWorker(_WorkerBase):
             raise EngineError(f"the fork server stopped answering:\n{self._log_tail()[-3000:]}")
         pid = int(reply["pid"])
         self._started(pid)
-        clock = TestClock(events, self.policy)
+        clock = TestClock(events, self.policy, extra=extra)
         try:
             while True:
                 try:

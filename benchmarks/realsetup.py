@@ -28,7 +28,10 @@ from pathlib import Path
 from typing import Any, Optional
 
 REPO = Path(__file__).resolve().parent.parent
-OUTCOME = re.compile(r"^(PASSED|FAILED|ERROR|XFAIL|XPASS) (.+?)(?: - .*)?$")  # ids may hold spaces
+OUTCOME = re.compile(
+    r"^(PASSED|FAILED|ERROR|XFAIL|XPASS) (\S.*?)(?: - .*)?$"
+)  # ids may hold spaces
+SUMMARY = re.compile(r"^=+ short test summary info =+$")
 
 
 def sh(
@@ -247,9 +250,12 @@ def plain(
 
 
 def outcomes(run: subprocess.CompletedProcess[str]) -> dict[str, str]:
-    """Test id -> outcome, from the ``-rA`` summary of a plain run."""
+    """Test id -> outcome, from the ``-rA`` summary of a plain run (only its summary:
+    a captured log line such as ``ERROR    root:app.py:25 ...`` is not an outcome)."""
     out: dict[str, str] = {}
-    for line in run.stdout.splitlines():
+    lines = run.stdout.splitlines()
+    starts = [i for i, line in enumerate(lines) if SUMMARY.match(line)]
+    for line in lines[starts[-1] + 1 :] if starts else lines:
         m = OUTCOME.match(line)
         if m:
             out[m.group(2)] = m.group(1)

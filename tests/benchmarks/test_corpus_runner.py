@@ -254,6 +254,18 @@ def test_outcomes_are_read_for_ids_with_spaces() -> None:
         "ERROR tests/test_ci.py::test_setup - RuntimeError: no - dash",
     ])  # fmt: skip
     run = subprocess.CompletedProcess([], 0, summary, "")
+    # what -rA shows of a passing test's captured log comes before the summary
+    logged = "\n".join([
+        "____ test_send ____",
+        "------ Captured log call ------",
+        "ERROR    root:logger.py:25 Failed to send event; Connection refused",
+        "ERROR root:logger.py:25 Failed again",
+        "=========================== short test summary info ============================",
+        summary,
+    ])  # fmt: skip
+    assert realsetup.outcomes(subprocess.CompletedProcess([], 0, logged, "")) == (
+        realsetup.outcomes(run)
+    )
     assert realsetup.outcomes(run) == {
         "tests/test_conf.py::test_singleton": "PASSED",
         "tests/test_env.py::test_writing[env.py-ARG1 = 'VAL1'\\nARG2 = 'VAL2']": "PASSED",

@@ -140,8 +140,11 @@ def test_brittles_of_one_state_setter_take_the_first_ones_setup_and_share_it(
     assert f"debugging {brittles[0]}" in progress
     for later in brittles[1:]:  # the first one's set-up, moved: verified, not debugged
         assert f"debugging {later}" not in progress, progress
-        assert f"for {later}" in progress
-    assert f"the patch of {brittles[0]} for {brittles[1]}" in progress
+        assert f"the patch of {brittles[0]} for {later}" not in progress, progress
+    # ... for both at once, in one patched copy
+    assert f"the set-up of {brittles[0]} for 2 other brittle(s) of its state-setter at once" in (
+        progress
+    )
     text = (root / "tests/test_api.py").read_text(encoding="utf-8")
     setup = text.split("    def setUp(self):\n", 1)[1].split("    def test_list", 1)[0]
     setup = setup.replace("\n        # ", " ")  # the comment as one line

@@ -42,6 +42,7 @@ from orderdep.shells.commands.fix_steps import (
     restore_originals,
     retry_left_out,
     set_check_reserve,
+    set_up_ahead,
     share_setups,
     table_row,
 )
@@ -291,7 +292,8 @@ def fix(
         )
         if data is not None and not polluters:
             data, selected = classify_on_demand(engine, data, selected, project, report, params)
-        for test, found in selected:
+        ready: dict[str, FixResult] = {}  # set-ups verified ahead for later brittles
+        for index, (test, found) in enumerate(selected):
             left_s = limit.left()  # what a set check of the patches so far needs is kept
             reserve = set_check_reserve(repairer, set_orders, len(fixed), budget)
             if limit.stopped or (left_s is not None and left_s < reserve):
@@ -312,7 +314,9 @@ def fix(
             stop_at = None if left_s is None else time.monotonic() + left_s - reserve
             try:  # written: a shared fix, in the files already
                 with runs_until(stop_at):
-                    result, written = repair_one(repairer, finding, earlier, done, originals)
+                    result, written = repair_one(repairer, finding, earlier, done, originals, ready)
+                    later = [f for _, f in selected[index + 1 :] if f is not None]
+                    ready.update(set_up_ahead(repairer, finding, result, later, ready))
             except OutOfTime:  # the budget ended during this test's repair
                 left.append(test)
                 rows.append((test, finding.kind or "?", "not repaired (budget)", "-"))

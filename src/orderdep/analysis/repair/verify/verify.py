@@ -209,19 +209,29 @@ class Verifier:
         return Engine(config)
 
     def verify(
-        self, changes: Changes, target: Target, *, orders_only: bool = False
+        self,
+        changes: Changes,
+        target: Target,
+        *,
+        orders_only: bool = False,
+        also: Sequence[Target] = (),
     ) -> Verification:
         """Run ``target``'s orders (and the suite, unless ``orders_only``) on a patched
-        copy; see the module doc."""
+        copy; see the module doc. ``also``: more targets the same changes must meet, in
+        the same copy (one copy and one engine for the set-ups of many tests)."""
         self.verifications += 1
         out = Verification(ok=False)
         suite_order = list(self.engine.suite.ids)
-        checks: list[tuple[str, list[str], bool]] = [
-            *(("failing order", o, True) for o in target.failing_orders),
-            *(("passing order", o, True) for o in target.passing_orders),
+        checks: list[tuple[str, list[str], bool, str]] = [
+            check
+            for t in (target, *also)
+            for check in (
+                *(("failing order", o, True, t.test) for o in t.failing_orders),
+                *(("passing order", o, True, t.test) for o in t.passing_orders),
+            )
         ]
         if self.full_suite and not orders_only:
-            checks.append(("the original order", suite_order, False))
+            checks.append(("the original order", suite_order, False, target.test))
             self.unstable()  # both baseline runs before the patched one
         with make_workdir("orderdep-fix-") as tmp:
             copy = Path(tmp) / "project"
@@ -232,19 +242,18 @@ class Verifier:
                     if not self.same_suite(engine):
                         out.problems.append("the patched project collects different tests")
                         return out
-                    for where, order, must_pass in checks:
+                    for where, order, must_pass, test in checks:
                         after = engine.run(order)
                         out.orders_run += 1
-                        if must_pass and after.outcome_of(target.test).is_failure:
+                        if must_pass and after.outcome_of(test).is_failure:
                             out.problems.append(
-                                f"{target.test} still {after.outcome_of(target.test).value} "
-                                f"in its {where}"
+                                f"{test} still {after.outcome_of(test).value} in its {where}"
                             )
                             return out
                         ignore = self.nd_tests
                         if not must_pass:  # the original order: also what flipped alone
                             ignore = ignore | self.unstable()
-                        _compare(self.before(order), after, target.test, where, out, ignore)
+                        _compare(self.before(order), after, test, where, out, ignore)
                         if out.problems:
                             return out
             except OutOfTime:

@@ -1,0 +1,74 @@
+"""The set-up verified for one brittle, tried for every other brittle of its state-setter at
+once.
+
+Forty brittles of one module that all need what one state-setter builds (a client
+singleton, a connection) get the same set-up. Verifying it for each alone costs a patched
+copy, an engine started on it and a run of the whole suite per brittle; the budget ends
+long before the fortieth. Once one brittle's set-up verifies, it is moved to every other
+brittle of that state-setter in the same file (:func:`~orderdep.analysis.repair.verify.sharing.moved_setups`)
+and all of them are verified together: one copy, one engine, the original order once,
+and each brittle's own orders. When that holds, each of them has its fix; when it does
+not, nothing is kept and each is repaired on its own as before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+
+from orderdep.analysis.repair.candidates.candidates import target_for
+from orderdep.analysis.repair.fix import Repairer
+from orderdep.analysis.repair.fix_result import Fix, FixResult
+from orderdep.analysis.repair.locate.debugger import orders_for
+from orderdep.analysis.repair.verify.patchset import merged_changes
+from orderdep.analysis.repair.verify.sharing import moved_setups
+from orderdep.analysis.repair.verify.verify import Target
+from orderdep.core.report import ODFinding
+from orderdep.errors import UsageError
+
+MIN_BATCH = 2  # fewer brittles than this: their own verification costs the same
+
+
+def setups_for_many(
+    repairer: Repairer,
+    finding: ODFinding,
+    fix: Fix,
+    pending: Sequence[ODFinding],
+    progress: Callable[[str], None],
+) -> dict[str, FixResult]:
+    """The brittles of ``pending`` that ``fix`` (verified for the brittle ``finding``),
+    moved to each, repairs, all verified in one patched copy; empty when the set-up does
+    not hold for all of them (see the module doc)."""
+    if finding.kind != "brittle":
+        return {}
+    moved: list[tuple[ODFinding, Fix, Target]] = []
+    for other in pending:
+        if other.test == finding.test or other.kind != "brittle":
+            continue
+        fixes = moved_setups(other, [(finding, fix)], repairer.project)
+        if not fixes:
+            continue
+        try:
+            kind, failing, passing = orders_for(other)
+        except UsageError:
+            continue
+        moved.append((other, fixes[0], target_for(other, kind, failing, passing)))
+    if len(moved) < MIN_BATCH:
+        return {}
+    progress(
+        f"verifying the set-up of {finding.test} for {len(moved)} other brittle(s) of its "
+        "state-setter at once"
+    )
+    changes = merged_changes(repairer.project, [i for _, f, _ in moved for i in f.insertions])
+    targets = [t for *_, t in moved]
+    check = repairer.verifier.verify(changes, targets[0], also=targets[1:])
+    if not check.ok:
+        return {}
+    out: dict[str, FixResult] = {}
+    for other, f, target in moved:
+        shared = dataclasses.replace(f, test=other.test, verification=check)
+        out[other.test] = FixResult(other.test, "brittle", fix=shared, target=target)
+    return out
+
+
+__all__ = ["MIN_BATCH", "setups_for_many"]

@@ -156,6 +156,49 @@ def test_brittles_of_one_state_setter_take_the_first_ones_setup_and_share_it(
 
 
 @pytest.mark.slow
+def test_a_brittle_the_shared_set_up_does_not_repair_is_left_out_of_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "p"
+    (root / "tests").mkdir(parents=True)
+    (root / "client.py").write_text(
+        "SESSION = {}\nSTATS = {}\n\ndef connect():\n    SESSION['on'] = True\n    STATS['n'] = 1\n"
+    )
+    (root / "tests/__init__.py").write_text("")
+    checks = {
+        "list": "self.assertTrue(client.SESSION.get('on'))",
+        "get": "self.assertTrue(client.SESSION.get('on'))",
+        "count": "self.assertEqual(client.STATS.get('n'), 1)",  # needs other state
+        "put": "self.assertTrue(client.SESSION.get('on'))",
+    }
+    body = "".join(f"\n    def test_{n}(self):\n        {c}\n" for n, c in checks.items())
+    (root / "tests/test_api.py").write_text(
+        "import unittest\n\nimport client\n\n\nclass TestConnect(unittest.TestCase):\n"
+        "    def test_connect(self):\n        client.connect()\n\n\n"
+        f"class TestApi(unittest.TestCase):{body}",
+        encoding="utf-8",
+    )
+    setter = "tests/test_api.py::TestConnect::test_connect"
+    brittles = [f"tests/test_api.py::TestApi::test_{n}" for n in checks]
+    findings = [ODFinding(b, "brittle", state_setters=[setter]) for b in brittles]
+    save_report(root / ".orderdep/report.json",
+                Report(str(root), [setter, *brittles], findings))  # fmt: skip
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert main(["fix", str(root), "--apply"]) == 0, out.getvalue()
+    progress = err.getvalue()
+    assert "for 3 other brittle(s) of its state-setter at once" in progress, progress
+    assert "verifying the set-up for the 2 brittle(s) it repairs" in progress, progress
+    count = "tests/test_api.py::TestApi::test_count"
+    assert f"debugging {count}" in progress  # repaired on its own
+    for later in ("get", "put"):
+        assert f"debugging tests/test_api.py::TestApi::test_{later}" not in progress, progress
+    for outcome in plain_outcomes(root, [[b] for b in brittles], tmp_path / "work"):
+        assert set(outcome.values()) == {"passed"}, outcome
+
+
+@pytest.mark.slow
 def test_fix_apply_names_both_victims_of_one_polluter_guard(tmp_path: Path) -> None:
     root = tmp_path / "p"
     (root / "tests").mkdir(parents=True)

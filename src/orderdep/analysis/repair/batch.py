@@ -7,8 +7,9 @@ copy, an engine started on it and a run of the whole suite per brittle; the budg
 long before the fortieth. Once one brittle's set-up verifies, it is moved to every other
 brittle of that state-setter in the same file (:func:`~orderdep.analysis.repair.verify.sharing.moved_setups`)
 and all of them are verified together: one copy, one engine, the original order once,
-and each brittle's own orders. When that holds, each of them has its fix; when it does
-not, nothing is kept and each is repaired on its own as before.
+and each brittle's own orders. Brittles the set-up leaves failing are dropped and the rest
+verified again; those it holds for have their fix, the others are repaired on their own
+as before.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from orderdep.analysis.repair.fix_result import Fix, FixResult
 from orderdep.analysis.repair.locate.debugger import orders_for
 from orderdep.analysis.repair.verify.patchset import merged_changes
 from orderdep.analysis.repair.verify.sharing import moved_setups
-from orderdep.analysis.repair.verify.verify import Target
+from orderdep.analysis.repair.verify.verify import Target, Verification
 from orderdep.core.report import ODFinding
 from orderdep.errors import UsageError
 
@@ -37,8 +38,8 @@ def setups_for_many(
     progress: Callable[[str], None],
 ) -> dict[str, FixResult]:
     """The brittles of ``pending`` that ``fix`` (verified for the brittle ``finding``),
-    moved to each, repairs, all verified in one patched copy; empty when the set-up does
-    not hold for all of them (see the module doc)."""
+    moved to each, repairs, verified in one patched copy (two when some of them need
+    more; see the module doc)."""
     if finding.kind != "brittle":
         return {}
     moved: list[tuple[ODFinding, Fix, Target]] = []
@@ -59,9 +60,15 @@ def setups_for_many(
         f"verifying the set-up of {finding.test} for {len(moved)} other brittle(s) of its "
         "state-setter at once"
     )
-    changes = merged_changes(repairer.project, [i for _, f, _ in moved for i in f.insertions])
-    targets = [t for *_, t in moved]
-    check = repairer.verifier.verify(changes, targets[0], also=targets[1:])
+    check = _verify(repairer, moved, keep_going=True)
+    left = set(check.still_failing)
+    if left and len(check.problems) == len(left):
+        # those tests need more than the set-up: the others are verified without them
+        moved = [m for m in moved if m[0].test not in left]
+        if len(moved) < MIN_BATCH:
+            return {}
+        progress(f"verifying the set-up for the {len(moved)} brittle(s) it repairs")
+        check = _verify(repairer, moved)
     if not check.ok:
         return {}
     out: dict[str, FixResult] = {}
@@ -69,6 +76,14 @@ def setups_for_many(
         shared = dataclasses.replace(f, test=other.test, verification=check)
         out[other.test] = FixResult(other.test, "brittle", fix=shared, target=target)
     return out
+
+
+def _verify(
+    repairer: Repairer, moved: Sequence[tuple[ODFinding, Fix, Target]], keep_going: bool = False
+) -> Verification:
+    changes = merged_changes(repairer.project, [i for _, f, _ in moved for i in f.insertions])
+    targets = [t for *_, t in moved]
+    return repairer.verifier.verify(changes, targets[0], also=targets[1:], keep_going=keep_going)
 
 
 __all__ = ["MIN_BATCH", "setups_for_many"]

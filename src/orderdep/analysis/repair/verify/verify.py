@@ -57,6 +57,8 @@ class Verification:
     improved: list[str] = field(default_factory=list)  # other tests that now pass
     orders_run: int = 0
     ignored: list[str] = field(default_factory=list)  # nondeterministic tests that flipped
+    # with keep_going: the targets' tests that still failed in one of their orders
+    still_failing: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         if self.ok:
@@ -215,10 +217,13 @@ class Verifier:
         *,
         orders_only: bool = False,
         also: Sequence[Target] = (),
+        keep_going: bool = False,
     ) -> Verification:
         """Run ``target``'s orders (and the suite, unless ``orders_only``) on a patched
         copy; see the module doc. ``also``: more targets the same changes must meet, in
-        the same copy (one copy and one engine for the set-ups of many tests)."""
+        the same copy (one copy and one engine for the set-ups of many tests);
+        ``keep_going``: a target's test that still fails is noted (``still_failing``) and
+        the other targets' orders run on."""
         self.verifications += 1
         out = Verification(ok=False)
         suite_order = list(self.engine.suite.ids)
@@ -243,13 +248,18 @@ class Verifier:
                         out.problems.append("the patched project collects different tests")
                         return out
                     for where, order, must_pass, test in checks:
+                        if test in out.still_failing:
+                            continue
                         after = engine.run(order)
                         out.orders_run += 1
                         if must_pass and after.outcome_of(test).is_failure:
                             out.problems.append(
                                 f"{test} still {after.outcome_of(test).value} in its {where}"
                             )
-                            return out
+                            if not keep_going:
+                                return out
+                            out.still_failing.append(test)
+                            continue
                         ignore = self.nd_tests
                         if not must_pass:  # the original order: also what flipped alone
                             ignore = ignore | self.unstable()

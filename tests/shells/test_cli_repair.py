@@ -353,7 +353,7 @@ def test_fix_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_apply_command_for_a_project_inside_a_repository(tmp_path: Path) -> None:
-    from orderdep.shells.commands.repair_cmds import apply_commands
+    from orderdep.shells.patch_files import apply_commands
 
     repo = tmp_path / "repo"
     project = repo / "services" / "shop"

@@ -18,10 +18,10 @@ from html_helpers import (
 from orderdep.analysis.regression.evaluate import AlgorithmResult, Evaluation
 from orderdep.core.report import ODFinding, Report, save_report
 from orderdep.shells.cli import main
-from orderdep.shells.commands.repair_cmds import PATCH_DIR, patch_name
 from orderdep.shells.fixes_file import FIXES_FILE, SCHEMA
 from orderdep.shells.html import gather, render_html
 from orderdep.shells.options import EVALUATION_FILE
+from orderdep.shells.patch_files import PATCH_DIR, patch_name
 
 
 def render(capsys: pytest.CaptureFixture[str], root: Path, *extra: str) -> str:

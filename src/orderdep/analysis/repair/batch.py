@@ -16,18 +16,32 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Optional
 
 from orderdep.analysis.repair.candidates.candidates import target_for
 from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.fix_result import Fix, FixResult
 from orderdep.analysis.repair.locate.debugger import orders_for
 from orderdep.analysis.repair.verify.patchset import merged_changes
-from orderdep.analysis.repair.verify.sharing import moved_setups
+from orderdep.analysis.repair.verify.sharing import moved_setups, setters_of
 from orderdep.analysis.repair.verify.verify import Target, Verification
+from orderdep.analysis.repair.write.patches import function_path
 from orderdep.core.report import ODFinding
 from orderdep.errors import UsageError
 
 MIN_BATCH = 2  # fewer brittles than this: their own verification costs the same
+ROUNDS = 2  # verifications dropping the brittles the set-up leaves failing
+
+
+@dataclass
+class Ahead:
+    """Set-ups verified ahead (test -> its result), and the groups of brittles (file,
+    state-setters) a batch was tried for: a batch that did not hold is not tried again
+    for the same group."""
+
+    ready: dict[str, FixResult] = field(default_factory=dict)
+    tried: set[tuple[str, frozenset[str]]] = field(default_factory=set)
 
 
 def setups_for_many(
@@ -36,11 +50,15 @@ def setups_for_many(
     fix: Fix,
     pending: Sequence[ODFinding],
     progress: Callable[[str], None],
+    ahead: Optional[Ahead] = None,
 ) -> dict[str, FixResult]:
     """The brittles of ``pending`` that ``fix`` (verified for the brittle ``finding``),
     moved to each, repairs, verified in one patched copy (two when some of them need
     more; see the module doc)."""
     if finding.kind != "brittle":
+        return {}
+    group = (function_path(finding.test)[0], frozenset(setters_of(finding)))
+    if ahead is not None and group in ahead.tried:
         return {}
     moved: list[tuple[ODFinding, Fix, Target]] = []
     for other in pending:
@@ -56,20 +74,26 @@ def setups_for_many(
         moved.append((other, fixes[0], target_for(other, kind, failing, passing)))
     if len(moved) < MIN_BATCH:
         return {}
+    if ahead is not None:
+        ahead.tried.add(group)
     progress(
         f"verifying the set-up of {finding.test} for {len(moved)} other brittle(s) of its "
         "state-setter at once"
     )
     check = _verify(repairer, moved, keep_going=True)
-    left = set(check.still_failing)
-    if left and len(check.problems) == len(left):
+    for _ in range(ROUNDS):
+        left = set(check.still_failing)
+        if check.ok or not left or len(check.problems) != len(left):
+            break
         # those tests need more than the set-up: the others are verified without them
         moved = [m for m in moved if m[0].test not in left]
         if len(moved) < MIN_BATCH:
             return {}
-        progress(f"verifying the set-up for the {len(moved)} brittle(s) it repairs")
-        check = _verify(repairer, moved)
+        progress(f"verifying the set-up for the {len(moved)} brittle(s) it may repair")
+        check = _verify(repairer, moved, keep_going=True)
     if not check.ok:
+        rest = [p for p in check.problems if not any(p.startswith(t) for t in check.still_failing)]
+        progress(f"the set-up does not hold for them together: {(rest or check.problems)[0]}")
         return {}
     out: dict[str, FixResult] = {}
     for other, f, target in moved:
@@ -86,4 +110,4 @@ def _verify(
     return repairer.verifier.verify(changes, targets[0], also=targets[1:], keep_going=keep_going)
 
 
-__all__ = ["MIN_BATCH", "setups_for_many"]
+__all__ = ["MIN_BATCH", "ROUNDS", "Ahead", "setups_for_many"]

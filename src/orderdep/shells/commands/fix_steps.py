@@ -14,7 +14,7 @@ from typing import Any, Optional
 import click
 
 from orderdep.analysis.repair.again import repair_again
-from orderdep.analysis.repair.batch import setups_for_many
+from orderdep.analysis.repair.batch import Ahead, setups_for_many
 from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.fix_result import Fix, FixResult
 from orderdep.analysis.repair.verify.patchset import (
@@ -265,16 +265,18 @@ def repair_one(
     earlier: Optional[FixResult],
     done: Sequence[tuple[ODFinding, Fix]],
     originals: Originals,
-    ready: Optional[dict[str, FixResult]] = None,
+    ahead: Optional[Ahead] = None,
 ) -> tuple[FixResult, Optional[Fix]]:
-    """``finding``'s repair: one verified ahead (``ready``, :func:`set_up_ahead`), else the
+    """``finding``'s repair: one verified ahead (``ahead``, :func:`set_up_ahead`), else the
     fix of an ``earlier`` instance of its test function, else a shared one
     (:func:`reuse_shared`), else the set-up of an earlier brittle of its state-setter
     moved to this test, else its own (merged with the earlier instance's); and the fix as
     ``--apply`` wrote it already, when it was shared."""
-    if ready and finding.test in ready and (earlier is None or earlier.fix is None):
-        return ready.pop(finding.test), None
     result: Optional[FixResult] = None
+    if ahead and finding.test in ahead.ready and (earlier is None or earlier.fix is None):
+        result = ahead.ready.pop(finding.test)
+        result.notes.append(BATCHED)
+        return result, None
     if earlier is not None and earlier.fix is not None:
         result = repairer.reuse(finding, earlier.fix)
     if result is None:  # one patch per polluted state
@@ -292,19 +294,22 @@ def repair_one(
     return result, None
 
 
+BATCHED = "its set-up was verified with an earlier brittle's"
+
+
 def set_up_ahead(
     repairer: Repairer,
     finding: ODFinding,
     result: FixResult,
     later: Sequence[ODFinding],
-    ready: dict[str, FixResult],
-) -> dict[str, FixResult]:
+    ahead: Ahead,
+) -> None:
     """When ``result`` is a brittle's new set-up, the later brittles of its state-setter
     it repairs too, verified at once (:mod:`~orderdep.analysis.repair.batch`)."""
-    if result.fix is None or finding.kind != "brittle" or finding.test in ready:
-        return {}
-    rest = [f for f in later if f.test not in ready]
-    return setups_for_many(repairer, finding, result.fix, rest, progress_line)
+    if result.fix is None or finding.kind != "brittle" or BATCHED in result.notes:
+        return  # a set-up verified ahead was tried for the others already
+    rest = [f for f in later if f.test not in ahead.ready]
+    ahead.ready.update(setups_for_many(repairer, finding, result.fix, rest, progress_line, ahead))
 
 
 def reuse_shared(

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import re
 import shlex
-import shutil
-import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,6 +10,7 @@ from typing import Any, Optional
 
 import click
 
+from orderdep.analysis.repair.batch import Ahead
 from orderdep.analysis.repair.fix import STRATEGY_CHOICES, Repairer
 from orderdep.analysis.repair.fix_result import Fix, FixResult
 from orderdep.analysis.repair.verify.patchset import (
@@ -56,50 +54,9 @@ from orderdep.shells.options import (
     html_report_line,
 )
 from orderdep.shells.output import set_result
+from orderdep.shells.patch_files import PATCH_DIR, SET_PATCH, apply_commands, patch_name
 from orderdep.shells.table import aligned
 from orderdep.shells.unfinished import command_argv, resume_command
-
-PATCH_DIR = "patches"  # next to the report (default PROJECT/.orderdep/patches)
-SET_PATCH = "patch-set.patch"  # every patch of the last run, verified together
-
-
-def patch_name(test: str, strategy: str = "auto") -> str:
-    """A file name for ``test``'s patch: ``tests/test_a.py::T::t[1]`` ->
-    ``tests_test_a.py__T__t_1_.patch``; a patch of one chosen ``--strategy`` (not auto)
-    gets its own file (``...t_1_.cleaner.patch``), and so does one of ``orderdep why``
-    (``strategy="why"``: ``...t_1_.why.patch``), so they never overwrite each other."""
-    name = test.replace("::", "__").replace("/", "_")
-    suffix = "" if strategy == "auto" else f".{strategy}"
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", name) + suffix + ".patch"
-
-
-def _git_prefix(project: Path) -> Optional[str]:
-    """The project's path inside its git work tree ("" at the top), None outside git."""
-    if shutil.which("git") is None:
-        return None
-    proc = subprocess.run(
-        ["git", "-C", str(project), "rev-parse", "--show-toplevel"],
-        capture_output=True,
-        text=True,
-    )
-    if proc.returncode != 0:
-        return ""  # not a repository: git apply works like patch, relative to -C
-    top = Path(proc.stdout.strip()).resolve()
-    rel = project.resolve().relative_to(top).as_posix()
-    return "" if rel == "." else rel
-
-
-def apply_commands(project: Path, patch: Path) -> list[str]:
-    """Commands that apply ``patch`` (relative to the project) to the project."""
-    out = []
-    prefix = _git_prefix(project)
-    if prefix is not None:
-        cmd = ["git", "-C", str(project), "apply"]
-        if prefix:
-            cmd.append(f"--directory={prefix}")
-        out.append(shlex.join([*cmd, patch.as_posix()]))
-    out.append(shlex.join(["patch", "-p1", "-d", str(project), "-i", patch.as_posix()]))
-    return out
 
 
 def _select(
@@ -292,7 +249,7 @@ def fix(
         )
         if data is not None and not polluters:
             data, selected = classify_on_demand(engine, data, selected, project, report, params)
-        ready: dict[str, FixResult] = {}  # set-ups verified ahead for later brittles
+        ahead = Ahead()  # set-ups verified ahead for later brittles
         for index, (test, found) in enumerate(selected):
             left_s = limit.left()  # what a set check of the patches so far needs is kept
             reserve = set_check_reserve(repairer, set_orders, len(fixed), budget)
@@ -314,9 +271,9 @@ def fix(
             stop_at = None if left_s is None else time.monotonic() + left_s - reserve
             try:  # written: a shared fix, in the files already
                 with runs_until(stop_at):
-                    result, written = repair_one(repairer, finding, earlier, done, originals, ready)
+                    result, written = repair_one(repairer, finding, earlier, done, originals, ahead)
                     later = [f for _, f in selected[index + 1 :] if f is not None]
-                    ready.update(set_up_ahead(repairer, finding, result, later, ready))
+                    set_up_ahead(repairer, finding, result, later, ahead)
             except OutOfTime:  # the budget ended during this test's repair
                 left.append(test)
                 rows.append((test, finding.kind or "?", "not repaired (budget)", "-"))

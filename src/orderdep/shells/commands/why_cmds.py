@@ -170,7 +170,7 @@ def explanation_lines(found: Explanation, project: Path) -> list[str]:
 
 def _save_patch(found: Explanation, project: Path, apply_: bool) -> list[str]:
     from orderdep.analysis.repair.fix_result import apply_fix
-    from orderdep.shells.commands.repair_cmds import apply_commands, patch_name
+    from orderdep.shells.patch_files import apply_commands, patch_name
 
     if found.fix is None or found.fix.fix is None:
         return []

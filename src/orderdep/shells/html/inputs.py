@@ -15,10 +15,10 @@ from typing import Any, Optional
 
 from orderdep.core.report import Report, load_report
 from orderdep.shells.commands.detect_cmds import reproduce_command
-from orderdep.shells.commands.repair_cmds import PATCH_DIR, patch_name
 from orderdep.shells.explain import evidence_commands
 from orderdep.shells.fixes_file import load_fixes
 from orderdep.shells.options import DEFAULT_REPORT, EVALUATION_FILE
+from orderdep.shells.patch_files import PATCH_DIR, patch_name
 
 EVALUATION_SCHEMA = "orderdep.evaluation/1"
 

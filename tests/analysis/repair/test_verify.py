@@ -86,6 +86,22 @@ def test_a_change_that_breaks_another_test_is_rejected(verifier: Verifier) -> No
     assert result.problems == [f"{OTHER} now failed in the original order"]
 
 
+def test_many_targets_in_one_copy_name_each_test_still_failing(verifier: Verifier) -> None:
+    # test_other "fails" in an order where it cannot: a target the change does not meet
+    unmet = Target(OTHER, failing_orders=[[P, V, OTHER]], passing_orders=[[OTHER]])
+    fixed = change("    assert STATE == []", "    STATE.clear()\n    assert STATE == []")
+    broken = {MOD: (SOURCE, fixed[MOD][1].replace("assert True", "assert STATE == [1]"))}
+    result = verifier.verify(broken, unmet, also=[TARGET], keep_going=True)
+    assert not result.ok
+    # the unmet target is noted and the other's orders ran on, then the original order
+    assert result.still_failing == [OTHER]
+    assert result.problems[0] == f"{OTHER} still failed in its failing order"
+    assert result.orders_run == 4  # the unmet target's first order, TARGET's two, the suite
+    assert result.problems[1:] == [f"{OTHER} now failed in the original order"]
+    both = verifier.verify(fixed, TARGET, also=[Target(OTHER, [], [[OTHER]])])
+    assert both.ok, both.problems
+
+
 def test_a_change_that_breaks_collection_is_rejected(verifier: Verifier) -> None:
     result = verifier.verify(change("def test_other():", "def test_other(:"), TARGET)
     assert not result.ok

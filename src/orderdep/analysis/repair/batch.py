@@ -71,7 +71,10 @@ def setups_for_many(
             kind, failing, passing = orders_for(other)
         except UsageError:
             continue
-        moved.append((other, fixes[0], target_for(other, kind, failing, passing)))
+        full = target_for(other, kind, failing, passing)
+        # its failing orders and one passing order: the set check later runs the rest
+        target = Target(full.test, full.failing_orders, full.passing_orders[:1])
+        moved.append((other, fixes[0], target))
     if len(moved) < MIN_BATCH:
         return {}
     if ahead is not None:
@@ -83,7 +86,7 @@ def setups_for_many(
     check = _verify(repairer, moved, keep_going=True)
     for _ in range(ROUNDS):
         left = set(check.still_failing)
-        if check.ok or not left or len(check.problems) != len(left):
+        if check.ok or not left or _others(check):
             break
         # those tests need more than the set-up: the others are verified without them
         moved = [m for m in moved if m[0].test not in left]
@@ -92,14 +95,22 @@ def setups_for_many(
         progress(f"verifying the set-up for the {len(moved)} brittle(s) it may repair")
         check = _verify(repairer, moved, keep_going=True)
     if not check.ok:
-        rest = [p for p in check.problems if not any(p.startswith(t) for t in check.still_failing)]
-        progress(f"the set-up does not hold for them together: {(rest or check.problems)[0]}")
+        said = (_others(check) or check.problems)[0]
+        progress(f"the set-up does not hold for them together: {said}")
         return {}
     out: dict[str, FixResult] = {}
     for other, f, target in moved:
         shared = dataclasses.replace(f, test=other.test, verification=check)
         out[other.test] = FixResult(other.test, "brittle", fix=shared, target=target)
     return out
+
+
+def _others(check: Verification) -> list[str]:
+    """The problems of ``check`` about other tests than the brittles it left failing (a
+    brittle whose moved set-up fails also fails in the original order: one problem)."""
+    return [
+        p for p in check.problems if not any(p.startswith(t + " ") for t in check.still_failing)
+    ]
 
 
 def _verify(

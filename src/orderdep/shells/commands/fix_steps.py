@@ -31,6 +31,7 @@ from orderdep.analysis.repair.verify.sharing import (
 )
 from orderdep.analysis.repair.write.patches import Changes, apply_insertions, unified_diff
 from orderdep.core.report import ODFinding, Report, save_report
+from orderdep.errors import OutOfTime
 from orderdep.shells.commands.debug_cmds import progress_line, report_file
 from orderdep.shells.fixes_file import fix_entry
 
@@ -309,7 +310,12 @@ def set_up_ahead(
     if result.fix is None or finding.kind != "brittle" or BATCHED in result.notes:
         return  # a set-up verified ahead was tried for the others already
     rest = [f for f in later if f.test not in ahead.ready]
-    ahead.ready.update(setups_for_many(repairer, finding, result.fix, rest, progress_line, ahead))
+    try:
+        ahead.ready.update(
+            setups_for_many(repairer, finding, result.fix, rest, progress_line, ahead)
+        )
+    except OutOfTime:  # the budget ended: the brittles are left to their own turn
+        pass
 
 
 def reuse_shared(

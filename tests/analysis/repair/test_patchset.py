@@ -122,3 +122,82 @@ def test_comments_that_differ_in_more_than_the_test_keep_the_first() -> None:
     assert merged_comment(["X: test_a fails after it.", "X: test_b fails after it."]) == (
         "X: test_a and test_b fail after it."
     )
+
+
+class _FakeEngine:
+    """Runs every order with all tests passing, until the budget ends at run ``stop``."""
+
+    def __init__(self, suite: list[str], stop: int) -> None:
+        self.suite = type("S", (), {"ids": suite})()
+        self.stop, self.runs = stop, 0
+
+    def __enter__(self) -> _FakeEngine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def run(self, order: list[str]) -> Any:
+        from orderdep.core.outcomes import OrderResult, Outcome, TestResult
+        from orderdep.errors import OutOfTime
+
+        self.runs += 1
+        if self.runs >= self.stop:
+            raise OutOfTime("the budget ended: no more orders are started")
+        return OrderResult(list(order), [TestResult(t, Outcome.PASSED) for t in order])
+
+
+def _fake_verifier(tmp_path: Path, stop: int) -> Any:
+    suite = ["t.py::a", "t.py::b", "t.py::v"]
+    engine = _FakeEngine(suite, stop)
+    verifier = type("V", (), {})()
+    verifier.engine = engine
+    verifier.config = type("C", (), {"project": tmp_path})()
+    verifier.nd_tests = frozenset()
+    verifier.unstable = lambda: frozenset()
+    verifier.before = engine.run
+    verifier.engine_on = lambda copy: engine
+    verifier.same_suite = lambda e: True
+    return verifier
+
+
+def test_a_set_check_the_budget_cuts_in_its_random_orders_holds_and_says_so(
+    tmp_path: Path,
+) -> None:
+    from orderdep.analysis.repair.verify.patchset import verify_set
+    from orderdep.analysis.repair.verify.verify import Target
+    from orderdep.errors import OutOfTime
+
+    (tmp_path / "t.py").write_text("")
+    target = Target("t.py::v", [["t.py::a", "t.py::v"]], [["t.py::v"]])
+    # the baseline run, the original order, the failing order, one random order, then out
+    check = verify_set(_fake_verifier(tmp_path, stop=5), {}, [target], random_orders=20)
+    assert check.ok and check.orders_run == 3
+    assert check.cut == "the budget ended after 1 of 20 random orders"
+    # before the original and failing orders held, there is nothing to claim
+    with pytest.raises(OutOfTime):
+        verify_set(_fake_verifier(tmp_path, stop=3), {}, [target], random_orders=20)
+
+
+def test_patches_the_budget_leaves_unchecked_are_left_out_and_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orderdep.analysis.repair.verify import patchset
+    from orderdep.errors import OutOfTime
+
+    def fake_verify(verifier: Any, changes: Any, targets: Any, **options: Any) -> Verification:
+        if len(changes) == 3:
+            return Verification(ok=False, problems=["t::c failed in random order 1 (seed 0)"])
+        if len(changes) == 2:
+            raise OutOfTime("the budget ended: no more orders are started")
+        return Verification(ok=True, orders_run=4)
+
+    monkeypatch.setattr(patchset, "merged_changes", lambda p, ins: {str(i): ("", "") for i in ins})
+    monkeypatch.setattr(patchset, "verify_set", fake_verify)
+    found = patchset.holding_set(
+        cast(Any, None), tmp_path, {"a": ["a"], "b": ["b"], "c": ["c"]},
+        {"a": [], "b": [], "c": []},  # type: ignore[dict-item]
+    )  # fmt: skip
+    assert found.kept == ["a"]
+    unchecked = "not checked with the others (the budget ended)"
+    assert found.left_out == {"b": unchecked, "c": unchecked}

@@ -88,12 +88,21 @@ def check_set(
         for f in patches
     }
     progress_line(f"verifying the {len(patches)} patch(es) together")
-    found = holding_set(
-        repairer.verifier, project, patches, targets, seed=seed, random_orders=orders,
-        unrepaired=unrepaired,
-    )  # fmt: skip
+    try:
+        found = holding_set(
+            repairer.verifier, project, patches, targets, seed=seed, random_orders=orders,
+            unrepaired=unrepaired,
+        )  # fmt: skip
+    except OutOfTime:  # each verified alone; together, unchecked: said, kept out
+        click.echo(
+            f"patch set: the budget ended before the {len(patches)} patches were checked "
+            "together; none is applied (each is in its own file); rerun with a larger --budget"
+        )
+        return [], {}, {f: "not checked with the others (the budget ended)" for f in patches}
     tests = sum(len(targets[f]) for f in found.kept)
     where = f"the original order, every failing order, {orders} random orders, seed {seed}"
+    if found.cut:
+        where += f"; {found.cut}"
     if not found.left_out:
         click.echo(
             f"patch set: {len(found.kept)} patch(es) for {tests} OD test(s) hold together in "
@@ -140,7 +149,10 @@ def retry_left_out(
         seen = _random_order(why, list(repairer.engine.suite.ids), finding.test)
         if seen is None:
             continue
-        again = repair_again(repairer, finding, result, seen, progress_line)
+        try:
+            again = repair_again(repairer, finding, result, seen, progress_line)
+        except OutOfTime:  # the budget ended
+            break
         if again.fix is None:
             click.echo(
                 f"  {finding.test} not repaired again: {' | '.join(again.notes) or 'no candidate'}"
@@ -173,7 +185,11 @@ def share_setups(
     if sum(r.fix is not None for r in fixed) < 2:
         return
     progress_line("looking for the same block in several tests of one class")
-    for moved in hoist_blocks(repairer.verifier, project, fixed):
+    try:
+        hoisted = hoist_blocks(repairer.verifier, project, fixed)
+    except OutOfTime:  # the budget ended: each keeps its own block
+        return
+    for moved in hoisted:
         into = "its setUp" if moved.place == "setUp" else f"an autouse fixture ({moved.place})"
         click.echo(
             f"shared: the block inserted into {len(moved.tests)} tests of {moved.where} goes "

@@ -313,20 +313,22 @@ def fix(
         def patch_of(function: str) -> Path:
             return patches / patch_name(function, strategy)
 
-        share_setups(repairer, project, fixed, entries, patch_of)
-        kept, changes, left_out = check_set(
-            repairer, project, fixed, by_function, seed, set_orders, unrepaired
-        )
-        findings = {function_id(f.test): f for f, _ in done}
-        retried = (
-            retry_left_out(repairer, left_out, by_function, findings, entries, patch_of)
-            if left_out and not limit.stopped
-            else []
-        )
-        if retried:
+        left_s = limit.left()  # the set's checks end with the budget too
+        with runs_until(None if left_s is None else time.monotonic() + left_s):
+            share_setups(repairer, project, fixed, entries, patch_of)
             kept, changes, left_out = check_set(
                 repairer, project, fixed, by_function, seed, set_orders, unrepaired
             )
+            findings = {function_id(f.test): f for f, _ in done}
+            retried = (
+                retry_left_out(repairer, left_out, by_function, findings, entries, patch_of)
+                if left_out and not limit.stopped
+                else []
+            )
+            if retried:
+                kept, changes, left_out = check_set(
+                    repairer, project, fixed, by_function, seed, set_orders, unrepaired
+                )
         held = len(kept) == len(by_function)
         set_file = patches / SET_PATCH
         set_file.unlink(missing_ok=True)  # an earlier run's set may no longer hold

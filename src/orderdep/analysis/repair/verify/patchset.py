@@ -167,8 +167,18 @@ def verify_set(
                 if not verifier.same_suite(engine):
                     out.problems.append("the patched project collects different tests")
                     return out
-                for where, order in set_orders(suite, targets, seed, random_orders):
-                    result = engine.run(order)
+                planned = set_orders(suite, targets, seed, random_orders)
+                fixed = len(planned) - random_orders  # the original and failing orders
+                for where, order in planned:
+                    try:
+                        result = engine.run(order)
+                    except OutOfTime:
+                        if out.orders_run < fixed:
+                            raise
+                        # every fixed order held: the random ones run are said, not claimed
+                        done = out.orders_run - fixed
+                        out.cut = f"the budget ended after {done} of {random_orders} random orders"
+                        break
                     out.orders_run += 1
                     # OD tests left unrepaired may fail in other orders than the original
                     skip = allowed | ignore if order == suite else allowed | ignore | others
@@ -203,6 +213,7 @@ class HoldingSet:
     left_out: dict[str, str]  # key -> what went wrong with it added
     changes: Changes  # the kept patches applied together
     orders_run: int
+    cut: str = ""  # what the budget left out of the last check that held
 
 
 def holding_set(
@@ -224,6 +235,7 @@ def holding_set(
     keys = list(patches)
     spent = 0
     others = None if unrepaired is None else set(unrepaired)
+    cut = [""]
 
     def attempt(chosen: Sequence[str]) -> tuple[Optional[Changes], str]:
         nonlocal spent
@@ -238,19 +250,25 @@ def holding_set(
             random_orders=random_orders, unrepaired=skipped,
         )  # fmt: skip
         spent += check.orders_run
+        if check.ok:
+            cut[0] = check.cut
         return (changes, "") if check.ok else (None, "; ".join(check.problems[:3]))
 
     changes, _ = attempt(keys)
     if changes is not None:
-        return HoldingSet(keys, {}, changes, spent)
+        return HoldingSet(keys, {}, changes, spent, cut[0])
     kept: list[str] = []
     left_out: dict[str, str] = {}
     best: Changes = {}
-    for key in keys:
-        tried, why = attempt([*kept, key])
+    for i, key in enumerate(keys):
+        try:
+            tried, why = attempt([*kept, key])
+        except OutOfTime:  # what is kept held; the rest was not checked
+            left_out.update({k: "not checked with the others (the budget ended)" for k in keys[i:]})
+            break
         if tried is None:
             left_out[key] = why
         else:
             kept.append(key)
             best = tried
-    return HoldingSet(kept, left_out, best, spent)
+    return HoldingSet(kept, left_out, best, spent, cut[0])

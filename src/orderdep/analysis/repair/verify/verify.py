@@ -59,6 +59,7 @@ class Verification:
     ignored: list[str] = field(default_factory=list)  # nondeterministic tests that flipped
     # with keep_going: the targets' tests that still failed in one of their orders
     still_failing: list[str] = field(default_factory=list)
+    cut: str = ""  # orders the budget left out of a set check that held in the rest
 
     def summary(self) -> str:
         if self.ok:

@@ -202,10 +202,15 @@ def _install_mode(project: dict[str, Any]) -> list[str]:
 
 def venv_env(python: Path) -> dict[str, str]:
     """The environment of an activated venv: its bin first on PATH, ``VIRTUAL_ENV`` set
-    (tests that start the project's console scripts find them)."""
+    (tests that start the project's console scripts find them), and a ``TMPDIR`` of the
+    project's own beside the venv: a suite that cleans up the temporary directory (some
+    remove every directory they find there) reaches nothing of the machine's."""
     env = dict(os.environ)
     env["PATH"] = f"{python.parent}{os.pathsep}{env.get('PATH', '')}"
     env["VIRTUAL_ENV"] = str(python.parent.parent)
+    tmp = python.parent.parent.parent / "tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    env["TMPDIR"] = str(tmp)
     return env
 
 
@@ -246,7 +251,7 @@ def plain(
     """One fresh ``python -m pytest -p no:randomly`` process running ``order``."""
     cmd = [str(python), "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-q",
            "-rA", *args, *order]  # fmt: skip
-    return sh(cmd, cwd=source, timeout=timeout, env=env)
+    return sh(cmd, cwd=source, timeout=timeout, env=env or venv_env(python))
 
 
 def outcomes(run: subprocess.CompletedProcess[str]) -> dict[str, str]:

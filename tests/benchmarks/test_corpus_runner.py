@@ -272,3 +272,14 @@ def test_outcomes_are_read_for_ids_with_spaces() -> None:
         "tests/test_ci.py::test_yaml_ci[with yaml]": "FAILED",
         "tests/test_ci.py::test_setup": "ERROR",
     }
+
+
+def test_a_projects_suite_gets_a_temporary_directory_of_its_own(tmp_path: Path) -> None:
+    import realsetup
+
+    python = tmp_path / "work" / "proj" / "venv" / "bin" / "python"
+    env = realsetup.venv_env(python)
+    # a suite that empties its temporary directory reaches only its own
+    assert env["TMPDIR"] == str(tmp_path / "work" / "proj" / "tmp")
+    assert (tmp_path / "work" / "proj" / "tmp").is_dir()
+    assert env["VIRTUAL_ENV"] == str(python.parent.parent)

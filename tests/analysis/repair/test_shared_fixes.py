@@ -109,34 +109,45 @@ def test_a_block_fixing_several_tests_of_a_pytest_class_goes_into_a_fixture_of_t
         assert set(outcome.values()) == {"passed"}, outcome
 
 
-@pytest.mark.slow
-def test_brittles_of_one_state_setter_take_the_first_ones_setup_and_share_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    root = tmp_path / "p"
+SETTER = "tests/test_api.py::TestConnect::test_connect"
+
+
+def _fix_brittles(
+    root: Path, client: str, checks: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[str], str]:
+    """A project whose ``TestApi`` tests (name -> assertion) are brittles of
+    ``TestConnect.test_connect`` (``client.connect()``), fixed with ``fix --apply``:
+    the brittles' ids and fix's progress lines."""
     (root / "tests").mkdir(parents=True)
-    (root / "client.py").write_text("SESSION = {}\n\ndef connect():\n    SESSION['on'] = True\n")
+    (root / "client.py").write_text(client)
     (root / "tests/__init__.py").write_text("")
-    body = "".join(
-        f"\n    def test_{name}(self):\n        self.assertTrue(client.SESSION.get('on'))\n"
-        for name in ("list", "get", "put")
-    )
+    body = "".join(f"\n    def test_{n}(self):\n        {c}\n" for n, c in checks.items())
     (root / "tests/test_api.py").write_text(
         "import unittest\n\nimport client\n\n\nclass TestConnect(unittest.TestCase):\n"
         "    def test_connect(self):\n        client.connect()\n\n\n"
         f"class TestApi(unittest.TestCase):{body}",
         encoding="utf-8",
     )
-    setter = "tests/test_api.py::TestConnect::test_connect"
-    brittles = [f"tests/test_api.py::TestApi::test_{n}" for n in ("list", "get", "put")]
-    findings = [ODFinding(b, "brittle", state_setters=[setter]) for b in brittles]
+    brittles = [f"tests/test_api.py::TestApi::test_{n}" for n in checks]
+    findings = [ODFinding(b, "brittle", state_setters=[SETTER]) for b in brittles]
     save_report(root / ".orderdep/report.json",
-                Report(str(root), [setter, *brittles], findings))  # fmt: skip
+                Report(str(root), [SETTER, *brittles], findings))  # fmt: skip
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         assert main(["fix", str(root), "--apply"]) == 0, out.getvalue()
-    progress = err.getvalue()
+    return brittles, err.getvalue()
+
+
+@pytest.mark.slow
+def test_brittles_of_one_state_setter_take_the_first_ones_setup_and_share_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "p"
+    on = "self.assertTrue(client.SESSION.get('on'))"
+    client = "SESSION = {}\n\ndef connect():\n    SESSION['on'] = True\n"
+    brittles, progress = _fix_brittles(root, client, dict.fromkeys(("list", "get", "put"), on),
+                                       monkeypatch)  # fmt: skip
     assert f"debugging {brittles[0]}" in progress
     for later in brittles[1:]:  # the first one's set-up, moved: verified, not debugged
         assert f"debugging {later}" not in progress, progress
@@ -160,34 +171,17 @@ def test_a_brittle_the_shared_set_up_does_not_repair_is_left_out_of_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tmp_path / "p"
-    (root / "tests").mkdir(parents=True)
-    (root / "client.py").write_text(
+    client = (
         "SESSION = {}\nSTATS = {}\n\ndef connect():\n    SESSION['on'] = True\n    STATS['n'] = 1\n"
     )
-    (root / "tests/__init__.py").write_text("")
+    on = "self.assertTrue(client.SESSION.get('on'))"
     checks = {
-        "list": "self.assertTrue(client.SESSION.get('on'))",
-        "get": "self.assertTrue(client.SESSION.get('on'))",
+        "list": on,
+        "get": on,
         "count": "self.assertEqual(client.STATS.get('n'), 1)",  # needs other state
-        "put": "self.assertTrue(client.SESSION.get('on'))",
+        "put": on,
     }
-    body = "".join(f"\n    def test_{n}(self):\n        {c}\n" for n, c in checks.items())
-    (root / "tests/test_api.py").write_text(
-        "import unittest\n\nimport client\n\n\nclass TestConnect(unittest.TestCase):\n"
-        "    def test_connect(self):\n        client.connect()\n\n\n"
-        f"class TestApi(unittest.TestCase):{body}",
-        encoding="utf-8",
-    )
-    setter = "tests/test_api.py::TestConnect::test_connect"
-    brittles = [f"tests/test_api.py::TestApi::test_{n}" for n in checks]
-    findings = [ODFinding(b, "brittle", state_setters=[setter]) for b in brittles]
-    save_report(root / ".orderdep/report.json",
-                Report(str(root), [setter, *brittles], findings))  # fmt: skip
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        assert main(["fix", str(root), "--apply"]) == 0, out.getvalue()
-    progress = err.getvalue()
+    brittles, progress = _fix_brittles(root, client, checks, monkeypatch)
     assert "for 3 other brittle(s) of its state-setter at once" in progress, progress
     assert "verifying the set-up for the 2 brittle(s) it may repair" in progress, progress
     count = "tests/test_api.py::TestApi::test_count"

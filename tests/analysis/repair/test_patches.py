@@ -347,3 +347,22 @@ def test_a_statement_that_does_not_parse_is_a_usage_error_not_a_crash() -> None:
     ins = Insertion("tests/test_a.py::test_one", ("monkeypatch.setitem(obj, :, [])",))
     with pytest.raises(UsageError, match="does not parse"):
         apply_insertion("def test_one():\n    pass\n", ins)
+
+
+def test_a_file_with_dos_line_ends_keeps_them(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    source = "import os\r\n\r\n\r\ndef test_one():\r\n    assert os.sep\r\n"
+    (tmp_path / "tests" / "test_a.py").write_bytes(source.encode())
+    ins = Insertion("tests/test_a.py::test_one", ("os.environ.pop('APP_MODE', None)",))
+    ((old, new),) = apply_insertions(tmp_path, [ins]).values()
+    assert old == source
+    assert new.count("\r\n") == new.count("\n")  # every line still ends with \r\n
+    diff = unified_diff(apply_insertions(tmp_path, [ins]))
+    # only the inserted line is new: no line of the file shows as changed
+    added = [
+        line for line in diff.split("\n") if line.startswith("+") and not line.startswith("+++")
+    ]
+    assert added == ["+    os.environ.pop('APP_MODE', None)\r"]
+    assert not [
+        line for line in diff.split("\n") if line.startswith("-") and not line.startswith("---")
+    ]

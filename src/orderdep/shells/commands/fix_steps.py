@@ -29,7 +29,12 @@ from orderdep.analysis.repair.verify.sharing import (
     moved_setups,
     shared_fixes,
 )
-from orderdep.analysis.repair.write.patches import Changes, apply_insertions, unified_diff
+from orderdep.analysis.repair.write.patches import (
+    Changes,
+    apply_insertions,
+    dos_newlines,
+    unified_diff,
+)
 from orderdep.core.report import ODFinding, Report, save_report
 from orderdep.errors import OutOfTime
 from orderdep.shells.commands.debug_cmds import progress_line, report_file
@@ -239,7 +244,7 @@ def restore_originals(project: Path, originals: Originals) -> None:
         if text is None:
             path.unlink(missing_ok=True)
         else:
-            path.write_text(text, encoding="utf-8")
+            path.write_text(dos_newlines(path, text), encoding="utf-8")
     originals.clear()
 
 

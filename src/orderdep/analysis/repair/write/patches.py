@@ -299,7 +299,29 @@ def apply_insertions(
                     raise UsageError(f"cannot read {rel!r}: {exc.strerror or exc}") from None
             texts[rel] = originals[rel] = text
         texts[rel] = apply_insertion(texts[rel], ins)
-    return {rel: (originals[rel], texts[rel]) for rel in texts if texts[rel] != originals[rel]}
+    # the texts are read with universal newlines; a file written with \r\n keeps them,
+    # in the changes, the diff and the files written (else every line would change)
+    return {
+        rel: (dos_newlines(project / rel, originals[rel]), dos_newlines(project / rel, texts[rel]))
+        for rel in texts
+        if texts[rel] != originals[rel]
+    }
+
+
+def uses_crlf(path: Path) -> bool:
+    """Whether the file at ``path`` ends its lines with ``\r\n``."""
+    try:
+        with open(path, "rb") as fh:
+            return b"\r\n" in fh.read(65536)
+    except OSError:
+        return False
+
+
+def dos_newlines(path: Path, text: str) -> str:
+    """``text`` (read with universal newlines) with the line ends of the file at ``path``."""
+    if "\r\n" in text or not uses_crlf(path):
+        return text
+    return text.replace("\n", "\r\n")
 
 
 def unified_diff(changes: Mapping[str, tuple[str, str]]) -> str:

@@ -192,6 +192,26 @@ def test_an_order_answered_without_running_still_sets_the_pace() -> None:
     assert clock.now == 0.0
 
 
+def test_a_short_order_costs_at_least_what_an_order_costs_beyond_its_tests() -> None:
+    """A fresh pytest per order spends seconds starting and collecting before any test:
+    with less than that left, even an order of one test is not started."""
+    from orderdep.core.outcomes import TestResult
+
+    clock = Clock()
+    recorded = Recorded()
+    whole = model().run(SUITE.ids[:10])
+    whole.wall_seconds = 12.0  # 10 tests of 0.2 s each, and 10 s of start-up
+    whole.results = [TestResult(r.test, r.outcome, 0.2, r.message) for r in whole.results]
+    recorded.runs[tuple(SUITE.ids[:10])] = [whole]
+    budget = Budget(6.0, clock)
+    executor = BudgetedExecutor(ReplayExecutor(model(), recorded, clock), budget, jobs=1)
+    executor.run_many([SUITE.ids[:10]])  # answered at once: its cost is known, not spent
+    assert executor.pace() == pytest.approx(1.2)  # 1.2 s per test: 2.4 s for two tests
+    with pytest.raises(BudgetExhausted, match="budget"):
+        executor.run_many([SUITE.ids[10:12]])  # but 10 s at least, 6 s left: not started
+    assert clock.now == 0.0
+
+
 def test_a_search_with_nothing_found_gets_all_but_the_reserve_for_a_late_find() -> None:
     clock = Clock()  # one second per order of one test: a whole order costs len(SUITE) s
     budget = Budget(1000.0, clock)

@@ -147,6 +147,9 @@ class BudgetedExecutor:
         self.jobs = max(1, jobs)
         self._spent = 0.0  # budget seconds spent in the wrapped executor
         self._executions = 0  # test executions it ran in that time
+        # what the latest order cost beyond its tests' own time (a fresh pytest's start-up
+        # and collection): every order costs at least that, however short
+        self._overhead = 0.0
 
     @property
     def suite(self) -> Suite:
@@ -175,7 +178,9 @@ class BudgetedExecutor:
 
     def _fitting(self, orders: Sequence[Sequence[str]]) -> int:
         """How many of ``orders`` (at least one) to start now; raises when not even the
-        first is expected to finish within the budget."""
+        first is expected to finish within the budget. An order is expected to take its
+        tests at the pace so far, and never less than what the latest order took beyond
+        its tests (a fresh pytest of two tests still collects the whole suite)."""
         self.budget.check()
         left = self.budget.left()
         if left is None or not self._executions:
@@ -183,7 +188,7 @@ class BudgetedExecutor:
         pace = self._spent / self._executions
         expected, n = 0.0, 0
         for order in orders:
-            expected += len(order) * pace
+            expected += max(len(order) * pace, self._overhead)
             if expected > left:
                 break
             n += 1
@@ -222,6 +227,9 @@ class BudgetedExecutor:
             ran_for = sum(r.wall_seconds for r in results) / self.jobs
             self._spent += max(self.budget.clock() - began, ran_for)
             self._executions += sum(len(o) for o in batch)
+            for r in results:
+                if r.wall_seconds > 0:
+                    self._overhead = max(0.0, r.wall_seconds - sum(t.duration for t in r.results))
             start += size
         return out
 

@@ -14,7 +14,7 @@ import pytest
 from orderdep.core.outcomes import Outcome, TestResult
 from orderdep.engine import timeouts
 from orderdep.engine.testclock import TestClock
-from orderdep.engine.timeouts import PROBE_SLACK, TimeoutPolicy, probe_slack
+from orderdep.engine.timeouts import PROBE_SLACK, TimeoutPolicy
 
 if TYPE_CHECKING:
     from conftest import EngineFactory, ProjectWriter
@@ -106,9 +106,15 @@ def test_a_probe_gives_every_test_more_time(tmp_path: Path) -> None:
     started = time.monotonic() - 1.0
     _emit(events, event="start", index=0, test="t", t=started)
     assert TestClock(events, TimeoutPolicy(0.5), startup=0.0).overdue()
-    slack = probe_slack(object())
-    assert slack == PROBE_SLACK and probe_slack(None) == 0.0
-    assert not TestClock(events, TimeoutPolicy(0.5), startup=0.0, extra=slack).overdue()
+    policy = TimeoutPolicy(0.5)
+    slack = policy.slack_for(object())
+    assert slack == PROBE_SLACK and policy.slack_for(None) == 0.0
+    assert not TestClock(events, policy, startup=0.0, extra=slack).overdue()
+    # once an order with a probe overran even that, the probe hangs there: no more slack
+    policy.probe_ran([TestResult("t", Outcome.PASSED)])
+    assert policy.slack_for(object()) == PROBE_SLACK
+    policy.probe_ran([TestResult("t", Outcome.TIMEOUT)])
+    assert policy.slack_for(object()) == 0.0
 
 
 def test_a_torn_last_line_is_read_once_complete(tmp_path: Path) -> None:

@@ -31,13 +31,10 @@ UNSEEN = 60.0
 # Before the first test starts (interpreter start-up, imports, collection).
 STARTUP = 300.0
 # Added to every limit of an order run with a probe: capturing the state around a test
-# (a module-level data set of thousands of arrays) can take far longer than the test.
-PROBE_SLACK = 60.0
-
-
-def probe_slack(probe: object) -> float:
-    """Seconds added to each limit of an order run with ``probe`` (None: none)."""
-    return PROBE_SLACK if probe is not None else 0.0
+# (a module-level data set of thousands of arrays) can take far longer than the test. Once
+# an order with a probe overran even that, the probe is taken to hang there, and later
+# orders get no slack: it would only make each of them wait longer.
+PROBE_SLACK = 30.0
 
 
 class TimeoutPolicy:
@@ -51,6 +48,16 @@ class TimeoutPolicy:
         self._slowest = 0.0
         self._hung: set[str] = set()
         self._lock = threading.Lock()
+        self.probe_extra = PROBE_SLACK  # see PROBE_SLACK
+
+    def slack_for(self, probe: object) -> float:
+        """Seconds added to each limit of an order run with ``probe`` (None: none)."""
+        return self.probe_extra if probe is not None else 0.0
+
+    def probe_ran(self, results: Iterable[TestResult]) -> None:
+        """An order with a probe ended: one that overran its limits ends the slack."""
+        if any(r.outcome is Outcome.TIMEOUT for r in results):
+            self.probe_extra = 0.0
 
     def learn(self, results: Iterable[TestResult]) -> None:
         """Remember the duration of every test that finished (not killed, not skipped over)."""

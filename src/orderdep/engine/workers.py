@@ -38,7 +38,7 @@ from orderdep.engine.protocol import (
 )
 from orderdep.engine.sandbox import Sandbox, empty_dir
 from orderdep.engine.testclock import TestClock
-from orderdep.engine.timeouts import TimeoutPolicy, probe_slack
+from orderdep.engine.timeouts import TimeoutPolicy
 from orderdep.errors import EngineError
 
 
@@ -185,14 +185,17 @@ class SubprocessWorker(_WorkerBase):
                     cwd=self.sandbox.tree,
                     env=self._env(control),
                     log=log,
-                    clock=TestClock(events, self.policy, extra=probe_slack(probe)),
+                    clock=TestClock(events, self.policy, extra=self.policy.slack_for(probe)),
                     on_start=self._started,
                 )
             finally:
                 self._ended()
         # A started test without a result: the process died (or was killed).
         control.unlink(missing_ok=True)
-        return self._finish(order, events, died, started)
+        result = self._finish(order, events, died, started)
+        if probe is not None:
+            self.policy.probe_ran(result.results)
+        return result
 
     def close(self, kill: bool = False) -> None:
         pass
@@ -319,12 +322,15 @@ class ForkWorker(_WorkerBase):
         started = time.perf_counter()
         self._begin()
         try:
-            died, status_msg = self._order(request, events, probe_slack(probe))
+            died, status_msg = self._order(request, events, self.policy.slack_for(probe))
         finally:
             self._ended()
         if status_msg is None:
             raise EngineError(f"the fork server died:\n{self._log_tail()[-3000:]}")
-        return self._finish(order, events, died or Outcome.CRASHED, started)
+        result = self._finish(order, events, died or Outcome.CRASHED, started)
+        if probe is not None:
+            self.policy.probe_ran(result.results)
+        return result
 
     def _order(
         self, request: dict[str, Any], events: Path, extra: float = 0.0

@@ -54,6 +54,7 @@ from orderdep.errors import OrderdepError, UsageError
 
 PROBE_MODULE = "orderdep.analysis.repair.locate.debug_probe"
 MAX_RESTORES = 60
+MAX_DDMIN_RUNS = 120  # runs delta debugging may take to shrink the roots restored together
 # Restore experiments try likely culprits first (003 §3.1 looks at static fields).
 KIND_ORDER = (
     "global", "classattr", "fixture", "cache", "env", "file", "cwd", "syspath", "sysargv", "decimal", "sysmodule",
@@ -262,6 +263,10 @@ def _split_objects(runs: _Runs, out: DebugResult, ensure: list[str], max_restore
         _isolate(runs, out, parts, max_restores)
 
 
+class _TooManyRuns(Exception):
+    """Delta debugging over the differing roots ran out of its runs."""
+
+
 def _isolate(runs: _Runs, out: DebugResult, roots: Sequence[RootInfo], max_restores: int) -> None:
     """Restore roots one at a time (Figure 2, lines 20-24), then a minimal set."""
     # A victim is fixed by restoring in the failing order; a brittle breaks when its
@@ -274,30 +279,44 @@ def _isolate(runs: _Runs, out: DebugResult, roots: Sequence[RootInfo], max_resto
         return outcome.is_pass if out.kind == "victim" else outcome.is_failure
 
     names = [r.name for r in roots]
-    if len(names) > max_restores:
-        # too many to restore one at a time: restore them all at once, and when that
-        # explains the outcome, halve the set down to a minimal one (group testing)
-        runs.progress(f"restoring all {len(names)} differing roots together")
-        try:
-            found = ddmin(names, effect)
-        except DDMinPreconditionError:
-            found = []
-        if len(found) == 1:
-            out.polluted.extend(found)
-            return
-        if found:
-            out.together = found
-            return
-        out.notes.append(f"{len(roots)} roots differ; tried restoring the first {max_restores}")
     candidates = names[:max_restores]
     for name in candidates:
         runs.progress(f"restoring {name}")
         if effect([name]):
             out.polluted.append(name)
-    if out.polluted or len(candidates) < 2:
+    if out.polluted:
         return
-    runs.progress("restoring all differing roots together")
+    # none alone explains it: restore them together and halve the set down to a minimal
+    # one (every root that differs, also those past the first MAX_RESTORES)
+    pool = names if len(names) > max_restores else candidates
+    if len(names) > max_restores:
+        out.notes.append(
+            f"{len(roots)} roots differ; restored the first {max_restores} one at a time, "
+            "then all of them together"
+        )
+    if len(pool) < 2:
+        return
+    runs.progress(f"restoring all {len(pool)} differing roots together")
+    calls = [0]
+
+    def bounded(roots: Sequence[str]) -> bool:
+        calls[0] += 1
+        if calls[0] > MAX_DDMIN_RUNS:
+            raise _TooManyRuns
+        return effect(roots)
+
     try:
-        out.together = ddmin(candidates, effect)
+        found = ddmin(pool, bounded)
     except DDMinPreconditionError:
         out.notes.append("restoring every differing root together does not change the outcome")
+        return
+    except _TooManyRuns:
+        out.notes.append(
+            f"restoring the differing roots together explains it, but no minimal set was "
+            f"found within {MAX_DDMIN_RUNS} runs"
+        )
+        return
+    if len(found) == 1:
+        out.polluted.extend(found)
+    else:
+        out.together = found

@@ -185,9 +185,12 @@ def test_randomly_seed_then_last_after_the_real_failing_run_and_its_hint(
     code, out, _ = cli("why", CACHE_EMPTY, shop, "--randomly-seed", seed, *FAST)
     assert code == 0 and f"victim of: {LOGIN}" in out
     assert "fails in the order of --randomly-seed" in out
-    # the run printed the command for its first failing test; it works from where pytest ran
-    (hint,) = [x for x in run.stdout.splitlines() if x.startswith("orderdep: ")]
-    assert hint.startswith("orderdep: find why it failed in this order: orderdep why ")
+    # the run printed a command for each failing test; the first works from where pytest ran
+    hints = [x for x in run.stdout.splitlines() if x.startswith("orderdep: ")]
+    assert hints and all(
+        h.startswith("orderdep: find why it failed in this order: orderdep why ") for h in hints
+    )
+    hint = hints[0]
     command = hint.split(": ", 2)[2]
     argv = shlex.split(command)
     assert argv[3:] == ["--last"] and f"FAILED {argv[2]}" in run.stdout

@@ -30,6 +30,7 @@ from orderdep.analysis.repair.write.patches import function_path
 from orderdep.core.report import ODFinding
 from orderdep.errors import UsageError
 
+BATCHED = "its set-up was verified with an earlier brittle's"
 MIN_BATCH = 2  # fewer brittles than this: their own verification costs the same
 ROUNDS = 2  # verifications dropping the brittles the set-up leaves failing
 
@@ -61,6 +62,7 @@ def setups_for_many(
     if ahead is not None and group in ahead.tried:
         return {}
     moved: list[tuple[ODFinding, Fix, Target]] = []
+    full_targets: dict[str, Target] = {}
     for other in pending:
         if other.test == finding.test or other.kind != "brittle":
             continue
@@ -75,6 +77,7 @@ def setups_for_many(
         # its failing orders and one passing order: the set check later runs the rest
         target = Target(full.test, full.failing_orders, full.passing_orders[:1])
         moved.append((other, fixes[0], target))
+        full_targets[other.test] = full
     if len(moved) < MIN_BATCH:
         return {}
     if ahead is not None:
@@ -99,9 +102,13 @@ def setups_for_many(
         progress(f"the set-up does not hold for them together: {said}")
         return {}
     out: dict[str, FixResult] = {}
-    for other, f, target in moved:
+    for other, f, _ in moved:
         shared = dataclasses.replace(f, test=other.test, verification=check)
-        out[other.test] = FixResult(other.test, "brittle", fix=shared, target=target)
+        # the full target: the check of the patch set runs its other passing orders
+        out[other.test] = FixResult(
+            other.test, "brittle", fix=shared, target=full_targets[other.test], batched=True,
+            notes=[BATCHED],
+        )  # fmt: skip
     return out
 
 
@@ -121,4 +128,4 @@ def _verify(
     return repairer.verifier.verify(changes, targets[0], also=targets[1:], keep_going=keep_going)
 
 
-__all__ = ["MIN_BATCH", "ROUNDS", "Ahead", "setups_for_many"]
+__all__ = ["BATCHED", "MIN_BATCH", "ROUNDS", "Ahead", "setups_for_many"]

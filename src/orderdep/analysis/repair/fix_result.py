@@ -52,6 +52,7 @@ class FixResult:
     verified: int = 0  # candidates run through verification
     target: Optional[Target] = None  # the orders the fix was verified in
     reproduced: bool = True  # False: it passed in its failing order, nothing to fix
+    batched: bool = False  # its set-up was verified together with an earlier brittle's
 
 
 def apply_fix(project: Path, fix: Fix) -> list[str]:

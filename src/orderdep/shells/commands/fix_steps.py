@@ -296,9 +296,7 @@ def repair_one(
     ``--apply`` wrote it already, when it was shared."""
     result: Optional[FixResult] = None
     if ahead and finding.test in ahead.ready and (earlier is None or earlier.fix is None):
-        result = ahead.ready.pop(finding.test)
-        result.notes.append(BATCHED)
-        return result, None
+        return ahead.ready.pop(finding.test), None
     if earlier is not None and earlier.fix is not None:
         result = repairer.reuse(finding, earlier.fix)
     if result is None:  # one patch per polluted state
@@ -316,9 +314,6 @@ def repair_one(
     return result, None
 
 
-BATCHED = "its set-up was verified with an earlier brittle's"
-
-
 def set_up_ahead(
     repairer: Repairer,
     finding: ODFinding,
@@ -328,7 +323,7 @@ def set_up_ahead(
 ) -> None:
     """When ``result`` is a brittle's new set-up, the later brittles of its state-setter
     it repairs too, verified at once (:mod:`~orderdep.analysis.repair.batch`)."""
-    if result.fix is None or finding.kind != "brittle" or BATCHED in result.notes:
+    if result.fix is None or finding.kind != "brittle" or result.batched:
         return  # a set-up verified ahead was tried for the others already
     rest = [f for f in later if f.test not in ahead.ready]
     try:

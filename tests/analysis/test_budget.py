@@ -212,6 +212,32 @@ def test_a_short_order_costs_at_least_what_an_order_costs_beyond_its_tests() -> 
     assert clock.now == 0.0
 
 
+def test_a_probed_orders_start_up_is_not_expected_of_a_plain_order() -> None:
+    """A probed order (traced, in a fresh process) costs seconds beyond its tests that a
+    plain order (a fork) does not: the floor is kept per kind, so a short plain order
+    still starts with little budget left while another probed one does not."""
+    from orderdep.core.outcomes import TestResult
+    from orderdep.engine.probe import ProbeSpec
+
+    clock = Clock()
+    recorded = Recorded()
+    whole = model().run(SUITE.ids[:20])
+    whole.wall_seconds = 14.0  # 20 tests of 0.2 s each, and 10 s of tracing start-up
+    whole.results = [TestResult(r.test, r.outcome, 0.2, r.message) for r in whole.results]
+    recorded.runs[tuple(SUITE.ids[:20])] = [whole]
+    budget = Budget(6.0, clock)
+    executor = BudgetedExecutor(ReplayExecutor(model(), recorded, clock), budget, jobs=1)
+    probe = ProbeSpec("orderdep.analysis.state.probe")
+    executor.run_many([SUITE.ids[:20]], probe=probe)  # answered at once: cost known
+    assert executor.pace() == pytest.approx(0.7)  # 1.4 s for two tests
+    with pytest.raises(BudgetExhausted, match="budget"):
+        executor.run_many([SUITE.ids[20:22]], probe=probe)  # 10 s at least: not started
+    assert clock.now == 0.0
+    budget.stop_reason = None
+    executor.run_many([SUITE.ids[20:22]])  # plain: no start-up measured, started
+    assert clock.now > 0.0
+
+
 def test_a_search_with_nothing_found_gets_all_but_the_reserve_for_a_late_find() -> None:
     clock = Clock()  # one second per order of one test: a whole order costs len(SUITE) s
     budget = Budget(1000.0, clock)

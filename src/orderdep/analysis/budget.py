@@ -148,8 +148,9 @@ class BudgetedExecutor:
         self._spent = 0.0  # budget seconds spent in the wrapped executor
         self._executions = 0  # test executions it ran in that time
         # what the latest order cost beyond its tests' own time (a fresh pytest's start-up
-        # and collection): every order costs at least that, however short
-        self._overhead = 0.0
+        # and collection): every order costs at least that, however short. Kept apart for
+        # probed orders (traced, in a fresh process) and plain ones (often a fork).
+        self._overhead: dict[bool, float] = {}
 
     @property
     def suite(self) -> Suite:
@@ -176,19 +177,21 @@ class BudgetedExecutor:
         orders = LATE_FIND_ORDERS * pace * len(self.suite.ids) if pace is not None else 0.0
         return left - max((1 - share) * whole, orders)
 
-    def _fitting(self, orders: Sequence[Sequence[str]]) -> int:
+    def _fitting(self, orders: Sequence[Sequence[str]], probed: bool = False) -> int:
         """How many of ``orders`` (at least one) to start now; raises when not even the
         first is expected to finish within the budget. An order is expected to take its
-        tests at the pace so far, and never less than what the latest order took beyond
-        its tests (a fresh pytest of two tests still collects the whole suite)."""
+        tests at the pace so far, and never less than what the latest order of its kind
+        (probed or not) took beyond its tests (a fresh pytest of two tests still collects
+        the whole suite); a probed order before any was run: what a plain one took."""
         self.budget.check()
         left = self.budget.left()
         if left is None or not self._executions:
             return len(orders)
         pace = self._spent / self._executions
+        floor = self._overhead.get(probed, self._overhead.get(False, 0.0))
         expected, n = 0.0, 0
         for order in orders:
-            expected += max(len(order) * pace, self._overhead)
+            expected += max(len(order) * pace, floor)
             if expected > left:
                 break
             n += 1
@@ -207,7 +210,7 @@ class BudgetedExecutor:
         out: list[OrderResult] = []
         start = 0
         while start < len(orders):
-            size = self._fitting(orders[start : start + self.jobs * SLICE])
+            size = self._fitting(orders[start : start + self.jobs * SLICE], probe is not None)
             offset = start
 
             def done(i: int, result: OrderResult, _offset: int = offset) -> None:
@@ -229,7 +232,8 @@ class BudgetedExecutor:
             self._executions += sum(len(o) for o in batch)
             for r in results:
                 if r.wall_seconds > 0:
-                    self._overhead = max(0.0, r.wall_seconds - sum(t.duration for t in r.results))
+                    beyond = r.wall_seconds - sum(t.duration for t in r.results)
+                    self._overhead[probe is not None] = max(0.0, beyond)
             start += size
         return out
 

@@ -4,6 +4,8 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
+
 from orderdep.analysis.state.files import FileWatcher
 from orderdep.analysis.state.roots import diff
 
@@ -79,3 +81,22 @@ def test_in_place_changes_need_a_write_notice_or_a_full_scan(tmp_path: Path) -> 
     watcher.will_write(str(target))  # what the audit hook does before an open for writing
     target.write_text("changed again")
     assert diff(again, watcher.scan(full=False)) == ["file:c/three.txt"]
+
+
+def test_the_working_directory_a_test_moved_to_is_watched_relative_to_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    away = tmp_path / "basetemp" / "work0"
+    (away / "sub").mkdir(parents=True)
+    (away / "out.tsv").write_text("x")
+    (away / "sub" / "deep.txt").write_text("y")
+    monkeypatch.chdir(root)
+    watcher = FileWatcher(str(root), cwd=True)
+    assert not [n for n in watcher.scan() if "$CWD" in n]  # inside the project: its names
+    monkeypatch.chdir(away)
+    names = set(watcher.scan())
+    assert {"file:$CWD/out.tsv", "file:$CWD/sub/", "file:$CWD/sub/deep.txt"} <= names
+    assert watcher.path_of("file:$CWD/out.tsv") == str(away / "out.tsv")
+    assert not [n for n in FileWatcher(str(root)).scan() if "$CWD" in n]  # off by default

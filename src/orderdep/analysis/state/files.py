@@ -3,7 +3,10 @@
 PRADET (paper 001 §III-A) leaves external state out; in Python suites files are a common
 channel between tests, so we treat each file as a root named ``file:<relpath>`` (under the
 project rootdir), ``file:$TMP/<relpath>`` (temp dir) or ``file:~/<relpath>`` (HOME);
-directories end in ``/``. A file's fingerprint is its content hash when it is small
+directories end in ``/``. With ``cwd=True`` (repair's captures), the working directory too
+when a test moved it outside those (a session fixture's ``chdir`` into a directory of
+pytest's ``basetemp`` that tests write into): ``file:$CWD/<relpath>``, named relative to
+the working directory of the moment, so the same file has the same name in every process. A file's fingerprint is its content hash when it is small
 (rewriting the same bytes is no write) and ``size + mtime_ns`` otherwise. Content is only
 re-read when the stat changed or the file was opened for writing in this process (mtime
 resolution can hide two writes in a row).
@@ -53,6 +56,10 @@ EXCLUDED_SUFFIXES = (".pyc", ".pyo")
 # Top-level temp entries that belong to pytest (basetemp) or to orderdep's engine.
 EXCLUDED_TEMP_PREFIXES = ("pytest-of-", "orderdep-", "pytest-", "tmp-orderdep")
 
+CWD_PREFIX = "file:$CWD/"
+CWD_MAX_DEPTH = 4  # the working directory's scan: shallower and smaller than the project's
+CWD_MAX_FILES = 1000
+
 DIR_FP = hash("dir")
 _Child = tuple[str, str, bool]  # (root name, path, is a directory)
 ABSENT = None
@@ -95,7 +102,9 @@ class FileWatcher:
         hash_limit: int = 64 * 1024,
         max_files: int = 5000,
         max_depth: int = 12,
+        cwd: bool = False,
     ) -> None:
+        self.cwd = cwd
         watched = [Watched(normalise(rootdir), "file:")]
         for t in temp_dirs:
             watched.append(Watched(normalise(t), "file:$TMP/", temp_like=True))
@@ -138,7 +147,11 @@ class FileWatcher:
         return None
 
     def path_of(self, name: str) -> Optional[str]:
-        """The absolute path of a ``file:`` root name (inverse of :meth:`name_of`)."""
+        """The absolute path of a ``file:`` root name (inverse of :meth:`name_of`); a
+        ``file:$CWD/`` name is under the working directory of the moment."""
+        if name.startswith(CWD_PREFIX):
+            rel = name[len(CWD_PREFIX) :].rstrip("/")
+            return os.path.join(os.getcwd(), *rel.split("/")) if rel else os.getcwd()
         for w in sorted(self.watched, key=lambda w: len(w.prefix), reverse=True):
             if name.startswith(w.prefix):
                 rel = name[len(w.prefix) :].rstrip("/")
@@ -222,6 +235,8 @@ class FileWatcher:
                 out.pop(name + "/", None)
                 if fp is not None:
                     out[name + "/" if fp == DIR_FP else name] = fp
+        if self.cwd:
+            out.update(self._cwd_scan())
         for path, name in self._extra.items():
             if name not in out and name + "/" not in out:
                 fp = self.fingerprint_path(path)
@@ -229,6 +244,31 @@ class FileWatcher:
                     out[name + "/" if fp == DIR_FP else name] = fp
         self._dirty.clear()
         self._previous = dict(out)
+        return out
+
+    def _cwd_scan(self) -> dict[str, int]:
+        """The working directory's files as ``file:$CWD/`` roots, when it is outside every
+        watched directory or in an excluded part of one (pytest's ``basetemp``); bounded
+        by :data:`CWD_MAX_DEPTH` and :data:`CWD_MAX_FILES`, listed afresh each time."""
+        try:
+            here = normalise(os.getcwd())
+        except OSError:
+            return {}
+        if self.name_of(here) is not None or here == os.path.dirname(here):
+            return {}  # watched already (the project, say), or the file system's root
+        where = Watched(here, CWD_PREFIX)
+        out: dict[str, int] = {}
+        stack, left = [(here, "", 0)], CWD_MAX_FILES
+        while stack and left > 0:
+            directory, rel, depth = stack.pop()
+            children = self._list(where, directory, rel, out)
+            left -= len(children)
+            if depth < CWD_MAX_DEPTH:
+                stack += [
+                    (path, key[len(CWD_PREFIX) :], depth + 1)
+                    for key, path, is_dir in children
+                    if is_dir and path not in self._watched_paths and not self._is_venv(path)
+                ]
         return out
 
     def _list(self, w: Watched, directory: str, rel: str, out: dict[str, int]) -> list[_Child]:

@@ -71,6 +71,7 @@ class RootsConfig:
     temp_dirs: list[str] = field(default_factory=list)
     home: Optional[str] = None
     files: bool = True
+    cwd_files: bool = False  # the working directory's files when a test moved it (files.py)
     env_exclude: frozenset[str] = DEFAULT_ENV_EXCLUDE
     module_exclude: tuple[str, ...] = ("orderdep", *INTERNAL_MODULE_PREFIXES)
     max_nodes: int = 2000
@@ -121,6 +122,7 @@ class StateTracker:
                 home=config.home,
                 hash_limit=config.hash_limit,
                 max_files=config.max_files,
+                cwd=config.cwd_files,
             )
         self.owners: dict[int, set[str]] = {}
         self.partners: dict[str, set[str]] = {}

@@ -74,7 +74,9 @@ def _copy(value: Any) -> Any:
 def _files(config: Optional[RootsConfig]) -> FileWatcher:
     if config is None:
         raise UsageError("file roots need a RootsConfig (to know the rootdir); pass config=")
-    return FileWatcher(config.rootdir, temp_dirs=config.temp_dirs, home=config.home)
+    return FileWatcher(
+        config.rootdir, temp_dirs=config.temp_dirs, home=config.home, cwd=config.cwd_files
+    )
 
 
 def _fixture(name: str) -> tuple[bool, Any]:

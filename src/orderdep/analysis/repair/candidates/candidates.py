@@ -89,10 +89,12 @@ def polluter_candidates(
             names = ModuleNames.parse(fs.source, fs.module)
             alts = [guard_statements(r, names, fs.module) for r in chosen]
             if any(not a for a in alts):
-                return out
+                break  # no way to undo this root: the next root (one at a time), or none
             alternatives = max(alternatives, *(len(a) for a in alts))
             per_polluter.append((p, alts))
             sources.append((p, fs.source))
+        if len(per_polluter) < len(polluters):
+            continue
         # where each polluter writes: its body, or its TestCase's setUp or setUpClass
         places = [placements(source, function_path(p)[1], polluter=True) for p, source in sources]
         for place in range(max(len(pl) for pl in places)):

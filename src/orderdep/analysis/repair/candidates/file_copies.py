@@ -37,7 +37,7 @@ def _copied_files(dbg: DebugResult) -> list[RootInfo]:
         for r in dbg.differing
         if r.kind == "file"
         and r.path
-        and not r.path.startswith(("$TMP/", "~/", "/"))
+        and not r.path.startswith(("$TMP/", "~/", "$CWD/", "/"))
         and not r.path.endswith("/")
         and r.failing.present
     ]

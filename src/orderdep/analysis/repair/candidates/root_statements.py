@@ -48,6 +48,9 @@ def _owner(root: RootInfo, names: ModuleNames, test_module: Optional[str]) -> tu
     return attribute_reference(root.module, root.attrs[:-1], names, root.shadowed)
 
 
+CWD = "$CWD/"  # file roots under the working directory (state/files.py)
+
+
 def _ref(root: RootInfo, names: ModuleNames, test_module: Optional[str]) -> tuple[str, list[str]]:
     """Expression for the root's value itself (for in-place changes), and imports."""
     assert root.module is not None
@@ -57,6 +60,8 @@ def _ref(root: RootInfo, names: ModuleNames, test_module: Optional[str]) -> tupl
 
 
 def _file_expr(path: str) -> tuple[str, list[str]]:
+    if path.startswith(CWD):  # under the working directory a fixture moved the tests to
+        return f"pathlib.Path({path[len(CWD) :]!r}).absolute()", ["import pathlib"]
     if path.startswith("~/"):
         return f"pathlib.Path.home().joinpath({path[2:]!r})", ["import pathlib"]
     if path.startswith("$TMP/"):
@@ -190,7 +195,7 @@ def restore_statements(
         out.append(([f"monkeypatch.chdir({where})"], ["monkeypatch", "request"]))
     elif root.kind == "file" and root.path:
         expr, imports = _file_expr(root.path)
-        fixtures = [] if root.path.startswith(("$TMP/", "~/")) else ["request"]
+        fixtures = [] if root.path.startswith(("$TMP/", "~/", CWD)) else ["request"]
         if not p.present and root.name.endswith("/"):
             out.append(
                 (
@@ -345,6 +350,11 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
     elif root.kind == "file" and root.path:
         expr, imports = _file_expr(root.path)
         fixtures = ["request"]
+        # the finalizer's path: bound when it is registered for a file under the working
+        # directory (which may have moved again by the time it runs)
+        cwd = root.path.startswith(CWD)
+        bound, at = ("path", f"path={expr}, ") if cwd else (expr, "")
+        head = f"lambda path={expr}" if cwd else "lambda"
         if not p.present and root.name.endswith("/"):
             out.append(
                 (
@@ -354,7 +364,7 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
                         # only what the test creates: a directory there already (made by a
                         # session fixture, say) stays
                         f"if not {expr}.exists():\n"
-                        f"    request.addfinalizer(lambda: shutil.rmtree({expr}, ignore_errors=True))",
+                        f"    request.addfinalizer({head}: shutil.rmtree({bound}, ignore_errors=True))",
                     ],
                     fixtures,
                 )
@@ -365,7 +375,7 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
                     [
                         *imports,
                         f"if not {expr}.exists():\n"
-                        f"    request.addfinalizer(lambda: {expr}.unlink(missing_ok=True))",
+                        f"    request.addfinalizer({head}: {bound}.unlink(missing_ok=True))",
                     ],
                     fixtures,
                 )
@@ -376,7 +386,7 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
                     [
                         *imports,
                         f"saved_bytes = {expr}.read_bytes()",
-                        f"request.addfinalizer(lambda saved_bytes=saved_bytes: {expr}.write_bytes(saved_bytes))",
+                        f"request.addfinalizer(lambda {at}saved_bytes=saved_bytes: {bound}.write_bytes(saved_bytes))",
                     ],
                     fixtures,
                 )

@@ -39,7 +39,9 @@ PROCESS_ROOTS = frozenset(
 
 def roots_config(rootdir: str) -> RootsConfig:
     home = os.environ.get("HOME")
-    return RootsConfig(rootdir=rootdir, temp_dirs=[tempfile.gettempdir()], home=home)
+    return RootsConfig(
+        rootdir=rootdir, temp_dirs=[tempfile.gettempdir()], home=home, cwd_files=True
+    )
 
 
 def is_python_root(name: str) -> bool:

@@ -201,3 +201,47 @@ def test_patches_the_budget_leaves_unchecked_are_left_out_and_said(
     assert found.kept == ["a"]
     unchecked = "not checked with the others (the budget ended)"
     assert found.left_out == {"b": unchecked, "c": unchecked}
+
+
+class _RelationEngine(_FakeEngine):
+    """``t.py::v`` fails whenever ``t.py::b`` ran before it (a relation the report does
+    not name), patched or not (``patch_breaks``: also after ``t.py::c`` when patched)."""
+
+    def __init__(self, suite: list[str], patch_breaks: bool = False) -> None:
+        super().__init__(suite, stop=10**6)
+        self.patch_breaks = patch_breaks
+
+    def run(self, order: list[str], patched: bool = True) -> Any:
+        from orderdep.core.outcomes import OrderResult, Outcome, TestResult
+
+        before = order[: order.index("t.py::v")]
+        bad = "t.py::b" in before or (patched and self.patch_breaks and "t.py::c" in before)
+        return OrderResult(
+            list(order),
+            [TestResult(t, Outcome.FAILED if t == "t.py::v" and bad else Outcome.PASSED)
+             for t in order],
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize("patch_breaks", [False, True])
+def test_a_repaired_test_failing_in_a_random_order_as_it_does_unpatched_is_said_not_blamed(
+    tmp_path: Path, patch_breaks: bool
+) -> None:
+    from orderdep.analysis.repair.verify.patchset import verify_set
+    from orderdep.analysis.repair.verify.verify import Target
+
+    (tmp_path / "t.py").write_text("")
+    verifier = _fake_verifier(tmp_path, stop=10**6)
+    engine = _RelationEngine(["t.py::v", "t.py::a", "t.py::b", "t.py::c"], patch_breaks)
+    verifier.engine = engine
+    verifier.engine_on = lambda copy: engine
+    verifier.before = lambda order: engine.run(order, patched=False)
+    # the known relation: v after a; its failing order holds patched
+    target = Target("t.py::v", [["t.py::a", "t.py::v"]], [["t.py::v"]])
+    check = verify_set(verifier, {}, [target], random_orders=10, seed=1)
+    if patch_breaks:  # failing where it passes unpatched: the patch's doing
+        assert not check.ok and "t.py::v failed in random order" in check.problems[0]
+    else:
+        assert check.ok, check.problems
+        assert list(check.elsewhere) == ["t.py::v"]
+        assert "t.py::v failed in random order" in check.elsewhere["t.py::v"]

@@ -79,9 +79,13 @@ def check_set(
     seed: int,
     orders: int,
     unrepaired: Optional[Sequence[str]],
+    elsewhere: Optional[dict[str, str]] = None,
 ) -> tuple[list[str], Changes, dict[str, str]]:
     """The patches (by function) that hold together, their changes, and why each other
-    was left out; prints what held and, for each patch left out, why."""
+    was left out; prints what held and, for each patch left out, why. ``elsewhere`` is
+    filled with the functions of kept patches whose test failed in a random order as it
+    does unpatched (function -> where), and each is printed."""
+    elsewhere = {} if elsewhere is None else elsewhere
     patches = {f: r.fix.insertions for f, r in by_function.items() if r.fix is not None}
     if not patches:
         return [], {}, {}
@@ -108,6 +112,13 @@ def check_set(
     where = f"the original order, every failing order, {orders} random orders, seed {seed}"
     if found.cut:
         where += f"; {found.cut}"
+    elsewhere.clear()
+    for test, seen in found.elsewhere.items():
+        elsewhere[function_id(test)] = seen
+        click.echo(
+            f"  still order-dependent: {seen}, as it does without the patches: a relation the "
+            "report does not name (its patch holds for the orders it was verified in)"
+        )
     if not found.left_out:
         click.echo(
             f"patch set: {len(found.kept)} patch(es) for {tests} OD test(s) hold together in "

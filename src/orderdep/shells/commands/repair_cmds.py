@@ -316,20 +316,22 @@ def fix(
         left_s = limit.left()  # the set's checks end with the budget too
         with runs_until(None if left_s is None else time.monotonic() + left_s):
             share_setups(repairer, project, fixed, entries, patch_of)
+            elsewhere: dict[str, str] = {}  # kept, but failing in a random order as unpatched
             kept, changes, left_out = check_set(
-                repairer, project, fixed, by_function, seed, set_orders, unrepaired
+                repairer, project, fixed, by_function, seed, set_orders, unrepaired, elsewhere
             )
             findings = {function_id(f.test): f for f, _ in done}
+            retry = {**elsewhere, **left_out}
             retried = (
-                retry_left_out(repairer, left_out, by_function, findings, entries, patch_of)
-                if left_out and not limit.stopped
+                retry_left_out(repairer, retry, by_function, findings, entries, patch_of)
+                if retry and not limit.stopped
                 else []
             )
             if retried:
                 kept, changes, left_out = check_set(
-                    repairer, project, fixed, by_function, seed, set_orders, unrepaired
+                    repairer, project, fixed, by_function, seed, set_orders, unrepaired, elsewhere
                 )
-        held = len(kept) == len(by_function)
+        held = len(kept) == len(by_function) and not elsewhere
         set_file = patches / SET_PATCH
         set_file.unlink(missing_ok=True)  # an earlier run's set may no longer hold
         if kept:

@@ -60,6 +60,9 @@ class Verification:
     # with keep_going: the targets' tests that still failed in one of their orders
     still_failing: list[str] = field(default_factory=list)
     cut: str = ""  # orders the budget left out of a set check that held in the rest
+    # a set check's repaired tests failing in a random order as they do without the
+    # patches (test -> where): a relation no report named, not the patches' doing
+    elsewhere: dict[str, str] = field(default_factory=dict)
 
     def summary(self) -> str:
         if self.ok:

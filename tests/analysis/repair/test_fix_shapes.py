@@ -167,3 +167,41 @@ def test_a_polluter_mutating_its_parametrize_arguments_works_on_copies(
         engine.config.project, orders, engine.config.project.parent / "w"
     ):
         assert set(outcome.values()) == {"passed"}, outcome
+
+
+def test_a_brittle_gets_the_decorated_class_its_setter_registers(
+    engine_for: EngineFor,
+) -> None:
+    """The state-setter's statements need its ``self``; its decorated class alone
+    registers the schema the brittle needs."""
+    engine = engine_for("registry_decorated_setter")
+    t = "tests/test_docs.py::DocsTest::"
+    finding = ODFinding(
+        t + "test_user_document", "brittle", state_setters=[t + "test_schema_fields"]
+    )
+    result = Repairer(engine.config, engine, strategy="cleaner").repair(finding)
+    assert result.fix is not None, result.notes
+    assert "1 definition(s) of state-setter" in result.fix.description, result.fix.description
+    text = "\n".join(result.fix.insertions[0].statements)
+    assert "@api.schema\nclass User:" in text, text
+    assert "self.note" not in text, text
+
+
+def test_a_brittle_reading_a_registry_in_set_up_gets_its_setters_import_there(
+    engine_for: EngineFor,
+) -> None:
+    """``shapes.square`` registers itself when imported; a brittle reading the registry
+    in ``setUp`` gets its state-setter's import there (in the test body it would come
+    too late)."""
+    engine = engine_for("modules_registered")
+    t = "tests/test_shapes.py::"
+    finding = ODFinding(
+        t + "MakeTest::test_make_square",
+        "brittle",
+        state_setters=[t + "SquareTest::test_square_area"],
+    )
+    result = Repairer(engine.config, engine).repair(finding)
+    assert result.fix is not None, result.notes
+    (ins,) = result.fix.insertions
+    assert "from shapes.square import Square" in ins.statements, ins
+    assert ins.method == "setUp", ins

@@ -14,6 +14,7 @@ from orderdep.analysis.repair.locate.module_roots import (
     fold_packages,
     mark_reimported,
     package_guard,
+    package_imports,
     package_of,
     package_root,
     restore_package,
@@ -118,3 +119,20 @@ def test_the_guard_statements_keep_the_original_modules_through_a_purge(
     # without an import of sys in the module, the statements import it
     ((stmts, _),) = package_guard(PKG, ModuleNames.parse("import os\n"))
     assert stmts[0] == "import sys"
+
+
+def test_modules_only_the_passing_order_had_are_imported_for_a_brittle() -> None:
+    (root,) = fold_packages([entry("toolbox.store", False, True), entry("toolbox.io", False, True)])
+    assert root.missing_modules == ("toolbox.store", "toolbox.io")
+    ((stmts, fixtures),) = package_imports(root)
+    assert stmts == [
+        "import importlib",
+        "for name in ('toolbox.store', 'toolbox.io'):\n    importlib.import_module(name)",
+    ]
+    assert fixtures == []
+    (one,) = fold_packages([entry("toolbox.store", False, True)])
+    assert package_imports(one) == [
+        (["import importlib", "importlib.import_module('toolbox.store')"], [])
+    ]
+    again = fold_packages([entry("toolbox.records", True, True, again=True)])
+    assert package_imports(again[0]) == []  # nothing missing: nothing to import

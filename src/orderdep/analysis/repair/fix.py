@@ -178,10 +178,15 @@ class Repairer:
         if "cleaner" in self.strategies:
             culprits = result.debug.culprits if result.debug is not None else []
             resets = reset_statements(self.project, victim, culprits) if kind == "brittle" else []
-            candidates += cleaner_candidates(
+            cleaners = cleaner_candidates(
                 self.project, self.screen, self.progress, finding, kind, target, victim,
                 culprits, result.notes, resets,
             )  # fmt: skip
+            candidates += cleaners
+            if kind == "brittle":  # a TestCase's setUp reads the state before the body
+                _, classes, _ = function_path(finding.test)
+                for method in placements(victim.source, classes, polluter=False)[1:]:
+                    candidates += [placed(c, method) for c in cleaners if method]
         if "fixture" in self.strategies and kind == "victim":
             candidates += narrow_candidates(self.project, finding)
             candidates += setup_function_candidates(self.project, finding)

@@ -196,11 +196,10 @@ def combine(
 
 def placed(cand: Candidate, method: str) -> Candidate:
     """``cand`` with its statements in ``method`` of the test's class instead."""
-    return Candidate(
-        cand.strategy,
-        f"{cand.description} (in {method})",
-        [dataclasses.replace(i, method=method) for i in cand.insertions],
-        roots=cand.roots,
+    return dataclasses.replace(
+        cand,
+        description=f"{cand.description} (in {method})",
+        insertions=[dataclasses.replace(i, method=method) for i in cand.insertions],
     )
 
 

@@ -163,7 +163,8 @@ def _minimised(
     """The statements ddmin keeps, and how they were chosen. When all of them together
     fail (a donor that itself fails in this order raises halfway), its statements up to
     the longest prefix that works are minimised instead: what runs after a failing
-    statement never set anything up."""
+    statement never set anything up. When no prefix works either, its definitions alone
+    (classes and functions, decorated ones register themselves) are tried."""
     try:
         kept = ddmin(stmts, works)
     except DDMinPreconditionError:
@@ -171,7 +172,14 @@ def _minimised(
             if works(stmts[:end]):
                 kept = ddmin(stmts[:end], works) if end > 1 else stmts[:end]
                 break
-        else:  # it needs its fixtures or self: only a real run can tell
+        else:
+            # definitions alone: a decorated class or function registers itself (a
+            # schema, a route, a plugin) where the rest needs the donor's self or fixtures
+            defs = [s for s in stmts if _DEFINITION.match(s[1])]
+            if defs and len(defs) < len(stmts) and works(defs):
+                kept = ddmin(defs, works) if len(defs) > 1 else defs
+                return kept, f"{len(kept)} definition(s) of {name}"
+            # it needs its fixtures or self: only a real run can tell
             return stmts, f"the statements of {name}"
     if len(stmts) == 1:
         return kept, f"the statement of {name}"
@@ -183,6 +191,7 @@ def _minimised(
 
 
 _CHECK = re.compile(r"(assert\b|self\.(assert\w*|fail)\()")
+_DEFINITION = re.compile(r"\s*(@|class\s|def\s|async\s+def\s)")
 
 
 def is_check(statement: str) -> bool:

@@ -31,7 +31,11 @@ from orderdep.analysis.repair.locate.module_names import (
     attribute_reference,
     module_reference,
 )
-from orderdep.analysis.repair.locate.module_roots import package_guard, package_of
+from orderdep.analysis.repair.locate.module_roots import (
+    package_guard,
+    package_imports,
+    package_of,
+)
 from orderdep.analysis.repair.locate.probe_roots import sysmodule_name
 from orderdep.analysis.repair.locate.root_info import RootInfo
 
@@ -167,6 +171,8 @@ def restore_statements(
         keys = restore_key_statements(root, root.fixture, desc_literal) if not out else None
         if p.present and root.failing.present and keys:
             out.append((keys, ["monkeypatch", root.fixture]))
+    elif root.kind == "sysmodule" and root.missing_modules:
+        out += package_imports(root)
     elif root.kind == "sysmodule" and not p.present and root.failing.present:
         module = sysmodule_name(root.name)
         if module is not None:

@@ -61,7 +61,7 @@ def read_function(project: Path, test_id: str, module: Optional[str] = None) -> 
     stmts = list(fn.body)
     if stmts and isinstance(stmts[0], ast.Expr) and isinstance(stmts[0].value, ast.Constant):
         stmts = stmts[1:]  # the docstring
-    texts = [textwrap.dedent(ast.get_source_segment(source, s, padded=True) or "") for s in stmts]
+    texts = [statement_text(source, s) for s in stmts]
     params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]]
     if classes and params:
         params = params[1:]  # self
@@ -86,6 +86,18 @@ def _usefixtures(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) ->
         if isinstance(deco, ast.Call) and ast.unparse(deco.func).endswith("mark.usefixtures"):
             out += [a.value for a in deco.args if isinstance(a, ast.Constant)]
     return [str(n) for n in out]
+
+
+def statement_text(source: str, node: ast.stmt) -> str:
+    """A statement's source, dedented; a decorated class or function with its decorators
+    (``ast``'s own segment starts at ``class``/``def``, and without ``@schema`` the class
+    no longer registers itself)."""
+    decorators = getattr(node, "decorator_list", None)
+    if decorators and node.end_lineno is not None:
+        lines = source.splitlines(keepends=True)
+        first = min(d.lineno for d in decorators)
+        return textwrap.dedent("".join(lines[first - 1 : node.end_lineno])).rstrip("\n")
+    return textwrap.dedent(ast.get_source_segment(source, node, padded=True) or "")
 
 
 def _free_names(statements: Sequence[str]) -> list[str]:

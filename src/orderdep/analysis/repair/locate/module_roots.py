@@ -109,7 +109,11 @@ def fold_packages(differing: Sequence[RootInfo]) -> list[RootInfo]:
             if rs
         ]
         view = ValueView(True, ["atom", "modules", package + PACKAGE_SUFFIX], None, "modules")
-        root = RootInfo(package_root(package), "sysmodule", view, view, tuple(changes))
+        missing = tuple(str(sysmodule_name(r.name)) for r in removed)
+        root = RootInfo(
+            package_root(package), "sysmodule", view, view, tuple(changes),
+            missing_modules=missing,
+        )  # fmt: skip
         folded.append(root)
     return [*folded, *(r for r in differing if r.name not in replaced)]
 
@@ -122,6 +126,18 @@ def _reimported(root: RootInfo) -> bool:
 def _names(roots: Sequence[RootInfo]) -> str:
     names = [str(sysmodule_name(r.name)) for r in roots]
     return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+def package_imports(root: RootInfo) -> list[Stmts]:
+    """Statements importing the modules of a package root that only the passing order had
+    (a test needing what importing them registers: classes, plugins)."""
+    if not root.missing_modules:
+        return []
+    listed = ", ".join(repr(m) for m in root.missing_modules)
+    if len(root.missing_modules) == 1:
+        return [(["import importlib", f"importlib.import_module({listed})"], [])]
+    loop = f"for name in ({listed}):\n    importlib.import_module(name)"
+    return [(["import importlib", loop], [])]
 
 
 def package_guard(package: str, names: ModuleNames) -> list[Stmts]:

@@ -46,6 +46,8 @@ class RootInfo:
     owner_module: Optional[str] = None  # attribute roots: the class of the object holding it
     owner_class: Optional[str] = None
     owner_file: Optional[str] = None
+    # package roots (``sys.modules['pkg.*']``): the modules only the passing order had
+    missing_modules: tuple[str, ...] = ()
 
     @classmethod
     def from_captures(

@@ -11,7 +11,9 @@ step is killed and the row says where it stopped):
 3. ``orderdep detect . --classify --budget B --seed S`` in the activated venv; scored:
    known rows found, of the right kind, with a right partner (a known one, or one plain
    pytest confirms), unlisted OD tests checked with plain pytest (the report's partner, or
-   its failing and passing orders), wall time against the budget;
+   its failing and passing orders; a brittle passing alone in a run of its own file is
+   run alone again with the whole suite collected, as orderdep's runs and shuffled runs
+   collect it), wall time against the budget;
 4. ``orderdep fix . --apply --budget B`` on a fresh copy, then plain pytest there: each
    confirmed victim after the partners that failed it (a brittle alone), and the original
    order's outcomes unchanged; the patch (``diff -ruN``) is kept and its lines counted.
@@ -105,6 +107,19 @@ class Tree:
     def __init__(self, entry: dict[str, Any], tree: Path, python: Path, deadline: Deadline) -> None:
         self.entry, self.tree, self.python, self.deadline = entry, tree, python, deadline
         self.args = list(entry.get("pytest_args") or [])
+        self.suite: list[str] = []  # every test id (the report's), for collected_alone
+
+    def collected_alone(self, test: str) -> str:
+        """``test``'s outcome run alone with the whole suite collected (every other test
+        deselected), as in a shuffled run or an xdist worker: the test modules' import-time
+        code has run. ``ABSENT`` without a suite."""
+        if not self.suite:
+            return "ABSENT"
+        others = [a for t in self.suite if t != test for a in ("--deselect", t)]
+        self.reset()
+        run = plain(self.python, self.tree, [], [*self.args, *others],
+                    env=venv_env(self.python), timeout=self.deadline.left(900))  # fmt: skip
+        return outcomes(run).get(test, "ABSENT")
 
     def run(self, order: list[str]) -> subprocess.CompletedProcess[str]:
         self.reset()
@@ -194,15 +209,22 @@ def holds_for(tree: Tree, kind: str, test: str, group: list[str]) -> bool:
     """Plain pytest agrees: the test fails after the group (victim), passes after it and
     fails alone (brittle)."""
     if kind == "brittle":
-        return (
-            tree.outcome([test], test) in FAILED and tree.outcome([*group, test], test) in PASSING
-        )
+        alone = tree.outcome([test], test) in FAILED or _fails_collected(tree, test)
+        return alone and tree.outcome([*group, test], test) in PASSING
     return tree.outcome([test], test) in PASSING and tree.outcome([*group, test], test) in FAILED
+
+
+def _fails_collected(tree: Tree, test: str) -> bool:
+    """Whether ``test`` fails alone once the whole suite is collected (orderdep's runs
+    collect it: another test module's import-time code may set what the test sees)."""
+    collected = getattr(tree, "collected_alone", None)
+    return collected is not None and collected(test) in FAILED
 
 
 def score_report(tree: Tree, report: dict[str, Any], known: list[Known],
                  listed: set[str], out: Row) -> None:  # fmt: skip
     findings = {f["test"]: f for f in report.get("od_tests", [])}
+    tree.suite = list(report.get("tests") or [])
     out.tests, out.od_found = len(report.get("tests", [])), len(findings)
     for row in known:
         finding = findings.get(row.test)

@@ -4,6 +4,7 @@ on a hand-written project kept in a local git repository."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -297,3 +298,34 @@ def test_an_expected_failure_after_its_partner_counts_as_passing() -> None:
     tree: Any = Tree()
     assert corpus_project.holds_for(tree, "brittle", "t", ["s"])
     assert corpus_project.holds_for(tree, "victim", "v", ["p"])
+
+
+def test_a_brittle_failing_alone_only_with_the_suite_collected_is_confirmed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another test module sets the network at import (collection): run in a process
+    collecting only its own file the test passes alone; with the whole suite collected,
+    as in orderdep's runs and shuffled runs, it fails alone and passes after its setter."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "net.py").write_text("NETWORK = 'main'\n")
+    (tmp_path / "pytest.ini").write_text("[pytest]\npythonpath = .\ntestpaths = tests\n")
+    (tmp_path / "tests" / "test_a_other.py").write_text(
+        "import net\n\nnet.NETWORK = 'test'  # at import\n\n\ndef test_other():\n    pass\n"
+    )
+    (tmp_path / "tests" / "test_b_main.py").write_text(
+        "import net\n\n\ndef test_select():\n    net.NETWORK = 'main'\n\n\n"
+        "def test_main():\n    assert net.NETWORK == 'main'\n"
+    )
+    setter, test = "tests/test_b_main.py::test_select", "tests/test_b_main.py::test_main"
+    entry: dict[str, Any] = {"name": "net", "pytest_args": ["-p", "no:hypothesispytest"]}
+    env = {**os.environ, "TMPDIR": str(tmp_path)}  # not the runner's place beside a venv
+    monkeypatch.setattr(corpus_project, "venv_env", lambda python: env)
+    tree = corpus_project.Tree(entry, tmp_path, Path(sys.executable), Deadline(600))
+    assert tree.outcome([test], test) == "PASSED"  # its own file only
+    assert tree.collected_alone(test) == "ABSENT"  # no suite known yet
+    tree.suite = ["tests/test_a_other.py::test_other", setter, test]
+    assert tree.collected_alone(test) == "FAILED"
+    assert corpus_project.holds_for(tree, "brittle", test, [setter])
+    assert not corpus_project.holds_for(
+        tree, "brittle", test, ["tests/test_a_other.py::test_other"]
+    )

@@ -328,9 +328,18 @@ def fix(
                 else []
             )
             if retried:
+                before = (kept, changes, left_out, dict(elsewhere))
                 kept, changes, left_out = check_set(
                     repairer, project, fixed, by_function, seed, set_orders, unrepaired, elsewhere
                 )
+                if len(kept) < len(before[0]) and not set(retried) & set(before[0]):
+                    # held before the repairs again, which it does not contain: kept
+                    kept, changes, left_out, elsewhere = before
+                    click.echo(
+                        f"patch set: the {len(kept)} patch(es) that held before the repairs "
+                        "again are applied (fewer hold with them, or their check ended with "
+                        "the budget)"
+                    )
         held = len(kept) == len(by_function) and not elsewhere
         set_file = patches / SET_PATCH
         set_file.unlink(missing_ok=True)  # an earlier run's set may no longer hold

@@ -197,6 +197,15 @@ def test_restore_statements_by_kind() -> None:
             ["request"],
         )
     ]  # fmt: skip
+    # a directory the test writes into, which other tests make: made again
+    made = root(
+        "file:data/temp/", "file", ValueView(True, ["dir", "dir", ""], None, "dir"),
+        failing=ValueView(False), path="data/temp",
+    )  # fmt: skip
+    assert restore_statements(made, NAMES, None) == [
+        (["request.config.rootpath.joinpath('data/temp').mkdir(parents=True, exist_ok=True)"],
+         ["request"])
+    ]  # fmt: skip
     obj = root(
         "app.registry.CONN", "global",
         ValueView(True, ["obj", "Conn", [["closed", ["atom", "bool", "False"]]]], None, "Conn"),

@@ -211,6 +211,9 @@ def restore_statements(
             )
         elif not p.present:
             out.append(([*imports, f"{expr}.unlink(missing_ok=True)"], fixtures))
+        elif root.name.endswith("/") and not root.failing.present:
+            # a directory the test writes into, made by other tests (or removed by one)
+            out.append(([*imports, f"{expr}.mkdir(parents=True, exist_ok=True)"], fixtures))
         elif p.literal is not None:
             out.append(([*imports, f"{expr}.write_text({p.literal})"], fixtures))
     return out

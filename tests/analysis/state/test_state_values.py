@@ -101,3 +101,36 @@ def test_unknown_roots_are_usage_errors() -> None:
         get("nosuchmodule_xyz.X")
     with pytest.raises(UsageError, match="RootsConfig"):
         get("file:a.txt")
+
+
+def test_a_value_whose_attribute_lookup_raises_a_base_exception_is_still_captured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A package whose module ``__getattr__`` raises its own ``BaseException`` subclass for
+    any unknown name (``__deepcopy__`` included): the capture copies what it can and goes
+    on, it does not take the test process down."""
+    import types
+
+    from orderdep.analysis.state import values
+
+    class NotFound(BaseException):
+        pass
+
+    def missing(name: str) -> object:
+        raise NotFound(name)
+
+    plugin = types.ModuleType("odtest_nodes")
+    plugin.__getattr__ = missing  # type: ignore[method-assign]
+    holder = types.ModuleType("odtest_holder")
+    holder.NODES = plugin  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "odtest_holder", holder)
+    monkeypatch.setitem(sys.modules, "odtest_nodes", plugin)
+    got = values.get("odtest_holder.NODES")
+    assert got.present and got.value is plugin
+    with pytest.raises(KeyboardInterrupt):  # what stops a run still does
+
+        def interrupted(name: str) -> object:
+            raise KeyboardInterrupt
+
+        plugin.__getattr__ = interrupted  # type: ignore[method-assign]
+        values.get("odtest_holder.NODES")

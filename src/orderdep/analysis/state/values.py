@@ -64,10 +64,14 @@ def _locate(name: str) -> tuple[Any, str]:
 def _copy(value: Any) -> Any:
     try:
         return copy.deepcopy(value)
-    except Exception:
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:  # user code may raise any
         try:
             return copy.copy(value)
-        except Exception:
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException:  # user code may raise any
             return None
 
 
@@ -284,7 +288,9 @@ def describe(name: str, config: Optional[RootsConfig] = None) -> str:
     """One line saying what root ``name`` holds now (for reports); never copies the value."""
     try:
         return _describe(name, config)
-    except Exception as exc:
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # user code may raise any
         return f"<cannot read: {type(exc).__name__}: {exc}>"
 
 
@@ -335,6 +341,8 @@ def _value_line(value: Any) -> str:
     if hasattr(value, "__len__") and not isinstance(value, (str, bytes)):
         try:
             return f"{kind} of {len(value)}: {_repr.repr(value)}"
-        except Exception:
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException:  # user code may raise any
             pass
     return f"{kind}: {_repr.repr(value)}"

@@ -126,7 +126,9 @@ class DebugProbe:
                 self.fixtures = values
             if self.mode == "exec" and self.options.get("phase") == "call":
                 manager.register(_call_phase_plugin(self), "orderdep-repair-call-phase")
-        except Exception as exc:
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # user code may raise any
             self.data["attach_error"] = f"{type(exc).__name__}: {exc}"[:300]
 
     def after_test(self, index: int, test_id: str) -> None:
@@ -140,7 +142,9 @@ class DebugProbe:
         for name in self.options.get("ensure_modules") or []:
             try:
                 importlib.import_module(str(name))
-            except Exception:
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException:  # user code may raise any
                 missing.append(str(name))
         self.data["not_importable"] = missing
         tracker = StateTracker(self.config)
@@ -157,7 +161,9 @@ class DebugProbe:
                 else:
                     meta = root_meta(name, tracker, self.rootdir)
                     captured[name] = capture_root(name, meta, self.config)
-            except Exception as exc:
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # user code may raise any
                 meta = root_meta(name, tracker, self.rootdir)
                 captured[name] = {**meta, "present": True, "error": repr(exc)[:300]}
             captured[name]["fp"] = fp
@@ -184,7 +190,9 @@ class DebugProbe:
                 continue  # imported later: restored from a fresh copy of its module
             try:
                 self._captured[name] = get(name, self.config)
-            except Exception as exc:
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # user code may raise any
                 self._failed[name] = f"capture: {type(exc).__name__}: {exc}"
 
     def _restore(self) -> None:
@@ -206,7 +214,9 @@ class DebugProbe:
                 else:
                     restore_from_fresh_module(name)
                 restored.append(name)
-            except Exception as exc:
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # user code may raise any
                 failed[name] = f"{type(exc).__name__}: {exc}"
         self.data["restored"] = restored
         self.data["failed"] = failed

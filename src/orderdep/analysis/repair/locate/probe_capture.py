@@ -202,7 +202,9 @@ def capture_attribute(name: str, meta: dict[str, Any], config: RootsConfig) -> d
         out = capture_root(name, meta, config)
         if out.get("present"):
             out["fp"] = fingerprint(get(name, config).value)
-    except Exception as exc:
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # user code may raise any
         out = {**meta, "present": True, "error": repr(exc)[:300]}
     split = split_python_root(name, frozenset(sys.modules))
     if split is not None:  # where the holder's class lives: its methods may reset it
@@ -218,7 +220,9 @@ def capture_attribute(name: str, meta: dict[str, Any], config: RootsConfig) -> d
                     owner_class=cls.__qualname__,
                     owner_file=_relative(file, config.rootdir),
                 )
-        except Exception:
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException:  # user code may raise any
             pass
     return out
 

@@ -33,7 +33,9 @@ def describe(value: Any) -> Any:
 def _short(value: Any) -> str:
     try:
         text = repr(value)
-    except Exception:
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:  # user code may raise any
         text = f"<{type(value).__name__}>"
     if len(text) > MAX_REPR:
         text = f"{text[: MAX_REPR - 30]}...<{len(text)} chars, crc {zlib.crc32(text.encode())}>"
@@ -85,7 +87,9 @@ def literal(value: Any) -> Optional[str]:
         if len(text) > MAX_LITERAL:
             return None
         back = ast.literal_eval(text)
-    except Exception:
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:  # user code may raise any
         return None
     return text if back == value and type(back) is type(value) else None
 

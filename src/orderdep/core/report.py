@@ -65,6 +65,11 @@ FLAKE_RATE_BOUND_KEY = "flake_rate_is_upper_bound"
 #: and/or "passing" order, a sentence saying so. That order stayed long, and no group is
 #: reported for it.
 MANY_TESTS_KEY = "needs_many_tests"
+#: In a brittle finding's JSON: its outcome alone as ``pytest ID`` runs it (only its own
+#: file collected). "passed" says that another test module's import-time code, which
+#: runs when the whole suite is collected (in every order orderdep runs, in shuffled runs
+#: and in xdist workers), leaves the state it fails on.
+OWN_FILE_KEY = "alone_in_own_file"
 # The commands that write a report / fill in its classification (named in error messages).
 DETECT_COMMAND = "orderdep detect"
 CLASSIFY_COMMAND = "orderdep classify"

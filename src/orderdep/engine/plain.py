@@ -42,6 +42,7 @@ class PlainRunner(Interruptible):
         self.reference: Optional[Path] = None
         # Tests its processes collected under other ids, or not at all (see set_reference).
         self.ids = IdChanges()
+        self._own_file: Optional[str] = None  # run_in_own_file's test while it runs
 
     def set_reference(self, ids: Sequence[str]) -> None:
         """Orders name tests by ``ids`` (the fork runner's collection, say): a test whose
@@ -61,8 +62,25 @@ class PlainRunner(Interruptible):
         return (user + " " + shlex.join(ours)).strip()
 
     def command(self) -> list[str]:
-        """What a user types: ``python -m pytest`` and their own arguments."""
-        return [self.config.python, "-m", "pytest", *self.config.pytest_args]
+        """What a user types: ``python -m pytest`` and their own arguments (for
+        :meth:`run_in_own_file`, the options among them and the test's id)."""
+        args = list(self.config.pytest_args)
+        if self._own_file is not None:
+            args = [a for a in args if not self._names_path(a)] + [self._own_file]
+        return [self.config.python, "-m", "pytest", *args]
+
+    def _names_path(self, arg: str) -> bool:
+        return not arg.startswith("-") and (self.sandbox.tree / arg.split("::")[0]).exists()
+
+    def run_in_own_file(self, test: str) -> OrderResult:
+        """``test`` alone as ``pytest ID`` runs it: only its own file collected, so no other
+        test module's import-time code has run (orders collect the whole suite, as shuffled
+        runs and xdist workers do)."""
+        self._own_file = test
+        try:
+            return self.run([test])
+        finally:
+            self._own_file = None
 
     def run(self, order: Sequence[str]) -> OrderResult:
         self._n += 1

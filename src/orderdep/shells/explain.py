@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from orderdep.core.odmodel import group_key
-from orderdep.core.report import ODFinding
+from orderdep.core.report import OWN_FILE_KEY, ODFinding
 from orderdep.shells.commands.engine_cmds import run_command
 
 
@@ -43,6 +43,12 @@ def sentence(finding: ODFinding, rate: bool = True) -> str:
             what.append(_n(len(finding.state_setter_groups), "state-setter group"))
         unknown = "many tests" if finding.needs_many_tests else "some test"
         parts.append("fails unless " + (" or ".join(what) if what else unknown) + " runs first")
+        if finding.extras.get(OWN_FILE_KEY) == "passed":
+            parts.append(
+                "but passes alone as `pytest ID` runs it (only its file collected): another "
+                "test module's import-time code leaves the state it fails on, which every "
+                "run collecting the whole suite (shuffled, xdist) has"
+            )
     else:
         parts.append("order-dependent (not classified yet: run `orderdep classify`)")
     if rate and finding.flake_rate.get("all") is not None:

@@ -230,6 +230,7 @@ def detect(
     were found but the promised search did not run whole (see --allow-incomplete).
     """
     from orderdep.analysis.bounded import detect_within
+    from orderdep.shells.commands.own_file import check_own_files
 
     project: Path = params["project"]
     check_ci_options(changed)
@@ -284,6 +285,8 @@ def detect(
             )
     # The whole command's time: collecting and checking the fork runner are part of what
     # the run cost (an original order taken from the check costs no search time).
+    if do_classify:
+        check_own_files(params, report, limit)
     report.stats.wall_seconds = max(report.stats.wall_seconds, limit.elapsed())
     save_report(path, report)
 

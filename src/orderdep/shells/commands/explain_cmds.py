@@ -87,6 +87,7 @@ def classify(
     """
     from orderdep.analysis.budget import Budget
     from orderdep.analysis.classify import classify as run_classify
+    from orderdep.shells.commands.own_file import check_own_files
     from orderdep.shells.detect_display import DetectDisplay
 
     project: Path = params["project"].resolve()
@@ -112,6 +113,7 @@ def classify(
                 f"orderdep: resumed: {engine.reused} order(s) reused from an earlier run of "
                 f"this command, {engine.orders_run} run now"
             )
+    check_own_files(params, result, limit)
     save_report(path, result)
     set_result(report_file=str(path), report=result.to_json())
     for finding in result.od_tests:

@@ -22,6 +22,7 @@ step is killed and the row says where it stopped):
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -44,6 +45,17 @@ from realsetup import (
 )
 
 FAILED = ("FAILED", "ERROR")
+# A pytest plugin keeping only the tests listed in $CORPUS_KEEP (exact ids), as collected.
+EXACT_SELECT = """import json, os
+
+
+def pytest_collection_modifyitems(config, items):
+    keep = set(json.load(open(os.environ["CORPUS_KEEP"])))
+    gone = [i for i in items if i.nodeid not in keep]
+    if gone:
+        config.hook.pytest_deselected(items=gone)
+        items[:] = [i for i in items if i.nodeid in keep]
+"""
 PASSING = ("PASSED", "XFAIL")  # not a failure: an expected failure that failed as expected
 UNLISTED_CHECKS = 10  # unlisted OD tests checked with plain pytest, at most, per project
 
@@ -107,19 +119,46 @@ class Tree:
     def __init__(self, entry: dict[str, Any], tree: Path, python: Path, deadline: Deadline) -> None:
         self.entry, self.tree, self.python, self.deadline = entry, tree, python, deadline
         self.args = list(entry.get("pytest_args") or [])
-        self.suite: list[str] = []  # every test id (the report's), for collected_alone
+        self.suite: list[str] = []  # every test id (the report's), for collected()
+
+    def collected(self, order: list[str], test: str) -> str:
+        """``test``'s outcome when ``order`` runs with the whole suite collected (every other
+        test deselected), as in a shuffled run or an xdist worker: the test modules'
+        import-time code has run. The order's files are named first, in its order (pytest
+        runs files as given, each in definition order). ``ABSENT`` without a suite, or
+        when that cannot give ``order``: one file's tests out of their definition order,
+        or files interleaved."""
+        at = {t: i for i, t in enumerate(self.suite)}
+        if not self.suite or any(t not in at for t in order):
+            return "ABSENT"
+        files = list(dict.fromkeys(t.split("::")[0] for t in order))
+        for f in files:  # within a file pytest keeps definition order
+            mine = [at[t] for t in order if t.split("::")[0] == f]
+            if mine != sorted(mine):
+                return "ABSENT"
+        if [t.split("::")[0] for t in order] != sorted(
+            (t.split("::")[0] for t in order), key=files.index
+        ):
+            return "ABSENT"  # the files' tests interleave
+        # every file named, the order's first (pytest runs them as given); paths of the
+        # manifest's arguments left out; the other tests deselected by exact id (pytest's
+        # --deselect takes prefixes: test_a would take test_a_b with it)
+        rest = [f for f in dict.fromkeys(t.split("::")[0] for t in self.suite) if f not in files]
+        args = [a for a in self.args if a.startswith("-") or not (self.tree / a).exists()]
+        env = venv_env(self.python)
+        plugin_dir = Path(env["TMPDIR"]) / "corpus-select"
+        plugin_dir.mkdir(parents=True, exist_ok=True)
+        (plugin_dir / "corpus_exact_select.py").write_text(EXACT_SELECT)
+        (plugin_dir / "keep.json").write_text(json.dumps(order))
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(plugin_dir), env.get("PYTHONPATH")]))
+        env["CORPUS_KEEP"] = str(plugin_dir / "keep.json")
+        self.reset()
+        run = plain(self.python, self.tree, [*files, *rest], [*args, "-p", "corpus_exact_select"],
+                    env=env, timeout=self.deadline.left(900))  # fmt: skip
+        return outcomes(run).get(test, "ABSENT")
 
     def collected_alone(self, test: str) -> str:
-        """``test``'s outcome run alone with the whole suite collected (every other test
-        deselected), as in a shuffled run or an xdist worker: the test modules' import-time
-        code has run. ``ABSENT`` without a suite."""
-        if not self.suite:
-            return "ABSENT"
-        others = [a for t in self.suite if t != test for a in ("--deselect", t)]
-        self.reset()
-        run = plain(self.python, self.tree, [], [*self.args, *others],
-                    env=venv_env(self.python), timeout=self.deadline.left(900))  # fmt: skip
-        return outcomes(run).get(test, "ABSENT")
+        return self.collected([test], test)
 
     def run(self, order: list[str]) -> subprocess.CompletedProcess[str]:
         self.reset()
@@ -209,16 +248,16 @@ def holds_for(tree: Tree, kind: str, test: str, group: list[str]) -> bool:
     """Plain pytest agrees: the test fails after the group (victim), passes after it and
     fails alone (brittle)."""
     if kind == "brittle":
-        alone = tree.outcome([test], test) in FAILED or _fails_collected(tree, test)
-        return alone and tree.outcome([*group, test], test) in PASSING
+        if tree.outcome([test], test) in FAILED:
+            return tree.outcome([*group, test], test) in PASSING
+        # passes alone in a run of its own file: the same two runs with the suite collected
+        collected = getattr(tree, "collected", None)
+        return (
+            collected is not None
+            and collected([test], test) in FAILED
+            and collected([*group, test], test) in PASSING
+        )
     return tree.outcome([test], test) in PASSING and tree.outcome([*group, test], test) in FAILED
-
-
-def _fails_collected(tree: Tree, test: str) -> bool:
-    """Whether ``test`` fails alone once the whole suite is collected (orderdep's runs
-    collect it: another test module's import-time code may set what the test sees)."""
-    collected = getattr(tree, "collected_alone", None)
-    return collected is not None and collected(test) in FAILED
 
 
 def score_report(tree: Tree, report: dict[str, Any], known: list[Known],

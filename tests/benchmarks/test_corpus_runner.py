@@ -314,7 +314,8 @@ def test_a_brittle_failing_alone_only_with_the_suite_collected_is_confirmed(
     )
     (tmp_path / "tests" / "test_b_main.py").write_text(
         "import net\n\n\ndef test_select():\n    net.NETWORK = 'main'\n\n\n"
-        "def test_main():\n    assert net.NETWORK == 'main'\n"
+        "def test_main():\n    assert net.NETWORK == 'main'\n\n\n"
+        "def test_main_again():\n    assert net.NETWORK == 'main'\n"
     )
     setter, test = "tests/test_b_main.py::test_select", "tests/test_b_main.py::test_main"
     entry: dict[str, Any] = {"name": "net", "pytest_args": ["-p", "no:hypothesispytest"]}
@@ -329,3 +330,11 @@ def test_a_brittle_failing_alone_only_with_the_suite_collected_is_confirmed(
     assert not corpus_project.holds_for(
         tree, "brittle", test, ["tests/test_a_other.py::test_other"]
     )
+    # one file's tests out of definition order cannot be run so; files can
+    assert tree.collected([test, setter], setter) == "ABSENT"
+    other = "tests/test_a_other.py::test_other"
+    assert tree.collected([setter, other], other) == "PASSED"
+    # kept by its exact id: pytest's --deselect of test_main would take test_main_again
+    again = test + "_again"
+    tree.suite.append(again)
+    assert tree.collected_alone(again) == "FAILED"

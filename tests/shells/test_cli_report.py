@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from test_cli_repair import BRITTLE, EMPTY, make_project
 
-from orderdep.core.report import load_report, save_report
+from orderdep.core.report import Report, load_report, save_report
 from orderdep.shells.cli import main
 
 
@@ -83,3 +83,29 @@ def test_without_a_report_it_says_to_run_detect_first(
     assert line.startswith("orderdep: error: no report at ")
     assert f"run `orderdep detect {root}` first" in line
     assert not (root / ".orderdep" / "report.html").exists()
+
+
+def test_without_jinja2_the_report_names_the_extra_to_install(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Jinja2 is the ``html`` extra (a project's venv may pin an older one): without it the
+    line commands print names the extra, and ``orderdep report`` says what to install."""
+    import importlib.util
+    import sys
+
+    from orderdep.shells.options import html_report_line
+
+    assert html_report_line(tmp_path).startswith("HTML report: orderdep report ")
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "jinja2" else real(name, *a)
+    )
+    line = html_report_line(tmp_path)
+    assert line.startswith("HTML report: pip install 'orderdep[html]', then orderdep report "), line
+    for name in [m for m in sys.modules if m == "jinja2" or m.startswith("orderdep.shells.html")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "jinja2", None)  # import jinja2 raises ImportError
+    save_report(tmp_path / ".orderdep" / "report.json", Report(str(tmp_path), ["t.py::t"], []))
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "the HTML report needs Jinja2" in err and "pip install 'orderdep[html]'" in err, err

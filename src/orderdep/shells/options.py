@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import shlex
 import sys
@@ -36,6 +37,8 @@ def html_report_line(project: Path, report: Optional[Path] = None) -> str:
     if report is not None:
         parts += ["--report", str(report)]
     parts += ["--html", str(default_html(project, report))]
+    if importlib.util.find_spec("jinja2") is None:  # the html extra is not installed
+        return f"HTML report: pip install 'orderdep[html]', then {shlex.join(parts)}"
     return f"HTML report: {shlex.join(parts)}"
 
 

@@ -35,7 +35,13 @@ def report(
     The page needs no network: its styles, script and data are inside it. It also shows
     what `orderdep pradet`, `orderdep fix` and `orderdep evaluate` left in .orderdep/.
     """
-    from orderdep.shells.html import gather, render_html
+    try:
+        from orderdep.shells.html import gather, render_html
+    except ImportError as exc:
+        raise UsageError(
+            f"the HTML report needs Jinja2 ({exc}); install orderdep with its html extra: "
+            f"pip install 'orderdep[html]'"
+        ) from None
 
     path = report_file if report_file is not None else project.resolve() / DEFAULT_REPORT
     if not path.exists():

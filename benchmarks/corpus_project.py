@@ -144,7 +144,7 @@ class Tree:
         # manifest's arguments left out; the other tests deselected by exact id (pytest's
         # --deselect takes prefixes: test_a would take test_a_b with it)
         rest = [f for f in dict.fromkeys(t.split("::")[0] for t in self.suite) if f not in files]
-        args = [a for a in self.args if a.startswith("-") or not (self.tree / a).exists()]
+        args = self.options()
         env = venv_env(self.python)
         plugin_dir = Path(env["TMPDIR"]) / "corpus-select"
         plugin_dir.mkdir(parents=True, exist_ok=True)
@@ -161,10 +161,17 @@ class Tree:
         return self.collected([test], test)
 
     def run(self, order: list[str]) -> subprocess.CompletedProcess[str]:
+        """``order`` in one plain pytest process; the manifest's arguments without the
+        paths among them when an order is given (``pytest tests A B`` would collect and
+        run all of ``tests`` in its own order, not A then B)."""
         self.reset()
         env = venv_env(self.python)
-        return plain(self.python, self.tree, order, self.args, env=env,
-                     timeout=self.deadline.left(900))  # fmt: skip
+        return plain(self.python, self.tree, order, self.options() if order else self.args,
+                     env=env, timeout=self.deadline.left(900))  # fmt: skip
+
+    def options(self) -> list[str]:
+        """The manifest's pytest arguments that do not name a path of the tree."""
+        return [a for a in self.args if a.startswith("-") or not (self.tree / a).exists()]
 
     def outcome(self, order: list[str], test: str) -> str:
         return outcomes(self.run(order)).get(test, "ABSENT")

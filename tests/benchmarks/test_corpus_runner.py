@@ -338,3 +338,28 @@ def test_a_brittle_failing_alone_only_with_the_suite_collected_is_confirmed(
     again = test + "_again"
     tree.suite.append(again)
     assert tree.collected_alone(again) == "FAILED"
+
+
+def test_an_order_runs_as_given_when_the_manifest_names_a_test_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pytest tests B A`` collects all of ``tests`` and runs it in its own order; an
+    order is run without the manifest's paths (its options stay)."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "net.py").write_text("NETWORK = 'main'\n")
+    (tmp_path / "pytest.ini").write_text("[pytest]\npythonpath = .\n")
+    (tmp_path / "tests" / "test_a.py").write_text(
+        "import net\n\n\ndef test_victim():\n    assert net.NETWORK == 'main'\n"
+    )
+    (tmp_path / "tests" / "test_b.py").write_text(
+        "import net\n\n\ndef test_polluter():\n    net.NETWORK = 'test'\n"
+    )
+    entry: dict[str, Any] = {"name": "net", "pytest_args": ["tests", "-p", "no:hypothesispytest"]}
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    monkeypatch.setattr(corpus_project, "venv_env", lambda python: env)
+    tree = corpus_project.Tree(entry, tmp_path, Path(sys.executable), Deadline(600))
+    victim, polluter = "tests/test_a.py::test_victim", "tests/test_b.py::test_polluter"
+    assert tree.options() == ["-p", "no:hypothesispytest"]
+    assert tree.outcome([polluter, victim], victim) == "FAILED"
+    assert tree.outcome([victim], victim) == "PASSED"
+    assert "2 passed" in tree.run([]).stdout  # the whole suite: the manifest's arguments

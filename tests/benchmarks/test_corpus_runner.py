@@ -300,28 +300,37 @@ def test_an_expected_failure_after_its_partner_counts_as_passing() -> None:
     assert corpus_project.holds_for(tree, "victim", "v", ["p"])
 
 
+def _net_tree(
+    root: Path, monkeypatch: pytest.MonkeyPatch, tests: dict[str, str], args: list[str]
+) -> corpus_project.Tree:
+    """A project whose tests (file name -> text, under ``tests/``) share ``net.NETWORK``,
+    as the runner's plain pytest sees it, with the temporary directory in ``root``."""
+    (root / "tests").mkdir()
+    (root / "net.py").write_text("NETWORK = 'main'\n")
+    (root / "pytest.ini").write_text("[pytest]\npythonpath = .\ntestpaths = tests\n")
+    for name, text in tests.items():
+        (root / "tests" / name).write_text(text)
+    env = {**os.environ, "TMPDIR": str(root)}  # not the runner's place beside a venv
+    monkeypatch.setattr(corpus_project, "venv_env", lambda python: env)
+    entry: dict[str, Any] = {"name": "net", "pytest_args": args}
+    return corpus_project.Tree(entry, root, Path(sys.executable), Deadline(600))
+
+
 def test_a_brittle_failing_alone_only_with_the_suite_collected_is_confirmed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Another test module sets the network at import (collection): run in a process
     collecting only its own file the test passes alone; with the whole suite collected,
     as in orderdep's runs and shuffled runs, it fails alone and passes after its setter."""
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "net.py").write_text("NETWORK = 'main'\n")
-    (tmp_path / "pytest.ini").write_text("[pytest]\npythonpath = .\ntestpaths = tests\n")
-    (tmp_path / "tests" / "test_a_other.py").write_text(
-        "import net\n\nnet.NETWORK = 'test'  # at import\n\n\ndef test_other():\n    pass\n"
-    )
-    (tmp_path / "tests" / "test_b_main.py").write_text(
-        "import net\n\n\ndef test_select():\n    net.NETWORK = 'main'\n\n\n"
+    tests = {
+        "test_a_other.py": "import net\n\nnet.NETWORK = 'test'  # at import\n\n\n"
+        "def test_other():\n    pass\n",
+        "test_b_main.py": "import net\n\n\ndef test_select():\n    net.NETWORK = 'main'\n\n\n"
         "def test_main():\n    assert net.NETWORK == 'main'\n\n\n"
-        "def test_main_again():\n    assert net.NETWORK == 'main'\n"
-    )
+        "def test_main_again():\n    assert net.NETWORK == 'main'\n",
+    }
+    tree = _net_tree(tmp_path, monkeypatch, tests, ["-p", "no:hypothesispytest"])
     setter, test = "tests/test_b_main.py::test_select", "tests/test_b_main.py::test_main"
-    entry: dict[str, Any] = {"name": "net", "pytest_args": ["-p", "no:hypothesispytest"]}
-    env = {**os.environ, "TMPDIR": str(tmp_path)}  # not the runner's place beside a venv
-    monkeypatch.setattr(corpus_project, "venv_env", lambda python: env)
-    tree = corpus_project.Tree(entry, tmp_path, Path(sys.executable), Deadline(600))
     assert tree.outcome([test], test) == "PASSED"  # its own file only
     assert tree.collected_alone(test) == "ABSENT"  # no suite known yet
     tree.suite = ["tests/test_a_other.py::test_other", setter, test]
@@ -345,19 +354,11 @@ def test_an_order_runs_as_given_when_the_manifest_names_a_test_directory(
 ) -> None:
     """``pytest tests B A`` collects all of ``tests`` and runs it in its own order; an
     order is run without the manifest's paths (its options stay)."""
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "net.py").write_text("NETWORK = 'main'\n")
-    (tmp_path / "pytest.ini").write_text("[pytest]\npythonpath = .\n")
-    (tmp_path / "tests" / "test_a.py").write_text(
-        "import net\n\n\ndef test_victim():\n    assert net.NETWORK == 'main'\n"
-    )
-    (tmp_path / "tests" / "test_b.py").write_text(
-        "import net\n\n\ndef test_polluter():\n    net.NETWORK = 'test'\n"
-    )
-    entry: dict[str, Any] = {"name": "net", "pytest_args": ["tests", "-p", "no:hypothesispytest"]}
-    env = {**os.environ, "TMPDIR": str(tmp_path)}
-    monkeypatch.setattr(corpus_project, "venv_env", lambda python: env)
-    tree = corpus_project.Tree(entry, tmp_path, Path(sys.executable), Deadline(600))
+    tests = {
+        "test_a.py": "import net\n\n\ndef test_victim():\n    assert net.NETWORK == 'main'\n",
+        "test_b.py": "import net\n\n\ndef test_polluter():\n    net.NETWORK = 'test'\n",
+    }
+    tree = _net_tree(tmp_path, monkeypatch, tests, ["tests", "-p", "no:hypothesispytest"])
     victim, polluter = "tests/test_a.py::test_victim", "tests/test_b.py::test_polluter"
     assert tree.options() == ["-p", "no:hypothesispytest"]
     assert tree.outcome([polluter, victim], victim) == "FAILED"

@@ -6,10 +6,12 @@ project rootdir), ``file:$TMP/<relpath>`` (temp dir) or ``file:~/<relpath>`` (HO
 directories end in ``/``. With ``cwd=True`` (repair's captures), the working directory too
 when a test moved it outside those (a session fixture's ``chdir`` into a directory of
 pytest's ``basetemp`` that tests write into): ``file:$CWD/<relpath>``, named relative to
-the working directory of the moment, so the same file has the same name in every process. A file's fingerprint is its content hash when it is small
-(rewriting the same bytes is no write) and ``size + mtime_ns`` otherwise. Content is only
-re-read when the stat changed or the file was opened for writing in this process (mtime
-resolution can hide two writes in a row).
+the working directory of the moment, so the same file has the same name in every process.
+
+A file's fingerprint is its content hash when it is small (rewriting the same bytes is
+no write) and ``size + mtime_ns`` otherwise. Content is only re-read when the stat
+changed or the file was opened for writing in this process (mtime resolution can hide
+two writes in a row).
 
 Scans are bounded (``max_files`` per watched dir, ``max_depth``) and skip caches, VCS data,
 virtual environments, bytecode, pytest's ``basetemp`` and orderdep's own files.

@@ -24,6 +24,7 @@ import re
 from collections.abc import Sequence
 
 from orderdep.analysis.repair.candidates.candidates import Candidate
+from orderdep.analysis.repair.candidates.root_statements import CWD
 from orderdep.analysis.repair.locate.root_info import DebugResult, RootInfo
 from orderdep.analysis.repair.write.patches import Insertion
 from orderdep.core.report import ODFinding
@@ -37,7 +38,7 @@ def _copied_files(dbg: DebugResult) -> list[RootInfo]:
         for r in dbg.differing
         if r.kind == "file"
         and r.path
-        and not r.path.startswith(("$TMP/", "~/", "$CWD/", "/"))
+        and not r.path.startswith(("$TMP/", "~/", CWD, "/"))
         and not r.path.endswith("/")
         and r.failing.present
     ]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -166,6 +168,33 @@ def test_a_dead_fork_server_is_an_engine_error_not_a_hang(
     os.kill(server, signal.SIGKILL)
     with pytest.raises(EngineError, match="fork server"):
         engine.run([F("ok")])
+    engine.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_server_dying_after_its_liveness_check_is_an_engine_error(
+    make_project: ProjectWriter,
+    make_engine: EngineFactory,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The server can die between the check that it runs and the write of the request:
+    the broken pipe is the same engine error, not a BrokenPipeError."""
+    trace = tmp_path / "trace.log"
+    engine = make_engine(
+        make_project(FAULT_FILES), runner="fork", extra_env={"OD_TRACE": str(trace)}
+    )
+    assert outcomes(engine.run([F("ok")])) == [Outcome.PASSED]
+    server = int(trace.read_text().split()[1])
+    os.kill(server, signal.SIGKILL)
+    for _ in range(500):  # until the kernel has closed its end of the pipe
+        if Path(f"/proc/{server}/stat").read_text().split()[2] == "Z":
+            break
+        time.sleep(0.01)
+    monkeypatch.setattr(subprocess.Popen, "poll", lambda self: None)
+    with pytest.raises(EngineError, match="fork server died"):
+        engine.run([F("ok")])
+    monkeypatch.undo()
     engine.close()
 
 

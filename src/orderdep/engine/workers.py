@@ -338,8 +338,13 @@ class ForkWorker(_WorkerBase):
         """Send ``request`` and wait for its child's end: (``timeout`` when the clock
         killed it, the server's status message; None when the server died)."""
         assert self._to_server is not None
-        self._to_server.write(json.dumps(request) + "\n")
-        self._to_server.flush()
+        try:
+            self._to_server.write(json.dumps(request) + "\n")
+            self._to_server.flush()
+        except OSError as exc:  # the server died between the check and the write
+            raise EngineError(
+                f"the fork server died ({exc}):\n{self._log_tail()[-3000:]}"
+            ) from exc
         reply = self._read(60.0)
         if reply is None or "pid" not in reply:
             raise EngineError(f"the fork server stopped answering:\n{self._log_tail()[-3000:]}")

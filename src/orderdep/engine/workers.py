@@ -342,9 +342,7 @@ class ForkWorker(_WorkerBase):
             self._to_server.write(json.dumps(request) + "\n")
             self._to_server.flush()
         except OSError as exc:  # the server died between the check and the write
-            raise EngineError(
-                f"the fork server died ({exc}):\n{self._log_tail()[-3000:]}"
-            ) from exc
+            raise EngineError(f"the fork server died ({exc}):\n{self._log_tail()[-3000:]}") from exc
         reply = self._read(60.0)
         if reply is None or "pid" not in reply:
             raise EngineError(f"the fork server stopped answering:\n{self._log_tail()[-3000:]}")

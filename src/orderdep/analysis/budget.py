@@ -22,9 +22,10 @@ from typing import Callable, Optional
 
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.suite import Suite
+from orderdep.engine.deadline import runs_until
 from orderdep.engine.executor import Executor, ResultCallback
 from orderdep.engine.probe import ProbeSpec
-from orderdep.errors import OrderdepError
+from orderdep.errors import OrderdepError, OutOfTime
 
 SEARCH_SHARE = 0.7
 SEARCH_SHARE_CLASSIFY = 0.4
@@ -135,7 +136,8 @@ class BudgetedExecutor:
     orders that should finish within what is left, at the pace measured so far (seconds
     per test execution, workers together; an order answered without running counts at
     what it took when it ran): an order that cannot finish in time is not
-    started, so a command ends close to its budget even when orders are long. Ctrl-C
+    started, so a command ends close to its budget even when orders are long; an order
+    still running when the whole budget ends is killed. Ctrl-C
     while orders run stops the budget (reason ``"interrupted"``) and raises
     :class:`BudgetExhausted`: the orders finished so far are kept by the caller's
     callbacks and the store.
@@ -200,6 +202,15 @@ class BudgetedExecutor:
             raise BudgetExhausted("budget")
         return n
 
+    def _whole_budget_end(self) -> Optional[float]:
+        """When the command's whole budget ends (``time.monotonic()``; None: never): an
+        order still running then is killed. A phase's own share only stops new orders."""
+        whole = self.budget
+        while whole.parent is not None:
+            whole = whole.parent
+        left = whole.left()
+        return None if left is None else time.monotonic() + left
+
     def run_many(
         self,
         orders: Sequence[Sequence[str]],
@@ -220,10 +231,14 @@ class BudgetedExecutor:
             began = self.budget.clock()
             batch = orders[start : start + size]
             try:
-                results = self.inner.run_many(batch, probe=probe, on_result=done)
+                with runs_until(self._whole_budget_end()):
+                    results = self.inner.run_many(batch, probe=probe, on_result=done)
             except KeyboardInterrupt as exc:
                 self.budget.interrupted(exc)
                 raise BudgetExhausted("interrupted") from None
+            except OutOfTime:  # the whole budget ended while orders ran: they were killed
+                self.budget.stop("budget")
+                raise BudgetExhausted("budget") from None
             out += results
             # An order answered without running (reused from the store, or run by the
             # fork check) costs nothing now but tells what running it costs.

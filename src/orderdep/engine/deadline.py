@@ -5,8 +5,10 @@ A repair debugs, screens and verifies candidates, each step running orders in th
 project and in patched copies through engines of its own; a command's ``--budget`` is
 kept by :func:`runs_until`: inside it, every engine of this process refuses to start an
 order after the given time (``time.monotonic()``) with
-:class:`~orderdep.errors.OutOfTime`, which the command catches. Orders already running
-finish; an order costs one order past the time at most.
+:class:`~orderdep.errors.OutOfTime`, which the command catches. An order still running
+at that time is killed (every engine of the process is :func:`watch`-ed), and the engine
+raises the same error for it: a suite whose single order outlasts the budget ends with
+it, not an order later.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+import weakref
 from collections.abc import Iterator
-from typing import Optional
+from typing import Optional, Protocol
 
 from orderdep.errors import OutOfTime
 
@@ -23,23 +26,61 @@ _lock = threading.Lock()
 _stop_at: list[Optional[float]] = [None]  # one per process: engines run in threads too
 
 
+class Stoppable(Protocol):
+    def interrupt(self) -> None:
+        """Kill the orders running now (from another thread)."""
+
+
+_watched: weakref.WeakSet[Stoppable] = weakref.WeakSet()
+
+
+def watch(engine: Stoppable) -> None:
+    """Kill ``engine``'s running orders when the time of a :func:`runs_until` comes."""
+    with _lock:
+        _watched.add(engine)
+
+
+def _expire(at: float) -> None:
+    """The timer of a :func:`runs_until`: kill what runs, if ``at`` is still the limit."""
+    with _lock:
+        if _stop_at[0] != at:
+            return
+        engines = list(_watched)
+    for engine in engines:
+        engine.interrupt()
+
+
 @contextlib.contextmanager
 def runs_until(at: Optional[float]) -> Iterator[None]:
     """Refuse orders started after ``at`` (a ``time.monotonic()`` value; None: no limit)
-    while the block runs; the limit outside it is back afterwards."""
+    while the block runs, and kill the orders still running at ``at``; the limit outside
+    it is back afterwards."""
     with _lock:
         before = _stop_at[0]
         if at is not None:
             _stop_at[0] = at if before is None else min(at, before)
+        limit = _stop_at[0]
+    timer = None
+    if at is not None and limit == at:
+        timer = threading.Timer(max(0.0, at - time.monotonic()), _expire, args=(at,))
+        timer.daemon = True
+        timer.start()
     try:
         yield
     finally:
+        if timer is not None:
+            timer.cancel()
         with _lock:
             _stop_at[0] = before
 
 
+def passed() -> bool:
+    """Whether the time of :func:`runs_until` has come."""
+    at = _stop_at[0]
+    return at is not None and time.monotonic() >= at
+
+
 def check() -> None:
     """Raise :class:`~orderdep.errors.OutOfTime` when the time of :func:`runs_until` is past."""
-    at = _stop_at[0]
-    if at is not None and time.monotonic() >= at:
+    if passed():
         raise OutOfTime("the budget ended: no more orders are started")

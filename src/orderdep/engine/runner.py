@@ -32,7 +32,7 @@ from orderdep.engine.tempdirs import make_workdir
 from orderdep.engine.timeouts import TimeoutPolicy
 from orderdep.engine.volatile_ids import IdNotices
 from orderdep.engine.workers import ForkUnavailable, ForkWorker, SubprocessWorker
-from orderdep.errors import EngineError
+from orderdep.errors import EngineError, OutOfTime
 
 Worker = Union[ForkWorker, SubprocessWorker]
 Notice = Callable[[str], None]
@@ -72,6 +72,7 @@ class Engine:
         self._lock = threading.Lock()
         # Tests whose ids change between processes, named once (see core.volatile).
         self.id_notices = IdNotices(self.notice)
+        deadline.watch(self)  # its running orders are killed when a budget ends
 
     # -- lifecycle -------------------------------------------------------------------
     def __enter__(self) -> Engine:
@@ -283,6 +284,8 @@ class Engine:
             return reused
         deadline.check()  # a command's budget that ended (runs_until)
         result = worker.run(order, probe)
+        if result.interrupted and deadline.passed():  # killed when the budget ended
+            raise OutOfTime("the budget ended: the order running then was stopped")
         self.id_notices.add(worker.ids)
         self.timeouts.learn(result.results)
         self._record(result, probe)

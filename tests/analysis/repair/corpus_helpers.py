@@ -110,6 +110,12 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
     "class_attr_helper": {
         "tests/test_render.py::test_full": ("victim", "tests/test_render.py::test_compact"),
     },
+    "class_method_stubbed": {
+        "tests/test_sync.py::test_count_reads_the_backend": (
+            "victim", "tests/test_sync.py::test_count_of_an_empty_backend"),
+        "tests/test_sync.py::test_push_two_tasks": (
+            "brittle", "tests/test_sync.py::test_push_wires_the_target"),
+    },
     "class_attr_setupclass": {
         "tests/test_client.py::TestClientDefaults::test_default_timeout": (
             "victim", "tests/test_client.py::TestFastClient::test_fast_timeout"),

@@ -61,6 +61,41 @@ def test_a_class_flag_with_a_dunder_name_is_a_root_but_python_specials_are_not()
     assert classify("__version__", "1.0", __name__) == SKIP
 
 
+def test_a_function_assigned_onto_a_class_is_state_but_its_own_methods_are_code() -> None:
+    class Source:
+        def name(self) -> str:
+            return "real"
+
+        alias = name
+
+    def make(self: object) -> int:
+        return 3
+
+    assert classify("name", Source.name, __name__, Source) == SKIP
+    assert classify("alias", vars(Source)["alias"], __name__, Source) == SKIP
+    assert classify("make", make, __name__, Source) == PLAIN  # defined in a test
+    assert classify("name", lambda self: "fake", __name__, Source) == PLAIN
+    assert classify("name", Source.name, "elsewhere", Source) == PLAIN  # another module's
+    # with ``functions`` (the repair's probe), its own methods are roots too
+    assert classify("name", Source.name, __name__, Source, functions=True) == PLAIN
+    assert classify("bump", staticmethod(make), __name__, Source, functions=True) == SKIP
+
+
+def test_a_method_replaced_on_a_class_shows_with_class_functions(project: Project) -> None:
+    state = project.module("state")
+    n = project.name
+    tracker = StateTracker(project.config(files=False, class_functions=True))
+    before = tracker.snapshot()
+    assert f"{n}.state.Meter.bump" in before
+    original = state.Meter.bump
+    state.Meter.bump = lambda self: None
+    try:
+        assert diff(before, tracker.snapshot()) == [f"{n}.state.Meter.bump"]
+    finally:
+        state.Meter.bump = original
+    assert diff(before, tracker.snapshot()) == []
+
+
 def test_unchanged_state_diffs_empty_and_each_kind_of_write_shows(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import types
 from collections.abc import Iterator, Mapping
 from types import ModuleType
 from typing import Any, Optional
@@ -137,12 +138,22 @@ _LRU_WRAPPER: Any = getattr(functools, "_lru_cache_wrapper", None)
 SKIP, PLAIN, CACHE, CLASS = 0, 1, 2, 3
 
 
-def classify(key: object, value: object, module: str, owner: Optional[type] = None) -> int:
+def classify(
+    key: object,
+    value: object,
+    module: str,
+    owner: Optional[type] = None,
+    *,
+    functions: bool = False,
+) -> int:
     """How entry ``key`` of module ``module`` (or of its class ``owner``) counts.
 
     Module globals are roots (``PLAIN``); lru caches also give a ``cache:`` root
     (``CACHE``); classes defined in the module have their attributes walked too
-    (``CLASS``). In classes, methods, properties and other descriptors are code (``SKIP``).
+    (``CLASS``). In classes, methods, properties and other descriptors are code (``SKIP``),
+    but a function assigned onto the class from elsewhere is state (``Cls.method =
+    fake``); with ``functions``, a class's own functions are roots too (by identity), so
+    that a method replaced later is known to have been there before.
     """
     if not isinstance(key, str) or _skipped_name(key, value, owner) or not key.isidentifier():
         return SKIP  # also pytest's assertion-rewriting helpers (``@py_builtins``)
@@ -154,8 +165,21 @@ def classify(key: object, value: object, module: str, owner: Optional[type] = No
             return CLASS  # defined here under its own name, not an alias
         return PLAIN if owner is None else SKIP
     if owner is not None and (is_code_like(value) or hasattr(type(value), "__get__")):
+        if isinstance(value, types.FunctionType) and (
+            functions or _put_on_class(value, module, owner)
+        ):
+            return PLAIN
         return SKIP
     return PLAIN
+
+
+def _put_on_class(value: types.FunctionType, module: str, owner: type) -> bool:
+    """Whether function ``value`` was defined elsewhere and assigned onto ``owner``
+    (``Cls.method = fake``, a test's stand-in or a setter's addition): state, not the
+    class's code. Its own methods, and aliases among them, stay code."""
+    home = getattr(value, "__module__", None)
+    outer = value.__qualname__.rpartition(".")[0]
+    return home != module or outer != owner.__qualname__
 
 
 def python_roots(module_name: str, module: ModuleType) -> Iterator[tuple[str, Any]]:

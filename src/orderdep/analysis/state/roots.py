@@ -72,6 +72,9 @@ class RootsConfig:
     home: Optional[str] = None
     files: bool = True
     cwd_files: bool = False  # the working directory's files when a test moved it (files.py)
+    # a class's own functions are roots too (namespaces.classify): a replaced method is
+    # then known to have existed; detection's probes leave them out (their cost)
+    class_functions: bool = False
     env_exclude: frozenset[str] = DEFAULT_ENV_EXCLUDE
     module_exclude: tuple[str, ...] = ("orderdep", *INTERNAL_MODULE_PREFIXES)
     max_nodes: int = 2000
@@ -289,7 +292,9 @@ class StateTracker:
             entry = entries.get(key)
             if entry is None or entry[0] is not value:
                 try:
-                    kind = classify(key, value, module, owner)
+                    kind = classify(
+                        key, value, module, owner, functions=self.config.class_functions
+                    )
                 except Exception:  # a value that fails when looked at (lazy proxies)
                     kind = PLAIN
                 # holding the value keeps its id unique while its fingerprint is reused

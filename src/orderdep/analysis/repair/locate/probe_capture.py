@@ -40,7 +40,11 @@ PROCESS_ROOTS = frozenset(
 def roots_config(rootdir: str) -> RootsConfig:
     home = os.environ.get("HOME")
     return RootsConfig(
-        rootdir=rootdir, temp_dirs=[tempfile.gettempdir()], home=home, cwd_files=True
+        rootdir=rootdir,
+        temp_dirs=[tempfile.gettempdir()],
+        home=home,
+        cwd_files=True,
+        class_functions=True,
     )
 
 

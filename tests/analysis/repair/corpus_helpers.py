@@ -110,6 +110,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
     "class_attr_helper": {
         "tests/test_render.py::test_full": ("victim", "tests/test_render.py::test_compact"),
     },
+    "brittle_mock_spec_fixture": {
+        "tests/test_push.py::test_push_uses_the_factory": (
+            "brittle", "tests/test_push.py::test_target_is_wired"),
+    },
     "class_method_stubbed": {
         "tests/test_sync.py::test_count_reads_the_backend": (
             "victim", "tests/test_sync.py::test_count_of_an_empty_backend"),

@@ -197,18 +197,23 @@ class Repairer:
             candidates += param_copy_candidates(self.project, finding)
         if result.debug is not None:
             candidates += self._root_candidates(finding, kind, target, victim, result)
-        if (
-            kind == "brittle"
-            and result.debug is not None
-            and result.debug.failing_outcome == "error"
-        ):
-            # it errors in a fixture's set-up: the body starts too late for its set-up
-            setters = finding.state_setters or [m for g in finding.state_setter_groups for m in g]
-            candidates += before_fixtures(candidates, setters)
+        setters = finding.state_setters or [m for g in finding.state_setter_groups for m in g]
+        early: list[Candidate] = []
+        if kind == "brittle" and result.debug is not None:
+            early = before_fixtures(candidates, setters)
+            if result.debug.failing_outcome == "error":
+                # it errors in a fixture's set-up: the body starts too late for its set-up
+                candidates, early = candidates + early, []
         roots = [r.name for r in result.debug.culprits] if result.debug is not None else []
         candidates = [with_comments(c, finding, kind, roots) for c in candidates]
         result.candidates = len(candidates)
         self._rank_and_verify(candidates, target, result)
+        if result.fix is None and early:
+            # a fixture the test requests may read the state before the body runs (a
+            # mock built from a class the setter completes): the same set-up, first
+            early = [with_comments(c, finding, kind, roots) for c in early]
+            result.candidates += len(early)
+            self._rank_and_verify(early, target, result)
         return result
 
     def _every_polluter(

@@ -203,3 +203,20 @@ def test_a_merged_from_import_keeps_its_layout(source: str, merged: str) -> None
     ins = Insertion("t.py::test_a", ("from pkg import beta", "beta()"))
     new = apply_insertion(source + "\n\ndef test_a():\n    pass\n", ins)
     assert new.startswith(merged + "\n\ndef test_a():\n    beta()\n")
+
+
+MULTILINE = 'TEMPLATE = """[main]\n  name = x\nend"""'
+LOOP = 'for key in ("a", "b"):\n    kv.STATE[key] = """first\nsecond"""'
+
+
+@pytest.mark.parametrize("classes", [[], ["TestKv"]])
+def test_a_multi_line_string_keeps_its_text_in_a_new_fixture(classes: list[str]) -> None:
+    source = "import kv\n\n\nclass TestKv:\n    def test_a(self):\n        pass\n"
+    test = "::".join(["test_kv.py", *classes, "_set_up"])
+    ins = Insertion(test, (MULTILINE, LOOP), fixtures=(), comment="Set up.", edit="autouse")
+    new = apply_insertion(source, ins)
+    fixture = next(i for i, line in enumerate(new.splitlines()) if "def _set_up" in line)
+    assert "[main]\n  name = x\nend" in new  # not re-indented inside the string
+    assert "first\nsecond" in new
+    compile(new, "test_kv.py", "exec")
+    assert new.splitlines()[fixture + 1].strip() == "# Set up."

@@ -20,6 +20,7 @@ import libcst as cst
 
 from orderdep.analysis.repair.write.fixture_patches import AUTOUSE, comment_lines
 from orderdep.analysis.repair.write.import_lifting import add_imports
+from orderdep.analysis.repair.write.statements import function_body
 from orderdep.analysis.repair.write.unittest_patches import is_docstring
 from orderdep.errors import UsageError
 
@@ -28,14 +29,10 @@ def _method(
     name: str, statements: Sequence[str], fixtures: Sequence[str], comment: Optional[str],
     depth: int,
 ) -> cst.FunctionDef:  # fmt: skip
-    body = "\n".join(f"    {line}" for s in statements for line in s.splitlines()) or "    pass"
-    text = f"{AUTOUSE}\ndef {name}({', '.join(['self', *fixtures])}):\n{body}\n"
+    text = f"{AUTOUSE}\ndef {name}({', '.join(['self', *fixtures])}):\n    pass\n"
     fn = cst.parse_statement(text)
-    assert isinstance(fn, cst.FunctionDef) and isinstance(fn.body, cst.IndentedBlock)
-    first = fn.body.body[0]
-    lines = comment_lines(comment, 4 * (depth + 1))
-    inner = fn.body.with_changes(body=[first.with_changes(leading_lines=lines), *fn.body.body[1:]])
-    return fn.with_changes(body=inner)
+    assert isinstance(fn, cst.FunctionDef)
+    return fn.with_changes(body=function_body(statements, comment_lines(comment, 4 * (depth + 1))))
 
 
 class _AddMethod(cst.CSTTransformer):

@@ -27,6 +27,7 @@ from typing import Optional
 import libcst as cst
 
 from orderdep.analysis.repair.write.import_lifting import add_imports
+from orderdep.analysis.repair.write.statements import function_body
 from orderdep.errors import UsageError
 
 COMMENT_WIDTH = 88
@@ -140,18 +141,10 @@ def add_function(
     """``source`` with a new function ``name`` (an autouse fixture, or with no
     ``decorator`` a plain one such as ``setup_function``) running ``statements``, whose
     imports ``lifted`` go to the top of the file."""
-    # a statement may span lines (a loop): indent each of its lines
-    body = "\n".join(f"    {line}" for s in statements for line in s.splitlines()) or "    pass"
     head = f"{decorator}\n" if decorator else ""
-    text = f"{head}def {name}({', '.join(fixtures)}):\n{body}\n"
-    fn = cst.parse_statement(text)
+    fn = cst.parse_statement(f"{head}def {name}({', '.join(fixtures)}):\n    pass\n")
     assert isinstance(fn, cst.FunctionDef)
-    inner = fn.body
-    assert isinstance(inner, cst.IndentedBlock)
-    first = inner.body[0]
-    inner = inner.with_changes(
-        body=[first.with_changes(leading_lines=comment_lines(comment, 4)), *inner.body[1:]]
-    )
+    inner = function_body(statements, comment_lines(comment, 4))
     module = cst.parse_module(source) if source.strip() else cst.Module([])
     blank = [cst.EmptyLine(), cst.EmptyLine()] if module.body else []
     fn = fn.with_changes(body=inner, leading_lines=blank)

@@ -32,6 +32,7 @@ from orderdep.analysis.repair.write.fixture_patches import (
     narrow_scope,
 )
 from orderdep.analysis.repair.write.import_lifting import add_imports, liftable
+from orderdep.analysis.repair.write.statements import TRIPLE_QUOTES, parse_statements
 from orderdep.analysis.repair.write.unittest_patches import (
     adapt_statements,
     is_docstring,
@@ -74,7 +75,6 @@ def function_path(test_id: str) -> tuple[str, list[str], str]:
 
 
 # -- rewriting ---------------------------------------------------------------------------
-TRIPLE_QUOTES = ("'" * 3, '"' * 3)
 
 
 def prefers_double_quotes(source: str) -> bool:
@@ -89,34 +89,6 @@ def prefers_double_quotes(source: str) -> bool:
     except (tokenize.TokenError, SyntaxError):
         return False
     return counts['"'] > counts["'"]
-
-
-class _DoubleQuotes(cst.CSTTransformer):
-    """``'text'`` -> ``"text"`` where that needs no escaping (generated code uses repr)."""
-
-    def leave_SimpleString(
-        self, original: cst.SimpleString, updated: cst.SimpleString
-    ) -> cst.SimpleString:
-        value = updated.value
-        prefix = value[: len(value) - len(value.lstrip("rRbBuU"))]
-        body = value[len(prefix) :]
-        plain = body.startswith("'") and not body.startswith(TRIPLE_QUOTES)
-        if plain and not set(body[1:-1]) & {'"', "\\"}:
-            return updated.with_changes(value=f'{prefix}"{body[1:-1]}"')
-        return updated
-
-
-def _parse_statements(code: Iterable[str], double: bool = False) -> list[cst.BaseStatement]:
-    out: list[cst.BaseStatement] = []
-    for text in code:
-        try:
-            module = cst.parse_module(text.strip() + "\n")
-        except cst.ParserSyntaxError:
-            raise UsageError(f"a statement of the patch does not parse: {text.strip()!r}") from None
-        if double:
-            module = module.visit(_DoubleQuotes())
-        out.extend(module.body)
-    return out
 
 
 def _with_params(params: cst.Parameters, fixtures: Sequence[str]) -> cst.Parameters:
@@ -199,7 +171,7 @@ class _Inserter(cst.CSTTransformer):
             s for s in code if s.startswith(("import ", "from ")) and liftable(s, self.module)
         ]
         self.lifted += lifted
-        new = _parse_statements([s for s in code if s not in lifted], self.double)
+        new = parse_statements([s for s in code if s not in lifted], self.double)
         first = new[0] if new else None
         if ins.comment and isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             lines = comment_lines(ins.comment, 4 * (len(self.classes) + 1))
@@ -250,7 +222,7 @@ def apply_insertion(source: str, insertion: Insertion) -> str:
         imports = [s for s in stmts if s.startswith(("import ", "from ")) and liftable(s, module)]
         code = [
             cst.Module([]).code_for_node(s).strip()
-            for s in _parse_statements([s for s in stmts if s not in imports], double)
+            for s in parse_statements([s for s in stmts if s not in imports], double)
         ]
         if in_class:
             return add_class_fixture(

@@ -114,6 +114,12 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_push.py::test_push_uses_the_factory": (
             "brittle", "tests/test_push.py::test_target_is_wired"),
     },
+    "fixture_module_shared_ticket": {
+        "tests/test_tickets.py::test_first_ticket": (
+            "victim", "tests/test_tickets.py::test_third_ticket"),
+        "tests/test_tickets.py::test_third_ticket": (
+            "brittle", "tests/test_tickets.py::test_first_ticket"),
+    },
     "class_method_stubbed": {
         "tests/test_sync.py::test_count_reads_the_backend": (
             "victim", "tests/test_sync.py::test_count_of_an_empty_backend"),

@@ -82,7 +82,7 @@ from orderdep.analysis.repair.candidates.root_statements import restore_statemen
 from orderdep.analysis.repair.candidates.session_start import session_start_candidates
 from orderdep.analysis.repair.candidates.shrink import shrink_verified
 from orderdep.analysis.repair.candidates.sources import FunctionSource, read_function
-from orderdep.analysis.repair.fix_result import Fix, FixResult
+from orderdep.analysis.repair.fix_result import Fix, FixResult, Rejected
 from orderdep.analysis.repair.locate.debugger import DebugError, NotReproduced, debug, orders_for
 from orderdep.analysis.repair.locate.module_names import ModuleNames
 from orderdep.analysis.repair.locate.module_roots import package_of
@@ -107,6 +107,8 @@ from orderdep.errors import UsageError
 STRATEGIES = ("cleaner", "generated", "restore", "polluter", "fixture")
 STRATEGY_CHOICES = (*STRATEGIES, "auto")
 MAX_VERIFY = 8
+# rejected candidates kept per test for a repair of two entangled tests (entangled.py)
+KEPT_REJECTED = 4
 
 Progress = Callable[[str], None]
 
@@ -385,3 +387,7 @@ class Repairer:
             result.notes.append(
                 f"{cand.strategy}: rejected ({cand.description}): {check.summary()}"
             )
+            if len(result.rejected) < KEPT_REJECTED:
+                result.rejected.append(
+                    Rejected(cand.strategy, cand.description, cand.insertions, check.broken)
+                )

@@ -40,6 +40,17 @@ class Fix:
 
 
 @dataclass
+class Rejected:
+    """A candidate patch verification rejected, kept for a repair of two tests together:
+    its insertions and what it broke (:attr:`Verification.broken`)."""
+
+    strategy: str
+    description: str
+    insertions: list[Insertion]
+    broken: list[str]
+
+
+@dataclass
 class FixResult:
     """What repairing one OD test produced."""
 
@@ -53,6 +64,7 @@ class FixResult:
     target: Optional[Target] = None  # the orders the fix was verified in
     reproduced: bool = True  # False: it passed in its failing order, nothing to fix
     batched: bool = False  # its set-up was verified together with an earlier brittle's
+    rejected: list[Rejected] = field(default_factory=list)  # the first few, smallest first
 
 
 def apply_fix(project: Path, fix: Fix) -> list[str]:

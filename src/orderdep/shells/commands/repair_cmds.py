@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 import time
 from collections.abc import Sequence
@@ -11,6 +12,7 @@ from typing import Any, Optional
 import click
 
 from orderdep.analysis.repair.batch import Ahead
+from orderdep.analysis.repair.entangled import repair_entangled
 from orderdep.analysis.repair.fix import STRATEGY_CHOICES, Repairer
 from orderdep.analysis.repair.fix_result import Fix, FixResult
 from orderdep.analysis.repair.verify.patchset import (
@@ -235,7 +237,6 @@ def fix(
     fixed: list[FixResult] = []
     done: list[tuple[ODFinding, Fix]] = []  # the verified fixes, for victims sharing a state
     originals: Originals = {}  # with --apply: the files' texts before the first patch
-    applied: list[str] = []
     rows: list[tuple[str, str, str, str]] = []  # the closing table: test, kind, fix, lines
     with open_engine(params, store=False, budget=limit) as engine:
         engine.check([*(t for t, _ in selected), *polluters])
@@ -250,6 +251,28 @@ def fix(
         if data is not None and not polluters:
             data, selected = classify_on_demand(engine, data, selected, project, report, params)
         ahead = Ahead()  # set-ups verified ahead for later brittles
+        unfixed: dict[str, ODFinding] = {}  # reproduced, no verified fix
+        results_of: list[FixResult] = []
+
+        def keep(finding: ODFinding, result: FixResult, written: Optional[Fix]) -> None:
+            """Write ``result``'s patch (applied with --apply), record and print it."""
+            function = function_id(finding.test)
+            patch: Optional[Path] = None
+            applied: list[str] = []
+            results_of.append(result)
+            if result.reproduced and result.fix is not None:
+                patch = patches / patch_name(function, strategy)
+                patch.parent.mkdir(parents=True, exist_ok=True)
+                applied = apply_now(project, written or result.fix, originals) if apply_ else []
+                patch.write_text(diff_from_originals(project, result.fix, originals), "utf-8")
+                by_function[function] = result
+                fixed.append(result)
+                done.append((finding, result.fix))
+            entries[finding.test] = fix_entry(result, patch, patches.parent)
+            save_fixes(report_file(project, report).resolve().parent, entries)
+            lines = fix_lines(result, project, patch, params, report, applied, polluters)
+            click.echo("\n".join(lines))
+
         for index, (test, found) in enumerate(selected):
             left_s = limit.left()  # what a set check of the patches so far needs is kept
             reserve = set_check_reserve(repairer, set_orders, len(fixed), budget)
@@ -279,28 +302,32 @@ def fix(
                 rows.append((test, finding.kind or "?", "not repaired (budget)", "-"))
                 missing += 1
                 continue
-            target = patches / patch_name(function, strategy)
-            patch: Optional[Path] = None
             if not result.reproduced:
                 pass  # it passes in its failing order: nothing left to fix, keep its patch
             elif result.fix is None:
                 missing += 1
-                if function not in by_function:
-                    target.unlink(missing_ok=True)  # an earlier run's patch no longer holds
-            else:
-                patch = target
-                patch.parent.mkdir(parents=True, exist_ok=True)
-                applied = apply_now(project, written or result.fix, originals) if apply_ else []
-                patch.write_text(diff_from_originals(project, result.fix, originals), "utf-8")
-                by_function[function] = result
-                fixed.append(result)
-                done.append((finding, result.fix))
+                unfixed[finding.test] = finding
+                if function not in by_function:  # an earlier run's patch no longer holds
+                    (patches / patch_name(function, strategy)).unlink(missing_ok=True)
             rows.append(table_row(result))
-            entries[finding.test] = fix_entry(result, patch, patches.parent)
-            save_fixes(report_file(project, report).resolve().parent, entries)
-            lines = fix_lines(result, project, patch, params, report, applied, polluters)
-            click.echo("\n".join(lines))
-            applied = []
+            keep(finding, result, written)
+        left_s = limit.left()
+        reserve = set_check_reserve(repairer, set_orders, len(fixed) + 1, budget)
+        if unfixed and not limit.stopped:  # patches that hold only together
+            try:
+                with runs_until(None if left_s is None else time.monotonic() + left_s - reserve):
+                    paired = repair_entangled(repairer, results_of, progress_line)
+                for result, fresh in paired:
+                    missing -= 1
+                    rows[[r[0] for r in rows].index(result.test)] = table_row(result)
+                    assert result.fix is not None  # what a partner's fix wrote is there
+                    keep(
+                        unfixed[result.test],
+                        result,
+                        dataclasses.replace(result.fix, insertions=fresh),
+                    )
+            except OutOfTime:  # the budget ended: they stay unrepaired
+                pass
         restore_originals(project, originals)  # the set that holds is written below
         unrepaired = (
             [f.test for f in data.od_tests if f.test not in {r.test for r in fixed}]

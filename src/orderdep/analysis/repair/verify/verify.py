@@ -63,6 +63,9 @@ class Verification:
     # a set check's repaired tests failing in a random order as they do without the
     # patches (test -> where): a relation no report named, not the patches' doing
     elsewhere: dict[str, str] = field(default_factory=dict)
+    # other tests the patch made fail where they passed (a brittle that relied on the
+    # state the patch resets): a patch of theirs may make both hold together
+    broken: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         if self.ok:
@@ -134,6 +137,7 @@ def _compare(
             continue
         if a.outcome.is_failure and not b.outcome.is_failure:
             out.problems.append(f"{b.test} now {a.outcome.value} in {where}")
+            out.broken = list(dict.fromkeys([*out.broken, b.test]))
         elif b.outcome.is_failure and not a.outcome.is_failure and b.test != target:
             out.improved = list(dict.fromkeys([*out.improved, b.test]))
         elif b.outcome.is_failure and b.test != target:

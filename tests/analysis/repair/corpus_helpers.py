@@ -120,6 +120,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_tickets.py::test_third_ticket": (
             "brittle", "tests/test_tickets.py::test_first_ticket"),
     },
+    "numpy_class_grid": {
+        "tests/test_rain.py::TestFindRain::test_dry_profile": (
+            "victim", "tests/test_rain.py::TestFindRain::test_rain_everywhere"),
+    },
     "class_method_stubbed": {
         "tests/test_sync.py::test_count_reads_the_backend": (
             "victim", "tests/test_sync.py::test_count_of_an_empty_backend"),

@@ -4,6 +4,8 @@ import collections
 import random
 from typing import Any
 
+import pytest
+
 from orderdep.analysis.state.fingerprint import Fingerprinter, fingerprint, identity
 
 
@@ -133,3 +135,26 @@ def test_a_node_that_raises_counts_by_identity_without_hiding_its_neighbours() -
     walker = Fingerprinter()
     walker.fingerprint(Hostile())
     assert walker.mutable  # walked again next time
+
+
+def test_a_numpy_array_written_in_place_changes_its_fingerprint() -> None:
+    np = pytest.importorskip("numpy")
+    small = np.zeros((100, 10))
+    before = fingerprint(small)
+    assert fingerprint(np.zeros((100, 10))) == before  # by content, not identity
+    small[5, 3] = 0.1
+    assert fingerprint(small) != before
+    big = np.zeros((3000, 1000))  # 24 MB: sampled, and a write at the start still shows
+    before = fingerprint(big)
+    big[0, 0] = 1.0
+    assert fingerprint(big) != before
+    strided = np.zeros((3000, 1000))[:, ::2]
+    before = fingerprint(strided)
+    strided[0, 0] = 1.0
+    assert fingerprint(strided) != before
+    masked = np.ma.array(np.zeros(5))
+    before = fingerprint(masked)
+    masked[2] = 3.0
+    assert fingerprint(masked) != before
+    objects = np.array([object(), 1], dtype=object)  # no readable buffer: identity
+    assert fingerprint(objects) == fingerprint(objects)

@@ -134,3 +134,17 @@ def test_a_value_whose_attribute_lookup_raises_a_base_exception_is_still_capture
 
         plugin.__getattr__ = interrupted  # type: ignore[method-assign]
         values.get("odtest_holder.NODES")
+
+
+def test_a_numpy_array_is_put_back_in_place() -> None:
+    np = pytest.importorskip("numpy")
+    from orderdep.analysis.state.values import put_in_place
+
+    grid = np.zeros((4, 3))
+    saved = grid.copy()
+    grid[1, 1] = 5.0
+    assert put_in_place(grid, saved.copy()) and grid.sum() == 0.0
+    assert not put_in_place(grid, np.zeros((2, 3)))  # another shape: not in place
+    frozen = np.zeros(3)
+    frozen.flags.writeable = False
+    assert not put_in_place(frozen, np.ones(3))

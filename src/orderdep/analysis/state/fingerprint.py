@@ -274,9 +274,40 @@ class Fingerprinter:
                 parts.append(hash((name, self._fp(object.__getattribute__(obj, name), depth))))
             except AttributeError:
                 parts.append(hash((name, "unset")))
+        data = _buffer_hash(obj)  # a numpy array's elements live in its buffer
+        if data is not None:
+            parts.append(data)
         if not parts:  # a C object with no visible state: identity only
             return hash((t, identity(obj)))
         return hash((t, tuple(parts)))
+
+
+# Buffers up to this size are hashed whole; a larger one by its shape and evenly spaced
+# slices of this size (a write there may be missed, a snapshot stays cheap).
+BUFFER_WHOLE = 4 * 1024 * 1024
+BUFFER_SLICES = 64
+
+
+def _buffer_hash(obj: Any) -> Optional[int]:
+    """The content of an object exposing the buffer protocol (a numpy array, also a
+    masked or record array), or None: an object without one, or one whose buffer cannot
+    be read (an array of Python objects)."""
+    try:
+        view = memoryview(obj)
+    except Exception:
+        return None
+    try:
+        with view:
+            meta = (view.format, view.shape, view.strides)
+            if view.nbytes <= BUFFER_WHOLE:
+                return hash((meta, view.tobytes()))
+            data = view.tobytes() if not view.c_contiguous else None
+            with memoryview(data) if data is not None else view.cast("B") as flat:
+                step, size = len(flat) // BUFFER_SLICES, BUFFER_WHOLE // BUFFER_SLICES
+                parts = [flat[i * step : i * step + size].tobytes() for i in range(BUFFER_SLICES)]
+            return hash((meta, tuple(parts)))
+    except Exception:
+        return None
 
 
 def _flat(values: Any) -> bool:

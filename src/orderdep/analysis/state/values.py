@@ -187,12 +187,29 @@ def put_in_place(target: Any, fresh: Any) -> bool:
         target.clear()
         target.extend(fresh)
         return True
+    copied = _copy_buffer(target, fresh)  # a numpy array's elements
     state = getattr(target, "__dict__", None)
     if isinstance(state, dict) and isinstance(getattr(fresh, "__dict__", None), dict):
         state.clear()
         state.update(fresh.__dict__)
         return True
-    return False
+    return copied
+
+
+def _copy_buffer(target: Any, fresh: Any) -> bool:
+    """Copy ``fresh``'s buffer into ``target``'s (both C-contiguous, of one format and
+    shape, ``target`` writable); False where that does not hold."""
+    try:
+        with memoryview(target) as dst, memoryview(fresh) as src:
+            if dst.readonly or (dst.format, dst.shape) != (src.format, src.shape):
+                return False
+            if not (dst.c_contiguous and src.c_contiguous):
+                return False
+            with dst.cast("B") as into, src.cast("B") as data:
+                into[:] = data
+            return True
+    except Exception:
+        return False
 
 
 def restore(name: str, captured: RootValue, config: Optional[RootsConfig] = None) -> None:

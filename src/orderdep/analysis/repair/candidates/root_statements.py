@@ -236,6 +236,13 @@ def holds_modules(desc: Any) -> bool:
     return False
 
 
+def _buffer(root: RootInfo) -> bool:
+    """Whether the root holds an object whose content is a buffer (a numpy array), which
+    a test writes in place (``grid[1, 1] = 0``): its guard works on a deep copy."""
+    desc = root.passing.desc
+    return isinstance(desc, list) and len(desc) == 3 and desc[0] == "buf"
+
+
 def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[str]) -> list[Stmts]:
     """Ways for a polluter to undo its write to ``root`` when it ends (teardown)."""
     out: list[Stmts] = []
@@ -256,7 +263,7 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
         shallow = p.type in ("dict", "set", "list") and holds_modules(p.desc)
         if shallow:  # modules cannot be deep-copied: the container is what changes
             value = f"{ref}.copy()"
-        elif p.type in ("dict", "set", "list") or changed_in_place(root):
+        elif p.type in ("dict", "set", "list") or changed_in_place(root) or _buffer(root):
             # work on a copy; monkeypatch puts the untouched original back afterwards
             value = f"copy.deepcopy({ref})"
             imports = [*imports, "import copy"]

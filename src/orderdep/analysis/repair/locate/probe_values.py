@@ -68,11 +68,25 @@ def _describe(value: Any, depth: int, budget: list[int], seen: frozenset[int]) -
         return ["seq", tname, [_describe(v, depth + 1, budget, seen) for v in list(value)]]
     if isinstance(value, (set, frozenset)):
         return ["set", tname, sorted(_short(v) for v in list(value))]
+    content = _buffer_text(value)
+    if content is not None:  # a numpy array: its elements live in its buffer
+        return ["buf", tname, f"{_short(value)} ({content})"]
     state = getattr(value, "__dict__", None)
     if isinstance(state, dict) and not t.__module__.startswith(("_pytest", "pytest", "pluggy")):
         attrs = sorted(state.items())
         return ["obj", tname, [[k, _describe(v, depth + 1, budget, seen)] for k, v in attrs]]
     return ["atom", tname, _short(value)]
+
+
+def _buffer_text(value: Any) -> Optional[str]:
+    """The shape and a checksum of an object's buffer (the buffer protocol), or None."""
+    try:
+        with memoryview(value) as view:
+            return f"shape {tuple(view.shape or ())}, crc {zlib.crc32(view.tobytes())}"
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:  # no buffer, or one that cannot be read (objects)
+        return None
 
 
 _LITERAL_TYPES = (type(None), bool, int, float, complex, str, bytes, list, tuple, dict, set)

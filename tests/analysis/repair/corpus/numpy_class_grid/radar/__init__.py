@@ -1,7 +1,5 @@
 """Flags the time steps of a radar profile that hold rain."""
 
-import numpy as np
-
 
 def find_rain(z, threshold=0.05):
     return (z > threshold).any(axis=1).astype(float)

@@ -103,6 +103,7 @@ def check_set(
             unrepaired=unrepaired,
         )  # fmt: skip
     except OutOfTime:  # each verified alone; together, unchecked: said, kept out
+        elsewhere.clear()  # nothing kept: no kept patch's test failed anywhere
         click.echo(
             f"patch set: the budget ended before the {len(patches)} patches were checked "
             "together; none is applied (each is in its own file); rerun with a larger --budget"

@@ -197,7 +197,10 @@ def _install_mode(project: dict[str, Any]) -> list[str]:
     extras = ",".join(project.get("extras") or [])
     target = f".[{extras}]" if extras else "."
     mode = project.get("install", "editable")
-    return {"editable": ["-e", target], "wheel": [target], "none": []}[mode]
+    modes = {"editable": ["-e", target], "wheel": [target], "none": []}
+    if mode not in modes:
+        raise SystemExit(f"install {mode!r} is none of {', '.join(modes)} (see the manifest)")
+    return modes[mode]
 
 
 def venv_env(python: Path) -> dict[str, str]:

@@ -364,3 +364,11 @@ def test_an_order_runs_as_given_when_the_manifest_names_a_test_directory(
     assert tree.outcome([polluter, victim], victim) == "FAILED"
     assert tree.outcome([victim], victim) == "PASSED"
     assert "2 passed" in tree.run([]).stdout  # the whole suite: the manifest's arguments
+
+
+def test_an_install_mode_the_runner_does_not_know_is_a_clear_stop() -> None:
+    import realsetup
+
+    assert realsetup._install_mode({"install": "wheel", "extras": ["x"]}) == [".[x]"]
+    with pytest.raises(SystemExit, match="install 'regular' is none of editable, wheel, none"):
+        realsetup._install_mode({"install": "regular"})

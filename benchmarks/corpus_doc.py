@@ -21,8 +21,19 @@ HEADERS = ["run", "orderdep", "project", "status", "tests", "suite (s)", "set-up
 TARGETS = {"found": 0.95, "right kind": 0.95, "right partner": 0.90, "repaired": 0.80}
 
 
+# a reason longer than this is cut in its cell (its start says what went wrong)
+MAX_WHY = 300
+
+
+def one_line(text: str) -> str:
+    """``text`` fit for a table cell: one line (a traceback's lines joined), ``|``
+    escaped, cut at :data:`MAX_WHY` characters."""
+    flat = " ".join(text.split()).replace("|", "\\|")
+    return flat if len(flat) <= MAX_WHY else flat[: MAX_WHY - 3] + "..."
+
+
 def cells(row: dict[str, Any], run: str, who: str, budget: float) -> list[object]:
-    status = row["status"] + (f": {row['why']}" if row["why"] else "")
+    status = row["status"] + (f": {one_line(row['why'])}" if row["why"] else "")
     if row["status"] != "scored":
         return [run, who, row["label"], status, *["-"] * (len(HEADERS) - 4)]
     checked = row["unlisted"] - row["unlisted_unchecked"]

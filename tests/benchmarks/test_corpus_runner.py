@@ -372,3 +372,10 @@ def test_an_install_mode_the_runner_does_not_know_is_a_clear_stop() -> None:
     assert realsetup._install_mode({"install": "wheel", "extras": ["x"]}) == [".[x]"]
     with pytest.raises(SystemExit, match="install 'regular' is none of editable, wheel, none"):
         realsetup._install_mode({"install": "regular"})
+
+
+def test_a_multi_line_reason_stays_in_its_table_cell() -> None:
+    why = 'cannot install x: Traceback\n  File "a.py", line 1\n    raise X | Y\n' + "z" * 400
+    cell = corpus_doc.one_line(why)
+    assert "\n" not in cell and "\\|" in cell and len(cell) == corpus_doc.MAX_WHY
+    assert cell.startswith('cannot install x: Traceback File "a.py", line 1')

@@ -124,6 +124,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_rain.py::TestFindRain::test_dry_profile": (
             "victim", "tests/test_rain.py::TestFindRain::test_rain_everywhere"),
     },
+    "factory_class_globals": {
+        "tests/test_globals.py::TestGlobals::test_debug_default_value": (
+            "victim", "tests/test_globals.py::TestGlobals::test_debug_set_true"),
+    },
     "class_method_stubbed": {
         "tests/test_sync.py::test_count_reads_the_backend": (
             "victim", "tests/test_sync.py::test_count_of_an_empty_backend"),

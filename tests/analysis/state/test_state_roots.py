@@ -394,3 +394,21 @@ def test_a_cache_cleared_and_filled_again_shows_a_write_but_hits_do_not(
     pricing.RATES["express"] = 2.5
     # same statistics again: seen because the test named the cache (the read tracer)
     assert diff(restored, tracker.snapshot(touched={root})) == [root]
+
+
+def test_a_class_a_factory_made_is_walked_under_the_name_it_is_bound_to(
+    project: Project,
+) -> None:
+    n = project.name
+    project.write(
+        f"{n}/made.py",
+        "import collections\n\ng = collections.namedtuple('Globals', '')\ng.debug = False\n"
+        "class Real:\n    level = 1\n\nAlias = Real\n",
+    )
+    made = project.module("made")
+    tracker = StateTracker(project.config(files=False))
+    before = tracker.snapshot()
+    assert f"{n}.made.g.debug" in before
+    assert f"{n}.made.Real.level" in before and f"{n}.made.Alias.level" not in before
+    made.g.debug = True
+    assert diff(before, tracker.snapshot()) == [f"{n}.made.g.debug"]

@@ -161,8 +161,11 @@ def classify(
         return CACHE
     if isinstance(value, type):
         qualname = key if owner is None else f"{owner.__qualname__}.{key}"
-        if value.__qualname__ == qualname and getattr(value, "__module__", None) == module:
-            return CLASS  # defined here under its own name, not an alias
+        if getattr(value, "__module__", None) == module:
+            if value.__qualname__ == qualname:
+                return CLASS  # defined here under its own name, not an alias
+            if owner is None and _made_here(value, module):
+                return CLASS  # made here by a factory (``g = namedtuple('Globals', '')``)
         return PLAIN if owner is None else SKIP
     if owner is not None and (is_code_like(value) or hasattr(type(value), "__get__")):
         if isinstance(value, types.FunctionType) and (
@@ -171,6 +174,16 @@ def classify(
             return PLAIN
         return SKIP
     return PLAIN
+
+
+def _made_here(cls: type, module: str) -> bool:
+    """Whether ``cls``, made in ``module``, is bound there under no name of its own (a
+    factory's class: ``namedtuple``, ``type(...)``), so that only this name reaches its
+    attributes; an alias of a class the module also binds by its name is not."""
+    home = sys.modules.get(module)
+    if home is None:
+        return False
+    return getattr(home, "__dict__", {}).get(cls.__qualname__) is not cls
 
 
 def _put_on_class(value: types.FunctionType, module: str, owner: type) -> bool:

@@ -99,6 +99,13 @@ class Known:
     test: str
     kind: str
     partners: list[str]
+    # victims only: tests that fail it together, in order, where none alone does (a test
+    # that makes pytest's tmpdir base, then one that deletes TMPDIR)
+    groups: list[list[str]] = field(default_factory=list)
+
+    def named(self) -> set[str]:
+        """The partners a finding may name: each single one, the last of each group."""
+        return set(self.partners) | {g[-1] for g in self.groups}
 
 
 class Deadline:
@@ -239,9 +246,13 @@ def confirm(tree: Tree, row: dict[str, Any]) -> tuple[Optional[Known], str]:
             hits = partners
     else:
         hits = [p for p in partners if tree.outcome([p, test], test) in FAILED]
-    if not hits:
+    groups = [] if brittle or hits else [
+        list(g) for g in row.get("polluter_groups") or []
+        if tree.outcome([*g, test], test) in FAILED
+    ]  # fmt: skip
+    if not hits and not groups:
         return None, "no known partner changed its outcome"
-    return Known(test, "brittle" if brittle else "victim", hits), ""
+    return Known(test, "brittle" if brittle else "victim", hits, groups), ""
 
 
 def partners_of(finding: dict[str, Any], kind: str) -> list[list[str]]:
@@ -279,7 +290,7 @@ def score_report(tree: Tree, report: dict[str, Any], known: list[Known],
         out.found += 1
         out.right_kind += finding.get("kind") == row.kind
         groups = partners_of(finding, row.kind)
-        if any(set(g) & set(row.partners) for g in groups):
+        if any(set(g) & row.named() for g in groups):
             out.right_partner += 1
         elif groups and holds_for(tree, row.kind, row.test, groups[0]):
             out.right_partner += 1  # a partner the manifest does not list, confirmed
@@ -341,8 +352,8 @@ def repair(entry: dict[str, Any], source: Path, python: Path, work: Path, known:
             if row.kind == "brittle":
                 out.repaired += tree.outcome([row.test], row.test) == "PASSED"
             else:
-                out.repaired += all(tree.outcome([p, row.test], row.test) == "PASSED"
-                                    for p in row.partners)  # fmt: skip
+                out.repaired += all(tree.outcome([*g, row.test], row.test) == "PASSED"
+                                    for g in [[p] for p in row.partners] + row.groups)  # fmt: skip
         after = outcomes(tree.run([]))
     finally:
         install_project(python, entry, source)

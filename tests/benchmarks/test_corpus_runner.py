@@ -43,6 +43,20 @@ def test_confirm_keeps_victims_whose_polluter_fails_them() -> None:
     assert known == Known("v", "victim", ["p1"]) and why == ""
 
 
+def test_confirm_keeps_a_victim_that_fails_only_after_a_group_in_order() -> None:
+    tree = FakeTree({("u", "p", "v"): "FAILED"})  # p alone before v does nothing
+    row = {"test": "v", "kind": "victim", "polluters": ["p"],
+           "polluter_groups": [["p", "u"], ["u", "p"]]}  # fmt: skip
+    known, why = confirm(tree, row)  # type: ignore[arg-type]
+    assert known == Known("v", "victim", [], [["u", "p"]]) and why == ""
+    assert known.named() == {"p"}
+    out = Row("x", "x")
+    report = {"tests": ["u", "p", "v"], "od_tests": [{"test": "v", "kind": "victim",
+                                                       "polluters": ["p"]}]}  # fmt: skip
+    score_report(tree, report, [known], {"v"}, out)  # type: ignore[arg-type]
+    assert (out.found, out.right_partner) == (1, 1)
+
+
 def test_confirm_drops_a_victim_failing_alone_and_rows_not_reproduced() -> None:
     tree = FakeTree({("v",): "FAILED"})
     row = {"test": "v", "kind": "victim", "polluters": ["p1"]}

@@ -158,3 +158,6 @@ def test_a_numpy_array_written_in_place_changes_its_fingerprint() -> None:
     assert fingerprint(masked) != before
     objects = np.array([object(), 1], dtype=object)  # no readable buffer: identity
     assert fingerprint(objects) == fingerprint(objects)
+    before = fingerprint(small)  # that one array's buffer failed, not its type's
+    small[0, 0] = 2.0
+    assert fingerprint(small) != before

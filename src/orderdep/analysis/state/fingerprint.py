@@ -288,13 +288,23 @@ BUFFER_WHOLE = 4 * 1024 * 1024
 BUFFER_SLICES = 64
 
 
+_NO_BUFFER: set[type] = set()
+
+
 def _buffer_hash(obj: Any) -> Optional[int]:
     """The content of an object exposing the buffer protocol (a numpy array, also a
     masked or record array), or None: an object without one, or one whose buffer cannot
-    be read (an array of Python objects)."""
+    be read (an array of Python objects). A type without the protocol is remembered, so
+    that walking its instances costs no failed ``memoryview`` each."""
+    t = type(obj)
+    if t in _NO_BUFFER:
+        return None
     try:
         view = memoryview(obj)
-    except Exception:
+    except TypeError:  # the type has no buffer protocol
+        _NO_BUFFER.add(t)
+        return None
+    except Exception:  # this object's buffer cannot be read
         return None
     try:
         with view:

@@ -318,3 +318,34 @@ def test_every_order_gets_fresh_random_state(
     engine.run_many([["test_rand.py::test_draw"]] * 3)
     draws = trace.read_text().split()
     assert len(draws) == 3 and len(set(draws)) == 3
+
+
+EMPTIES_TMP = {
+    "tests/test_tmp.py": (
+        "import os\nimport shutil\nimport tempfile\n\n"
+        "def test_empties_the_temp_dir(tmp_path):\n"
+        "    (tmp_path / 'mine.txt').write_text('x')\n"
+        "    for name in os.listdir(tempfile.gettempdir()):\n"
+        "        shutil.rmtree(os.path.join(tempfile.gettempdir(), name), ignore_errors=True)\n\n"
+        "def test_writes_to_tmp_path(tmp_path):\n"
+        "    (tmp_path / 'out.txt').write_text('y')\n"
+    )
+}
+EMPTIES, WRITES = (f"tests/test_tmp.py::{t}" for t in ("test_empties_the_temp_dir",
+                                                        "test_writes_to_tmp_path"))  # fmt: skip
+
+
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_pytests_basetemp_lives_in_the_temp_dir_as_under_plain_pytest(
+    make_project: ProjectWriter, make_engine: EngineFactory, runner: str
+) -> None:
+    """A test that empties TMPDIR takes the next test's ``tmp_path`` with it, as with
+    ``python -m pytest`` (basetemp is ``$TMPDIR/pytest-of-<user>/...``); the next order
+    starts with both back."""
+    project = make_project(EMPTIES_TMP)
+    engine = make_engine(project, runner=runner)
+    polluted = engine.run([EMPTIES, WRITES])
+    assert outcomes(polluted) == [Outcome.PASSED, Outcome.ERROR], polluted.results
+    for _ in range(2):
+        assert outcomes(engine.run([WRITES, EMPTIES])) == [Outcome.PASSED, Outcome.PASSED]
+    assert outcomes(engine.run([WRITES])) == [Outcome.PASSED]

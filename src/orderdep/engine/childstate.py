@@ -79,14 +79,14 @@ class ServerState:
                 handlers[int(signum)] = handler
         return cls(handlers)
 
-    def enter_child(self, session: pytest.Session, basetemp: str) -> None:
+    def enter_child(self, session: pytest.Session, basetemp: str, scratch: str) -> None:
         """Run first in a forked child (see the module docstring)."""
         for signum, handler in self.handlers.items():
             try:
                 signal.signal(signum, handler)
             except (OSError, ValueError, TypeError):
                 pass
-        private_capture_files(session.config, Path(basetemp).parent)
+        private_capture_files(session.config, Path(scratch))
         factory = getattr(session.config, "_tmp_path_factory", None)
         if factory is not None:
             factory._given_basetemp = Path(basetemp)

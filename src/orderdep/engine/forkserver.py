@@ -145,6 +145,7 @@ class _Server:
         self,
         session: pytest.Session,
         basetemp: str,
+        scratch: str,
         recorder: Recorder,
         closing: list[Any],
         state: ServerState,
@@ -152,13 +153,14 @@ class _Server:
         self.session = session
         self.state = state
         self.basetemp = basetemp
+        self.scratch = scratch
         self.recorder = recorder
         self.closing = closing
         # Built once here, not per child: touching every item in a child would make it
         # copy the pages they live on.
         self.by_id = items_by_id(session)
         self.learner = prefault.Learner() if prefault.supported() else None
-        self.pages_file = basetemp + ".pages"
+        self.pages_file = str(Path(scratch) / "pages")
         self.spawned = 0
 
     def spawn(self) -> tuple[int, int, bool]:
@@ -196,7 +198,7 @@ class _Server:
         """
         session, recorder = self.session, self.recorder
         try:
-            self.state.enter_child(session, self.basetemp)
+            self.state.enter_child(session, self.basetemp, self.scratch)
             prefault.populate(ranges)
             owned_before = set(prefault.owned_pages()) if learn else set()
             with os.fdopen(rfd, "r", encoding="utf-8") as requests:
@@ -283,7 +285,9 @@ def serve(
         )
         send(outbox, {"fork": False, "reason": reason})
         return
-    server = _Server(session, str(control["basetemp"]), recorder, [inbox, outbox], state)
+    basetemp = str(control["basetemp"])
+    scratch = str(control.get("scratch") or Path(basetemp).parent)
+    server = _Server(session, basetemp, scratch, recorder, [inbox, outbox], state)
     _warm_failure_reports()
     gc.collect()
     gc.freeze()  # keep collected objects out of the children's collections (copy-on-write)

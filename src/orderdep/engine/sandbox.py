@@ -9,6 +9,7 @@ the next one, nor of an order running at the same time in another worker.
 
 from __future__ import annotations
 
+import getpass
 import shutil
 from pathlib import Path
 
@@ -33,6 +34,14 @@ IGNORED_DIRS = frozenset(
         "__pycache__",
     }
 )
+
+
+def _user() -> str:
+    """The user name pytest puts in its temp root (``pytest-of-<user>``)."""
+    try:
+        return getpass.getuser()
+    except (ImportError, KeyError, OSError):
+        return "unknown"
 
 
 def _is_venv(path: Path) -> bool:
@@ -66,7 +75,13 @@ class Sandbox:
         self.home = workdir / "home"
         self.home_seed = workdir / "home-seed"
         self.tmp = workdir / "tmp"
-        self.basetemp = workdir / "basetemp"
+        # pytest's basetemp inside TMPDIR, where plain pytest puts it
+        # (``$TMPDIR/pytest-of-<user>/pytest-<n>``): a test that empties the temp
+        # directory takes the other tests' ``tmp_path`` with it here too.
+        self.basetemp = self.tmp / f"pytest-of-{_user()}" / "pytest-orderdep"
+        # The engine's own files of a run (capture files, page maps): outside TMPDIR,
+        # which tests may empty and the sandbox restores after every order.
+        self.scratch = workdir / "scratch"
         self._areas: list[Area] = []
         if copy:
             self._areas.append(Area(self.tree, workdir / "baseline-files", self.project))
@@ -80,8 +95,9 @@ class Sandbox:
             if self.tree.exists():
                 shutil.rmtree(self.tree)
             copy_project(self.project, self.tree)
-        for d in (self.home, self.tmp, self.home_seed):
+        for d in (self.home, self.tmp, self.home_seed, self.scratch):
             empty_dir(d)
+        self.basetemp.parent.mkdir(parents=True, exist_ok=True)
         if self.home_policy == "copy":
             seed_home(self.home_seed, real_home())
             shutil.rmtree(self.home)

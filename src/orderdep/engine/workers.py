@@ -236,7 +236,13 @@ class ForkWorker(_WorkerBase):
         rep_r, rep_w = os.pipe()
         write_json(
             control,
-            self._control(mode, events, fds=[req_r, rep_w], basetemp=str(self.sandbox.basetemp)),
+            self._control(
+                mode,
+                events,
+                fds=[req_r, rep_w],
+                basetemp=str(self.sandbox.basetemp),
+                scratch=str(self.sandbox.scratch),
+            ),
         )
         log = open(self.log_path, "ab")  # noqa: SIM115  (append: truncating stays safe)
         try:

@@ -25,10 +25,14 @@ from orderdep.analysis.budget import (
     BudgetedExecutor,
 )
 from orderdep.analysis.classify import ProgressCallback as ClassifyCallback
+from orderdep.analysis.classify_steps import PHASES, Known
 from orderdep.analysis.detect import detect
-from orderdep.core.report import Report
+from orderdep.core.report import ODFinding, Report
 from orderdep.core.suite import GroupLevel
 from orderdep.engine.executor import Executor
+
+# What each OD test gets as soon as it is confirmed (the rest follows confirmation).
+FIRST_PHASES = PHASES[:2]
 
 
 def detect_within(
@@ -57,6 +61,7 @@ def detect_within(
     def extend() -> Optional[float]:
         return bounded.extension(late)
 
+    early = _FirstSteps(executor, budget, on_classify, group, jobs) if then_classify else None
     report = detect(
         bounded,
         budget_seconds=budget.share(share),
@@ -64,10 +69,13 @@ def detect_within(
         group=group,
         classify_after=then_classify,
         extend_search=extend if budget.seconds is not None else None,
+        on_confirmed=early.take if early is not None else None,
         **detect_options,
     )
+    if early is not None:
+        early.merge(report)
     if then_classify and report.od_tests:  # a spent budget marks every finding unfinished
-        searched = report.stats.orders_run
+        searched = report.stats.orders_run - (early.orders if early is not None else 0)
         report = classifying.classify(
             executor,
             report,
@@ -77,9 +85,59 @@ def detect_within(
             budget=budget,
             all_cleaners=all_cleaners,
             jobs=jobs,
+            resume=True,
+            known=early.known if early is not None else None,
         )
         report.stats.extras["classify_orders"] = report.stats.orders_run - searched
     return report
+
+
+class _FirstSteps:
+    """Each OD test's kind and one partner, as soon as confirmation decides it: what a
+    repair needs and the report's reproduce commands, before confirmation spends more."""
+
+    def __init__(
+        self,
+        executor: Executor,
+        budget: Budget,
+        on_classify: Optional[ClassifyCallback],
+        group: GroupLevel,
+        jobs: int,
+    ) -> None:
+        self.executor, self.budget, self.on_classify = executor, budget, on_classify
+        self.group, self.jobs = group, jobs
+        self.classified: dict[str, ODFinding] = {}
+        self.nd: list[str] = []
+        self.orders = self.executions = 0
+        self.known = Known()
+
+    def take(self, findings: list[ODFinding]) -> None:
+        suite = self.executor.suite
+        part = Report(project=suite.rootdir, tests=list(suite.ids), od_tests=findings)
+        out = classifying.classify(
+            self.executor,
+            part,
+            None,
+            self.on_classify,
+            group_level=self.group,
+            budget=self.budget,
+            jobs=self.jobs,
+            phases=FIRST_PHASES,
+            known=self.known,
+        )
+        self.orders += out.stats.orders_run
+        self.executions += out.stats.test_executions
+        self.classified.update((f.test, f) for f in out.od_tests)
+        self.nd += [t for t in out.nd_tests if t not in self.nd]
+
+    def merge(self, report: Report) -> None:
+        """Put what was classified into ``report`` (tests found ND move to its ND list)."""
+        report.od_tests = [
+            self.classified.get(f.test, f) for f in report.od_tests if f.test not in self.nd
+        ]
+        report.nd_tests += [t for t in self.nd if t not in report.nd_tests]
+        report.stats.orders_run += self.orders
+        report.stats.test_executions += self.executions
 
 
 __all__ = ["detect_within"]

@@ -52,12 +52,14 @@ from orderdep.analysis.classify_steps import (
     PHASES,
     Counts,
     Item,
+    Known,
     Runner,
     Say,
     cleaners_step,
     kind_step,
     mark_unfinished,
     partners_step,
+    phases_done,
     summary,
     verify,
 )
@@ -111,6 +113,8 @@ def classify(
     all_cleaners: bool = False,
     jobs: int = 1,
     phases: Sequence[str] = PHASES,
+    resume: bool = False,
+    known: Optional[Known] = None,
 ) -> Report:
     """A copy of ``report`` with its OD tests classified and explained (see module doc).
 
@@ -122,7 +126,10 @@ def classify(
     OD test not classified yet, or not finished (every one with ``redo``). ``seed``
     (default the report's) seeds the flake-rate sampling; ``group_level`` defines the
     groups of "grouped" orders. ``budget`` bounds the work (see the module docstring);
-    ``jobs`` is how many orders the executor runs at once.
+    ``jobs`` is how many orders the executor runs at once. ``resume`` (without ``redo``)
+    skips the phases a finding's earlier classification finished (:func:`phases_done`)
+    instead of running them again. ``known`` keeps the outcomes asked for across calls
+    (a confirmation still runs once per call).
     """
     if alone_runs < 1:
         raise UsageError(f"alone_runs must be at least 1, got {alone_runs!r}.")
@@ -135,14 +142,22 @@ def classify(
     budget = budget if budget is not None else Budget()
     bounded = BudgetedExecutor(executor, budget, jobs)
     counts = Counts()
+    known = known if known is not None else Known()
     start = time.perf_counter()
     items = [
         Item(
             f,
             i,
-            Runner(bounded, f.test, counts),
+            Runner(
+                bounded,
+                f.test,
+                counts,
+                known.cache.setdefault(f.test, {}),
+                known.confirmed.setdefault(f.test, {}),
+            ),
             [t for t in candidates if t != f.test],
             before=copy.deepcopy(f),
+            done=phases_done(f) if resume and not redo else set(),
         )
         for i, f in enumerate(todo, 1)
     ]
@@ -164,7 +179,9 @@ def classify(
         for phase in phases:
             shown.phase = phase
             for item in items:
-                if item.nd or not item.done >= set(PHASES[: PHASES.index(phase)]):
+                if item.nd or phase in item.done:
+                    continue
+                if not item.done >= set(PHASES[: PHASES.index(phase)]):
                     continue
 
                 def say(step: str, message: str, left: Optional[int] = None,

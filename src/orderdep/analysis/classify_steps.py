@@ -41,6 +41,15 @@ class Counts:
 
 
 @dataclass
+class Known:
+    """Outcomes per test already asked for, kept across the classifications of one
+    command (each OD test's first phases as soon as it is confirmed, the rest later)."""
+
+    cache: dict[str, dict[tuple[str, ...], Outcome]] = field(default_factory=dict)
+    confirmed: dict[str, dict[tuple[str, ...], Outcome]] = field(default_factory=dict)
+
+
+@dataclass
 class Runner:
     """Runs orders that end with ``test`` and reports its outcome; caches by order."""
 
@@ -271,6 +280,30 @@ def cleaners_step(item: Item, say: Say, all_cleaners: bool) -> None:
         )
 
 
+def phases_done(finding: ODFinding) -> set[str]:
+    """The phases of :data:`PHASES` a finding's classification finished, read back from
+    what :func:`mark_unfinished` wrote in it (all of them when nothing is unfinished)."""
+    if finding.kind is None:
+        return set()
+    marks = finding.extras.get(UNFINISHED_KEY)
+    if not isinstance(marks, dict):
+        return set(PHASES)
+    if "kind" in marks:
+        return set()
+    victim = finding.kind == "victim"
+    partners = str(marks.get("polluters" if victim else "state_setters", ""))
+    done = {"kind"}
+    if not partners or partners.startswith("partly searched"):
+        done.add("partner")
+    if not partners:
+        done.add("partners")
+        if not (victim and "cleaners" in marks):
+            done.add("cleaners")
+    if "cleaners" in done and "flake_rate" not in marks:
+        done.add("flake-rate")
+    return done
+
+
 def mark_unfinished(item: Item, reason: str) -> None:
     """Say, in the finding, what the budget (or Ctrl-C) left undone."""
     finding, done = item.finding, item.done
@@ -351,11 +384,13 @@ __all__ = [
     "PHASES",
     "Counts",
     "Item",
+    "Known",
     "Runner",
     "cleaners_step",
     "kind_step",
     "mark_unfinished",
     "partners_step",
+    "phases_done",
     "prefix_of",
     "reset",
     "summary",

@@ -351,9 +351,12 @@ def confirm_in_chunks(
     chunk: int = 2,
     stop: type[BaseException] = Exception,
     guide: Optional[Guide] = None,
+    on_chunk: Optional[Callable[[list[ODFinding]], None]] = None,
 ) -> tuple[Verdicts, list[str], Optional[BaseException]]:
     """:func:`confirm`, ``chunk`` suspects at a time, so that an exception of type ``stop``
     (the command's budget running out) keeps the verdicts of the chunks done.
+    ``on_chunk`` receives each chunk's OD findings (none ND so far) as soon as they are
+    confirmed, before the next chunk starts: classification can take them first.
 
     Returns the verdicts, the suspects not confirmed yet and the stop (None: all done).
     A test found ND in a later chunk is taken out of the earlier chunks' findings.
@@ -381,6 +384,11 @@ def confirm_in_chunks(
         out.always_failing += got.always_failing
         out.nio += got.nio
         done += len(part)
+        if on_chunk is not None:
+            nd = nd_tests(runner.log)
+            fresh = [f for f in got.od if f.test not in nd]
+            if fresh:
+                on_chunk(fresh)
     nd = nd_tests(runner.log)
     out.nd = sorted(nd)
     out.od = [f for f in out.od if f.test not in nd]

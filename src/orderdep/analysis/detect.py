@@ -37,22 +37,20 @@ confirmed (about ``2 * (confirm_runs + 1)`` orders each, fewer with earlier evid
 from __future__ import annotations
 
 import itertools
-import math
 import random
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Callable, Optional
 
 from orderdep.analysis.budget import UNFINISHED_KEY, BudgetExhausted, unfinished
 from orderdep.analysis.confirm import OrderRunner, RunLog, RunSource, confirm_in_chunks
-from orderdep.analysis.estimate import (
-    TIMING_STRATEGY,
-    TUSCAN_EXCESS,
-    Cost,
-    Pace,
-    per_od_test,
-    timing_orders,
+from orderdep.analysis.default_strategy import (
+    AUTO_TUSCAN_SECONDS,
+    EXACT_PLAN_TESTS,
+    TuscanEstimate,
+    choose_default,
+    estimate_tuscan,
 )
+from orderdep.analysis.estimate import TIMING_STRATEGY, Pace, per_od_test, timing_orders
 from orderdep.analysis.guided import GUIDED_MIN_TESTS, collect_hints
 from orderdep.analysis.higher_order import spend_leftover
 from orderdep.analysis.search import DetectProgress, ProgressCallback, Search
@@ -60,9 +58,8 @@ from orderdep.core import orders as gen
 from orderdep.core.changed import changed_pair_count, changed_pair_orders
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.promise import SHORTFALLS_KEY, shortfalls
-from orderdep.core.report import Report, RunStats
+from orderdep.core.report import ODFinding, Report, RunStats
 from orderdep.core.suite import GROUP_LEVELS, GroupLevel
-from orderdep.core.tuscan import order_lower_bound
 from orderdep.engine.executor import Executor
 from orderdep.errors import UsageError
 
@@ -70,42 +67,7 @@ Notice = Callable[[str], None]
 
 STRATEGIES: tuple[str, ...] = (*gen.STRATEGIES, "nio")
 DEFAULT_ROUNDS = 20
-# Time allowed for the default tuscan strategy when no budget is given.
-AUTO_TUSCAN_SECONDS = 3600.0
 DEFAULT_CONFIRM_RUNS = 5
-# Up to this many tests, the tuscan estimate counts the orders of the plan itself (made
-# in well under a second; at 1,000 tests it takes half a minute).
-EXACT_PLAN_TESTS = 300
-
-
-@dataclass(frozen=True)
-class TuscanEstimate:
-    """What complete pair coverage would cost (see the module docstring)."""
-
-    orders: int
-    executions: int
-    seconds: float
-
-
-def estimate_tuscan(
-    groups: Sequence[Sequence[str]],
-    pace: Pace,
-    jobs: int = 1,
-    rng: Optional[random.Random] = None,
-) -> TuscanEstimate:
-    """Estimated orders, executions and seconds of ``tuscan`` for these groups; with
-    ``rng`` (left as it was), a suite of up to :data:`EXACT_PLAN_TESTS` tests is priced
-    by the plan ``rng`` would make."""
-    sizes = [len(g) for g in groups]
-    n = sum(sizes)
-    if rng is not None and n <= EXACT_PLAN_TESTS:
-        twin = random.Random()
-        twin.setstate(rng.getstate())
-        orders = len(gen.generate("tuscan", groups, twin))
-    else:
-        orders = math.ceil(order_lower_bound(sizes) * TUSCAN_EXCESS)
-    executions = n * (n - 1) + orders
-    return TuscanEstimate(orders, executions, pace.seconds(orders, executions, jobs))
 
 
 def check_options(
@@ -150,39 +112,6 @@ def _rounds(rounds: Optional[int], search: Search) -> Optional[int]:
     return DEFAULT_ROUNDS
 
 
-def choose_default(
-    groups: Sequence[Sequence[str]],
-    pace: Pace,
-    *,
-    jobs: int,
-    budget_left: Optional[float],
-    orders_left: Optional[int],
-    per_od: Optional[Callable[[Optional[float]], Cost]] = None,
-    rng: Optional[random.Random] = None,
-) -> tuple[str, str]:
-    """The default strategy (see the module docstring) and why, as a sentence; with
-    ``per_od`` (the cost of an OD test found in an order of so many tests, None: the
-    whole suite), the sentence gives the cost of each OD test found, too."""
-    est = estimate_tuscan(groups, pace, jobs, rng)
-    allowed = AUTO_TUSCAN_SECONDS if budget_left is None else max(0.0, budget_left)
-    what = f"tuscan needs ~{est.orders} orders, ~{est.seconds:.0f} s estimated"
-    strategy = "tuscan"
-    if orders_left is not None and est.orders > orders_left:
-        strategy, why = "random-reverse", f"{what}, more than --max-orders leaves ({orders_left})"
-    elif est.seconds > allowed and budget_left is not None and allowed < 1:
-        strategy, why = "random-reverse", f"{what}, and no budget is left for a search"
-    elif est.seconds > allowed:
-        limit = "the budget left" if budget_left is not None else "the default limit"
-        strategy, why = "random-reverse", f"{what}, more than {limit} ({allowed:.0f} s)"
-    else:
-        why = f"complete pair coverage fits ({what})"
-    if per_od is not None:
-        # an OD test tuscan finds fails in one of its orders, random-reverse's are whole
-        length = est.executions / est.orders if strategy == "tuscan" and est.orders else None
-        why += f"; then each OD test found costs ~{per_od(length).seconds:.0f} s more"
-    return strategy, why
-
-
 def detect(
     executor: Executor,
     *,
@@ -202,6 +131,7 @@ def detect(
     start_at: Optional[Mapping[str, int]] = None,
     extend_search: Optional[Callable[[], Optional[float]]] = None,
     guided: Optional[bool] = None,
+    on_confirmed: Optional[Callable[[list[ODFinding]], None]] = None,
 ) -> Report:
     """Find the order-dependent, ND, NIO and always-failing tests of ``executor.suite``.
 
@@ -225,6 +155,9 @@ def detect(
     confirmation shortens each suspect's orders from the writers of what it read first
     (:mod:`.guided`), when the probed run fits what is left of the command's budget;
     None: for suites of at least :data:`~.guided.GUIDED_MIN_TESTS` tests.
+    ``on_confirmed`` receives OD findings a few at a time, as confirmation decides them
+    (see :func:`~.confirm.confirm_in_chunks`): classification can take each before
+    confirmation spends more.
     """
     check_options(strategies, rounds, group, budget_seconds, max_orders, confirm_runs)
     suite = executor.suite
@@ -344,6 +277,7 @@ def detect(
         2 * jobs,
         BudgetExhausted,
         guide=hints.hint if hints is not None else None,
+        on_chunk=on_confirmed,
     )
     unconfirmed = stop.reason if isinstance(stop, BudgetExhausted) else None
     if on_progress is not None:
@@ -397,3 +331,17 @@ def detect(
     # What readers of the report (HTML, CI outputs) show without judging it again.
     stats.extras[SHORTFALLS_KEY] = shortfalls(report)
     return report
+
+
+__all__ = [
+    "AUTO_TUSCAN_SECONDS",
+    "DEFAULT_CONFIRM_RUNS",
+    "DEFAULT_ROUNDS",
+    "EXACT_PLAN_TESTS",
+    "STRATEGIES",
+    "TuscanEstimate",
+    "check_options",
+    "choose_default",
+    "detect",
+    "estimate_tuscan",
+]

@@ -1,0 +1,92 @@
+"""The default search strategy: complete pair coverage (tuscan) when it fits, else
+random-reverse (see :mod:`orderdep.analysis.detect`), with the estimate behind the choice."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from orderdep.analysis.estimate import TUSCAN_EXCESS, Cost, Pace
+from orderdep.core import orders as gen
+from orderdep.core.tuscan import order_lower_bound
+
+# Time allowed for the default tuscan strategy when no budget is given.
+AUTO_TUSCAN_SECONDS = 3600.0
+# Up to this many tests, the tuscan estimate counts the orders of the plan itself (made
+# in well under a second; at 1,000 tests it takes half a minute).
+EXACT_PLAN_TESTS = 300
+
+
+@dataclass(frozen=True)
+class TuscanEstimate:
+    """What complete pair coverage would cost (see the module docstring)."""
+
+    orders: int
+    executions: int
+    seconds: float
+
+
+def estimate_tuscan(
+    groups: Sequence[Sequence[str]],
+    pace: Pace,
+    jobs: int = 1,
+    rng: Optional[random.Random] = None,
+) -> TuscanEstimate:
+    """Estimated orders, executions and seconds of ``tuscan`` for these groups; with
+    ``rng`` (left as it was), a suite of up to :data:`EXACT_PLAN_TESTS` tests is priced
+    by the plan ``rng`` would make."""
+    sizes = [len(g) for g in groups]
+    n = sum(sizes)
+    if rng is not None and n <= EXACT_PLAN_TESTS:
+        twin = random.Random()
+        twin.setstate(rng.getstate())
+        orders = len(gen.generate("tuscan", groups, twin))
+    else:
+        orders = math.ceil(order_lower_bound(sizes) * TUSCAN_EXCESS)
+    executions = n * (n - 1) + orders
+    return TuscanEstimate(orders, executions, pace.seconds(orders, executions, jobs))
+
+
+def choose_default(
+    groups: Sequence[Sequence[str]],
+    pace: Pace,
+    *,
+    jobs: int,
+    budget_left: Optional[float],
+    orders_left: Optional[int],
+    per_od: Optional[Callable[[Optional[float]], Cost]] = None,
+    rng: Optional[random.Random] = None,
+) -> tuple[str, str]:
+    """The default strategy (see the module docstring) and why, as a sentence; with
+    ``per_od`` (the cost of an OD test found in an order of so many tests, None: the
+    whole suite), the sentence gives the cost of each OD test found, too."""
+    est = estimate_tuscan(groups, pace, jobs, rng)
+    allowed = AUTO_TUSCAN_SECONDS if budget_left is None else max(0.0, budget_left)
+    what = f"tuscan needs ~{est.orders} orders, ~{est.seconds:.0f} s estimated"
+    strategy = "tuscan"
+    if orders_left is not None and est.orders > orders_left:
+        strategy, why = "random-reverse", f"{what}, more than --max-orders leaves ({orders_left})"
+    elif est.seconds > allowed and budget_left is not None and allowed < 1:
+        strategy, why = "random-reverse", f"{what}, and no budget is left for a search"
+    elif est.seconds > allowed:
+        limit = "the budget left" if budget_left is not None else "the default limit"
+        strategy, why = "random-reverse", f"{what}, more than {limit} ({allowed:.0f} s)"
+    else:
+        why = f"complete pair coverage fits ({what})"
+    if per_od is not None:
+        # an OD test tuscan finds fails in one of its orders, random-reverse's are whole
+        length = est.executions / est.orders if strategy == "tuscan" and est.orders else None
+        why += f"; then each OD test found costs ~{per_od(length).seconds:.0f} s more"
+    return strategy, why
+
+
+__all__ = [
+    "AUTO_TUSCAN_SECONDS",
+    "EXACT_PLAN_TESTS",
+    "TuscanEstimate",
+    "choose_default",
+    "estimate_tuscan",
+]

@@ -17,6 +17,7 @@ from tests.analysis.counting import CountingModel
 
 from orderdep.analysis.pradet.confirm import Checks, screen, search
 from orderdep.analysis.pradet.evidence import Evidence
+from orderdep.analysis.pradet.manifest import ManifestDependency
 from orderdep.analysis.pradet.pipeline import (
     Collected,
     PradetResult,
@@ -28,7 +29,6 @@ from orderdep.analysis.pradet.pipeline import (
     run_pradet,
     save_collected,
 )
-from orderdep.analysis.pradet.refine import ManifestDependency
 from orderdep.core.depsfile import deps_from_report
 from orderdep.core.odmodel import ODSpec
 from orderdep.core.outcomes import OrderResult, Outcome

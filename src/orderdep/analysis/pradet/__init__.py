@@ -18,13 +18,8 @@ from orderdep.analysis.pradet.datadeps import (
     graph_from_probe,
     most_written,
 )
-from orderdep.analysis.pradet.refine import (
-    ManifestDependency,
-    RefineProgress,
-    RefineResult,
-    pradet,
-    refine,
-)
+from orderdep.analysis.pradet.manifest import ManifestDependency, RefineResult
+from orderdep.analysis.pradet.refine import RefineProgress, pradet, refine
 
 __all__ = [
     "Explanation",

@@ -31,7 +31,7 @@ import networkx as nx
 
 from orderdep.analysis.pradet.collection import Collection
 from orderdep.analysis.pradet.evidence import Evidence, PradetResult
-from orderdep.analysis.pradet.refine import ManifestDependency, RefineResult
+from orderdep.analysis.pradet.manifest import ManifestDependency, RefineResult
 from orderdep.core.ddmin import DDMinPreconditionError
 from orderdep.core.prefix_search import GROUP_CAP, TooManyNeeded, minimal_prefix_subset
 from orderdep.engine.executor import Executor

@@ -24,7 +24,7 @@ import networkx as nx
 from orderdep.analysis.pradet.collection import Collected
 from orderdep.analysis.pradet.confirm import Checks, Order, pair_orders
 from orderdep.analysis.pradet.evidence import Evidence, PradetResult
-from orderdep.analysis.pradet.refine import ManifestDependency
+from orderdep.analysis.pradet.manifest import ManifestDependency
 
 # (dependent, dependee, did the dependent fail in the collected run) -> found manifest
 Verdicts = dict[tuple[str, str, bool], bool]

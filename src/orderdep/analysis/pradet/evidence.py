@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from orderdep.analysis.pradet.collection import Collected
-from orderdep.analysis.pradet.refine import ManifestDependency, RefineResult
+from orderdep.analysis.pradet.manifest import ManifestDependency, RefineResult
 
 
 @dataclass

@@ -83,12 +83,8 @@ from orderdep.analysis.pradet.collection import (
 )
 from orderdep.analysis.pradet.evidence import Evidence, PradetResult
 from orderdep.analysis.pradet.findings import findings, merge_report, summary_json
-from orderdep.analysis.pradet.refine import (
-    STATE_PROBE,
-    ProgressCallback,
-    RefineResult,
-    refine,
-)
+from orderdep.analysis.pradet.manifest import RefineResult
+from orderdep.analysis.pradet.refine import STATE_PROBE, ProgressCallback, refine
 from orderdep.engine.executor import Executor
 from orderdep.errors import UsageError
 

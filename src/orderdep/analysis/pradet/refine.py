@@ -15,6 +15,9 @@ and stays in the graph (as a constraint for later schedules); otherwise it is re
   manifest dependencies).
 * **Irrelevant tests are skipped**: only the edge's weakly connected component runs, and
   only up to ``t2`` (tests after it cannot change its outcome).
+* **Group testing** (:mod:`.grouping`): in a component with many edges left, many
+  edges are inverted in one schedule; the dependents whose outcome stays lose their
+  edge, the others go back to the exact test below.
 * **Many edges per schedule** (the paper's future work, :mod:`.schedules`): each round
   takes, in every component, the next edge and every later one that cannot interfere
   with it, and concatenates the schedules of independent components into orders of at
@@ -38,101 +41,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Container, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Optional
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
 
 import networkx as nx
 
 from orderdep.analysis.pradet.datadeps import graph_from_probe
+from orderdep.analysis.pradet.grouping import Grouping
+from orderdep.analysis.pradet.manifest import ManifestDependency, RefineResult
 from orderdep.analysis.pradet.schedules import Edge, Work, pack
-from orderdep.core.odmodel import ODSpec
 from orderdep.core.outcomes import OrderResult, Outcome
 from orderdep.engine.executor import Executor
 from orderdep.engine.probe import ProbeSpec
 from orderdep.errors import UsageError
 
 STATE_PROBE = "orderdep.analysis.state.probe"
-Kind = Literal["brittle", "victim"]
-
-
-@dataclass
-class ManifestDependency:
-    """A data dependency whose violation changes the dependent test's outcome."""
-
-    dependent: str
-    dependee: str
-    roots: list[str]
-    kind: Kind  # "brittle": dependee is a state-setter; "victim": dependee is a polluter
-    failing_order: list[str]
-    passing_order: list[str]
-    source: str = "reference"  # which collection found the edge: "reference" or "reversed"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "dependent": self.dependent,
-            "dependee": self.dependee,
-            "roots": list(self.roots),
-            "kind": self.kind,
-            "failing_order": list(self.failing_order),
-            "passing_order": list(self.passing_order),
-            "source": self.source,
-        }
-
-
-@dataclass
-class RefineResult:
-    """Manifest dependencies found, edges removed or left untestable, and the cost."""
-
-    manifest: list[ManifestDependency] = field(default_factory=list)
-    removed: list[Edge] = field(default_factory=list)
-    untestable: list[Edge] = field(default_factory=list)
-    untested: list[Edge] = field(default_factory=list)  # left when the time ran out
-    executions: int = 0  # test executions, reference runs included
-    orders: list[list[str]] = field(default_factory=list)
-    data_dependencies: int = 0
-
-    @property
-    def orders_run(self) -> int:
-        return len(self.orders)
-
-    def merge(self, other: RefineResult) -> None:
-        """Add another pass's findings (a manifest pair found twice is kept once)."""
-        seen = {(m.dependent, m.dependee, m.kind) for m in self.manifest}
-        self.manifest += [
-            m for m in other.manifest if (m.dependent, m.dependee, m.kind) not in seen
-        ]
-        self.removed += other.removed
-        self.untestable += other.untestable
-        self.untested += other.untested
-        self.executions += other.executions
-        self.orders += other.orders
-        self.data_dependencies += other.data_dependencies
-
-    def to_specs(self) -> list[ODSpec]:
-        """The manifest dependencies as OD specs, one per dependent test and kind.
-
-        Several state-setters (polluters) of one test become alternatives of one spec; PRADET
-        tested each with the others in place, so this is a summary, not a proof that
-        each alone suffices.
-        """
-        specs: dict[tuple[str, str], ODSpec] = {}
-        for m in self.manifest:
-            spec = specs.setdefault((m.dependent, m.kind), ODSpec(test=m.dependent, kind=m.kind))
-            target = spec.state_setters if m.kind == "brittle" else spec.polluters
-            if m.dependee not in target:
-                target.append(m.dependee)
-        return list(specs.values())
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "manifest": [m.to_json() for m in self.manifest],
-            "removed": [list(e) for e in self.removed],
-            "untestable": [list(e) for e in self.untestable],
-            "untested": [list(e) for e in self.untested],
-            "data_dependencies": self.data_dependencies,
-            "executions": self.executions,
-            "orders_run": self.orders_run,
-        }
 
 
 @dataclass(frozen=True)
@@ -257,6 +180,7 @@ def _refine(
     position = {t: i for i, t in enumerate(reference.order)}
 
     work = Work(graph.edges, index)
+    grouping = Grouping()
     tested = [e for e in graph.edges if e not in keep]
     priority = sorted(tested, key=lambda e: (-index[e[0]], -index[e[1]]))  # source-first
     total = len(priority)
@@ -281,9 +205,16 @@ def _refine(
         if limits.deadline is not None and time.monotonic() >= limits.deadline:
             result.untested += [e for _, edges in groups for e in edges]
             break
-        planned: list[tuple[set[str], list[Edge], list[Edge], list[str]]] = []
+        planned: list[tuple[set[str], list[Edge], list[Edge], list[str], bool]] = []
         for component, edges in groups:
-            chosen = work.independent(edges, limits.batch)
+            flagged = any(e in grouping.flagged for e in edges)
+            group = None
+            if limits.batch and not flagged and grouping.wanted(edges):
+                group = grouping.choose(work, component, edges)
+            if group is not None:
+                planned.append((component, edges, *group, True))
+                continue
+            chosen = work.independent(grouping.exact_first(edges), limits.batch)
             if not chosen:  # deferred edges that no removal here can free any more
                 result.untestable.extend(edges)
                 continue
@@ -292,7 +223,7 @@ def _refine(
                 chosen = chosen[:1]
                 schedule = work.schedule(component, chosen)
                 assert schedule is not None
-            planned.append((component, edges, chosen, schedule))
+            planned.append((component, edges, chosen, schedule, False))
         if not planned:
             break
         sizes = [len(p[3]) for p in planned]
@@ -309,17 +240,23 @@ def _refine(
             result.orders.append(list(run.order))
             run_of.update((i, run) for i in members)
         groups = []
-        for i, (component, edges, chosen, schedule) in enumerate(planned):
+        for i, (component, edges, chosen, schedule, grouped) in enumerate(planned):
             split = False
+            changed: list[Edge] = []
             for edge in chosen:
-                edges.remove(edge)
                 dependent, dependee = edge
                 want = expected.get(dependent, Outcome.PASSED)
                 if run_of[i].outcome_of(dependent).is_failure == want.is_failure:
+                    edges.remove(edge)
                     work.remove(edge)
                     result.removed.append(edge)
                     split = True
                     continue
+                if grouped:  # maybe manifest: the exact test decides
+                    changed.append(edge)
+                    continue
+                edges.remove(edge)
+                grouping.flagged.discard(edge)
                 cut = order[: position.get(dependent, index[dependent]) + 1]
                 shown = schedule[: schedule.index(dependent) + 1]
                 brittle = not want.is_failure
@@ -334,6 +271,8 @@ def _refine(
                         source=source,
                     )
                 )
+            if grouped:
+                grouping.judged(changed, len(chosen) - len(changed))
             # a removal may split the component
             for part in work.components(component) if split else [component]:
                 left = [e for e in edges if e[0] in part]

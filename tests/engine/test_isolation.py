@@ -323,29 +323,37 @@ def test_every_order_gets_fresh_random_state(
 EMPTIES_TMP = {
     "tests/test_tmp.py": (
         "import os\nimport shutil\nimport tempfile\n\n"
-        "def test_empties_the_temp_dir(tmp_path):\n"
-        "    (tmp_path / 'mine.txt').write_text('x')\n"
+        "def empty_the_temp_dir():\n"
         "    for name in os.listdir(tempfile.gettempdir()):\n"
         "        shutil.rmtree(os.path.join(tempfile.gettempdir(), name), ignore_errors=True)\n\n"
+        "def test_empties_the_temp_dir(tmp_path):\n"
+        "    (tmp_path / 'mine.txt').write_text('x')\n"
+        "    empty_the_temp_dir()\n\n"
+        "def test_empties_it_without_tmp_path():\n"
+        "    empty_the_temp_dir()\n\n"
         "def test_writes_to_tmp_path(tmp_path):\n"
         "    (tmp_path / 'out.txt').write_text('y')\n"
     )
 }
-EMPTIES, WRITES = (f"tests/test_tmp.py::{t}" for t in ("test_empties_the_temp_dir",
-                                                        "test_writes_to_tmp_path"))  # fmt: skip
+EMPTIES, EMPTIES_FIRST, WRITES = (
+    f"tests/test_tmp.py::{t}"
+    for t in ("test_empties_the_temp_dir", "test_empties_it_without_tmp_path",
+              "test_writes_to_tmp_path")
+)  # fmt: skip
 
 
 @pytest.mark.parametrize("runner", RUNNERS)
 def test_pytests_basetemp_lives_in_the_temp_dir_as_under_plain_pytest(
     make_project: ProjectWriter, make_engine: EngineFactory, runner: str
 ) -> None:
-    """A test that empties TMPDIR takes the next test's ``tmp_path`` with it, as with
-    ``python -m pytest`` (basetemp is ``$TMPDIR/pytest-of-<user>/...``); the next order
-    starts with both back."""
+    """As with ``python -m pytest``, pytest makes its basetemp in TMPDIR when a test
+    first asks for ``tmp_path``: emptying TMPDIR after that takes the next test's
+    ``tmp_path`` with it, before that it does not; the next order starts afresh."""
     project = make_project(EMPTIES_TMP)
     engine = make_engine(project, runner=runner)
     polluted = engine.run([EMPTIES, WRITES])
     assert outcomes(polluted) == [Outcome.PASSED, Outcome.ERROR], polluted.results
+    assert outcomes(engine.run([EMPTIES_FIRST, WRITES])) == [Outcome.PASSED, Outcome.PASSED]
     for _ in range(2):
         assert outcomes(engine.run([WRITES, EMPTIES])) == [Outcome.PASSED, Outcome.PASSED]
     assert outcomes(engine.run([WRITES])) == [Outcome.PASSED]

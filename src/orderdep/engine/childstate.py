@@ -30,7 +30,8 @@ What a test can observe of that copy, and what is done about it here:
 - *Random state*: ``random`` and numpy's global generator start from their state after
   collection when the suite seeded them then, else are reseeded from the OS
   (:mod:`orderdep.engine.seeds`).
-- *``tmp_path``*: a private base directory per child.
+- *``tmp_path``*: pytest's base directory is made afresh in the sandbox's TMPDIR when
+  a test of the child first asks for one, as in a new process.
 
 What remains different is listed in docs/design.md ("Fidelity").
 """
@@ -79,7 +80,7 @@ class ServerState:
                 handlers[int(signum)] = handler
         return cls(handlers)
 
-    def enter_child(self, session: pytest.Session, basetemp: str, scratch: str) -> None:
+    def enter_child(self, session: pytest.Session, scratch: str) -> None:
         """Run first in a forked child (see the module docstring)."""
         for signum, handler in self.handlers.items():
             try:
@@ -88,8 +89,7 @@ class ServerState:
                 pass
         private_capture_files(session.config, Path(scratch))
         factory = getattr(session.config, "_tmp_path_factory", None)
-        if factory is not None:
-            factory._given_basetemp = Path(basetemp)
+        if factory is not None:  # made afresh when a test first asks, as in a new process
             factory._basetemp = None
         atexit._clear()
         gc.unfreeze()

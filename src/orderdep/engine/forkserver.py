@@ -144,7 +144,6 @@ class _Server:
     def __init__(
         self,
         session: pytest.Session,
-        basetemp: str,
         scratch: str,
         recorder: Recorder,
         closing: list[Any],
@@ -152,7 +151,6 @@ class _Server:
     ) -> None:
         self.session = session
         self.state = state
-        self.basetemp = basetemp
         self.scratch = scratch
         self.recorder = recorder
         self.closing = closing
@@ -198,7 +196,7 @@ class _Server:
         """
         session, recorder = self.session, self.recorder
         try:
-            self.state.enter_child(session, self.basetemp, self.scratch)
+            self.state.enter_child(session, self.scratch)
             prefault.populate(ranges)
             owned_before = set(prefault.owned_pages()) if learn else set()
             with os.fdopen(rfd, "r", encoding="utf-8") as requests:
@@ -285,9 +283,7 @@ def serve(
         )
         send(outbox, {"fork": False, "reason": reason})
         return
-    basetemp = str(control["basetemp"])
-    scratch = str(control.get("scratch") or Path(basetemp).parent)
-    server = _Server(session, basetemp, scratch, recorder, [inbox, outbox], state)
+    server = _Server(session, str(control["scratch"]), recorder, [inbox, outbox], state)
     _warm_failure_reports()
     gc.collect()
     gc.freeze()  # keep collected objects out of the children's collections (copy-on-write)

@@ -23,7 +23,7 @@ class PreforkWorker(ForkWorker):
             raise ForkUnavailable("os.fork is not available on this platform")
         self.sandbox.create()
         suite = self._collect_fresh()  # the suite, once, as a fresh pytest collects it
-        control, events = self._spawn("prefork", [f"--basetemp={self.sandbox.basetemp}"])
+        control, events = self._spawn("prefork")
         try:
             first = self._read(READY_WAIT)
         except BaseException:

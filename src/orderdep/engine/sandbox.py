@@ -9,7 +9,6 @@ the next one, nor of an order running at the same time in another worker.
 
 from __future__ import annotations
 
-import getpass
 import shutil
 from pathlib import Path
 
@@ -34,14 +33,6 @@ IGNORED_DIRS = frozenset(
         "__pycache__",
     }
 )
-
-
-def _user() -> str:
-    """The user name pytest puts in its temp root (``pytest-of-<user>``)."""
-    try:
-        return getpass.getuser()
-    except (ImportError, KeyError, OSError):
-        return "unknown"
 
 
 def _is_venv(path: Path) -> bool:
@@ -75,11 +66,10 @@ class Sandbox:
         self.home = workdir / "home"
         self.home_seed = workdir / "home-seed"
         self.tmp = workdir / "tmp"
-        # pytest's basetemp inside TMPDIR, where plain pytest puts it
-        # (``$TMPDIR/pytest-of-<user>/pytest-<n>``): a test that empties the temp
-        # directory takes the other tests' ``tmp_path`` with it here too.
-        self.basetemp = self.tmp / f"pytest-of-{_user()}" / "pytest-orderdep"
-        # The engine's own files of a run (capture files, page maps): outside TMPDIR,
+        # pytest makes its basetemp in TMPDIR itself, as under plain pytest
+        # (``$TMPDIR/pytest-of-<user>/pytest-<n>``, when a test first asks for one): a
+        # test that empties the temp directory affects ``tmp_path`` here as there. The
+        # engine's own files of a run (capture files, page maps) stay outside TMPDIR,
         # which tests may empty and the sandbox restores after every order.
         self.scratch = workdir / "scratch"
         self._areas: list[Area] = []
@@ -97,7 +87,6 @@ class Sandbox:
             copy_project(self.project, self.tree)
         for d in (self.home, self.tmp, self.home_seed, self.scratch):
             empty_dir(d)
-        self.basetemp.parent.mkdir(parents=True, exist_ok=True)
         if self.home_policy == "copy":
             seed_home(self.home_seed, real_home())
             shutil.rmtree(self.home)

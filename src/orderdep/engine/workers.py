@@ -164,7 +164,6 @@ class SubprocessWorker(_WorkerBase):
 
     def run(self, order: Sequence[str], probe: Optional[ProbeSpec] = None) -> OrderResult:
         control, events = self._new_paths()
-        self.sandbox.basetemp.mkdir(parents=True, exist_ok=True)
         write_json(
             control,
             self._control(
@@ -175,7 +174,7 @@ class SubprocessWorker(_WorkerBase):
                 reference=self._reference(),
             ),
         )
-        cmd = [*self.config.pytest_command(self.cache_dir), f"--basetemp={self.sandbox.basetemp}"]
+        cmd = self.config.pytest_command(self.cache_dir)
         started = time.perf_counter()
         self._begin()
         with open(self.log_path, "w") as log:
@@ -240,7 +239,6 @@ class ForkWorker(_WorkerBase):
                 mode,
                 events,
                 fds=[req_r, rep_w],
-                basetemp=str(self.sandbox.basetemp),
                 scratch=str(self.sandbox.scratch),
             ),
         )
@@ -316,7 +314,6 @@ class ForkWorker(_WorkerBase):
         if self._to_server is None or self._proc is None or self._proc.poll() is not None:
             raise EngineError("the fork server is not running; restart orderdep")
         _, events = self._new_paths()
-        self.sandbox.basetemp.mkdir(parents=True, exist_ok=True)
         with open(self.log_path, "r+b") as log:
             log.truncate(0)
         request = {

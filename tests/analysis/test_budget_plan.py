@@ -8,7 +8,8 @@ from test_budget import AMPLE, detected, findings, model, run_pipeline, valid
 
 from orderdep.analysis.budget import UNFINISHED_KEY, Budget
 from orderdep.analysis.classify import classify
-from orderdep.analysis.classify_steps import PHASES, phases_done
+from orderdep.analysis.classify_marks import phases_done
+from orderdep.analysis.classify_steps import PHASES
 from orderdep.core.report import ODFinding, Report
 
 

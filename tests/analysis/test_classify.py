@@ -333,3 +333,18 @@ def test_one_partner_comes_from_the_confirmed_order_before_every_other_test() ->
         assert (finding.kind, finding.polluters) == ("victim", [p])
         costs[name] = sum(executor.batches)
     assert costs["short"] < costs["whole"], costs
+
+
+def test_one_partner_of_a_group_victim_comes_from_its_confirmed_order() -> None:
+    """A victim that needs two tests together, confirmed in an order of just those: the
+    first partner is that group, found without group testing the whole suite."""
+    report = Report(
+        project="/p",
+        tests=list(ALL),
+        od_tests=[ODFinding(test=V2, failing_order=[G1, G2, V2], passing_order=[V2])],
+        stats=RunStats(seed=3),
+    )
+    executor = ModelExecutor(Suite.from_ids(ALL), PLANTED)
+    (out,) = classify(executor, report, phases=("kind", "partner")).od_tests
+    assert out.kind == "victim" and out.polluter_groups == [[G1, G2]] and not out.polluters
+    assert len(executor.history) <= 10 + 1 + 2 + 4  # alone runs, precondition, pair, group

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from orderdep.analysis.budget import UNFINISHED_KEY, Budget, BudgetedExecutor, BudgetExhausted
+from orderdep.analysis.classify_marks import mark_unfinished, phases_done
 from orderdep.analysis.classify_steps import (
     CLEANERS_KEY,
     NOTES_KEY,
@@ -57,9 +58,7 @@ from orderdep.analysis.classify_steps import (
     Say,
     cleaners_step,
     kind_step,
-    mark_unfinished,
     partners_step,
-    phases_done,
     summary,
     verify,
 )

@@ -1,18 +1,16 @@
 """The steps of classifying one OD test, run phase by phase by :mod:`orderdep.analysis.classify`.
 
 Each step fills the finding in place through a :class:`Runner` (orders ending with the
-test, cached by order); :func:`mark_unfinished` records what a stopped run left undone.
+test, cached by order); :func:`~.classify_marks.mark_unfinished` records what a stopped run left undone.
 """
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from orderdep.analysis.budget import UNFINISHED_KEY, unfinished
 from orderdep.analysis.partners import (
     find_cleaners,
     find_polluters,
@@ -162,6 +160,8 @@ def partners_step(item: Item, say: Say, limit: Optional[int]) -> None:
     if limit is not None and 0 < len(near) < len(others):
         say(what, f"trying the {len(near)} test(s) of its confirmed order first", 2)
         found = find(runner, near, limit=limit)
+        if not found and len(near) > 1 and _group_in_confirmed(item, say):
+            return  # the confirmed order's tests together: one partner, found cheaply
     if not found:
         est = 2 * _log2(len(others)) * max(1, len(known) if limit is None else 1)
         say(what, f"group testing {len(others)} candidates for {how_many} {what}", est)
@@ -188,6 +188,19 @@ def partners_step(item: Item, say: Say, limit: Optional[int]) -> None:
         _setter_group(item, say)
     if not finding.to_spec().related_tests() - {finding.test}:
         _note(finding, f"no {'polluter' if victim else 'state-setter'} found")
+
+
+def _group_in_confirmed(item: Item, say: Say) -> bool:
+    """A group of the few tests of the confirmed (shortened) order, when none alone is a
+    partner: whether one was found (a group, or a single one group testing missed)."""
+    finding = item.finding
+    victim = finding.kind == "victim"
+    before = (finding.polluters, finding.polluter_groups) if victim else (
+        finding.state_setters, finding.state_setter_groups)  # fmt: skip
+    (_polluter_group if victim else _setter_group)(item, say)
+    after = (finding.polluters, finding.polluter_groups) if victim else (
+        finding.state_setters, finding.state_setter_groups)  # fmt: skip
+    return after != before and any(after)
 
 
 def _polluter_group(item: Item, say: Say) -> None:
@@ -280,57 +293,6 @@ def cleaners_step(item: Item, say: Say, all_cleaners: bool) -> None:
         )
 
 
-def phases_done(finding: ODFinding) -> set[str]:
-    """The phases of :data:`PHASES` a finding's classification finished, read back from
-    what :func:`mark_unfinished` wrote in it (all of them when nothing is unfinished)."""
-    if finding.kind is None:
-        return set()
-    marks = finding.extras.get(UNFINISHED_KEY)
-    if not isinstance(marks, dict):
-        return set(PHASES)
-    if "kind" in marks:
-        return set()
-    victim = finding.kind == "victim"
-    partners = str(marks.get("polluters" if victim else "state_setters", ""))
-    done = {"kind"}
-    if not partners or partners.startswith("partly searched"):
-        done.add("partner")
-    if not partners:
-        done.add("partners")
-        if not (victim and "cleaners" in marks):
-            done.add("cleaners")
-    if "cleaners" in done and "flake_rate" not in marks:
-        done.add("flake-rate")
-    return done
-
-
-def mark_unfinished(item: Item, reason: str) -> None:
-    """Say, in the finding, what the budget (or Ctrl-C) left undone."""
-    finding, done = item.finding, item.done
-    marks: dict[str, str] = {}
-    if "kind" not in done:
-        before = item.before
-        if before is not None:  # what an earlier classification found stays
-            for name in ("kind", "polluters", "polluter_groups", "cleaners", "state_setters",
-                         "state_setter_groups", "flake_rate", "extras"):  # fmt: skip
-                setattr(finding, name, copy.deepcopy(getattr(before, name)))
-        redo = before is not None and before.kind is not None
-        marks["kind"] = unfinished("not re-classified" if redo else "not classified", reason)
-    else:
-        victim = finding.kind == "victim"
-        partners = "polluters" if victim else "state_setters"
-        if "partners" not in done:
-            searched = "partner" in done
-            marks[partners] = unfinished("partly searched" if searched else "not searched", reason)
-            marks["polluter_groups" if victim else "state_setter_groups"] = unfinished(
-                "not searched", reason
-            )
-        if victim and "cleaners" not in done:
-            marks["cleaners"] = unfinished("not searched", reason)
-        marks["flake_rate"] = unfinished("not computed", reason)
-    finding.extras[UNFINISHED_KEY] = marks
-
-
 def verify(finding: ODFinding) -> None:
     """The model built must predict the recorded orders (else keep a note)."""
     spec = finding.to_spec()
@@ -388,9 +350,7 @@ __all__ = [
     "Runner",
     "cleaners_step",
     "kind_step",
-    "mark_unfinished",
     "partners_step",
-    "phases_done",
     "prefix_of",
     "reset",
     "summary",

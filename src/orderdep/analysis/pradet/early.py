@@ -9,7 +9,10 @@ edges among the writers themselves, which a budget seldom covers. So before refi
 each such test's dependees in the run whose outcome is to be explained are tried right
 before it, alone, the nearest first, as :func:`~.confirm.alternatives` does after
 refinement: a victim (passes alone) with the dependees of the run where it failed, a
-brittle (fails alone) with those of the run where it passed. What shows the relation is
+brittle (fails alone) with those of the run where it passed; then every other test that
+wrote, before it, a root it read (:func:`writers_before`: a crowded root links a reader to
+its last writer only, and a victim that any of several polluters fail needs the others
+tried too). What shows the relation is
 evidence (``found_by="alternatives"``, re-run by :func:`~.confirm.verify`) and is not
 refined again.
 """
@@ -17,12 +20,14 @@ refined again.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Optional
 
 import networkx as nx
 
 from orderdep.analysis.pradet.collection import Collected
 from orderdep.analysis.pradet.confirm import Checks, Order, pair_orders
+from orderdep.analysis.pradet.datadeps import TestAccess, matching
 from orderdep.analysis.pradet.evidence import Evidence, PradetResult
 from orderdep.analysis.pradet.manifest import ManifestDependency
 
@@ -70,6 +75,11 @@ def dependees_first(
                 continue
             position = {t: i for i, t in enumerate(c.order)}
             dependees = sorted(graph.successors(test), key=lambda t: -position.get(t, -1))
+            roots = {d: list(graph.edges[test, d].get("roots", ())) for d in dependees}
+            for writer, read in writers_before(c.accesses, test).items():
+                if writer not in roots:
+                    dependees.append(writer)
+                    roots[writer] = read
             failed = c.outcomes[index].is_failure
             for start in range(0, len(dependees), CHUNK):
                 if deadline is not None and time.monotonic() >= deadline:
@@ -84,9 +94,32 @@ def dependees_first(
                         found += 1
                         verdicts[(test, dependee, failed)] = True
                         result.evidence.append(
-                            _evidence(test, dependee, kind, failing, passing, graph, c.source)
+                            _evidence(
+                                test, dependee, kind, failing, passing, roots[dependee], c.source
+                            )
                         )
     return found
+
+
+def writers_before(accesses: Sequence[TestAccess], test: str) -> dict[str, list[str]]:
+    """Every test that wrote a root ``test`` read before it ran (its first run), the
+    nearest first, with the roots it wrote that ``test`` read. The graph links a reader
+    of a crowded root (a registry, a counter) to its last writer only, and a victim any
+    of several polluters fail is not explained by that one."""
+    writers: dict[str, list[str]] = {}
+    latest: dict[str, int] = {}
+    for access in accesses:
+        if access.test == test:
+            found: dict[str, set[str]] = {}
+            for root in {r for read in access.reads for r in matching(read, writers)}:
+                for w in writers.get(root, ()):
+                    if w != test:
+                        found.setdefault(w, set()).add(root)
+            return {w: sorted(found[w]) for w in sorted(found, key=lambda w: -latest[w])}
+        latest[access.test] = access.index
+        for root in access.writes:
+            writers.setdefault(root, []).append(access.test)
+    return {}
 
 
 def _evidence(
@@ -95,10 +128,9 @@ def _evidence(
     kind: str,
     failing: Order,
     passing: Order,
-    graph: nx.DiGraph,
+    roots: Sequence[str],
     source: str,
 ) -> Evidence:
-    roots = graph.edges[test, dependee].get("roots", ())
     dependency = ManifestDependency(
         dependent=test,
         dependee=dependee,
@@ -111,4 +143,4 @@ def _evidence(
     return Evidence(dependency, alone=True, confirmed=True, found_by="alternatives")
 
 
-__all__ = ["dependees_first", "differing"]
+__all__ = ["dependees_first", "differing", "writers_before"]

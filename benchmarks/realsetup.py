@@ -3,8 +3,9 @@
 Its source is a PyPI sdist (``"spec": "name==version"``: ``pip download --no-binary``)
 or a public git repository at a commit (``"repo": "owner/name"``, ``"commit"``: the tree
 of that commit, ``git archive``d from a clone the user names with ``--git-dir NAME=PATH``,
-less the manifest's ``"archive_exclude"`` paths; the manifest and this module name no
-local path). It gets a venv of its own, made with
+less the manifest's ``"archive_exclude"`` paths; with ``"history": true``, for a
+set-up that reads the history such as ``git describe``, a local clone checked out at the
+commit instead; the manifest and this module name no local path). It gets a venv of its own, made with
 the interpreter the entry asks for (``"python": "3.9"``; default: the one running this),
 then ``"requirements"`` (pins that let old code install), then the project itself,
 ``editable`` (``pip install -e .[extras]``, as contributing guides say) or ``wheel``
@@ -99,6 +100,10 @@ def fetch_source(project: dict[str, Any], work: Path, git_dirs: dict[str, Path])
         )
     partial = work / "checkout.partial"
     shutil.rmtree(partial, ignore_errors=True)
+    if project.get("history"):  # its set-up reads the history (`git describe`): a clone
+        _checkout_with_history(_git_dir(git_dir), project["commit"], partial)
+        partial.rename(source)
+        return source
     partial.mkdir()
     # paths the tests never read may be left out (a snapshot may lack its largest files)
     left_out = [f":(exclude){path}" for path in project.get("archive_exclude") or []]
@@ -110,6 +115,15 @@ def fetch_source(project: dict[str, Any], work: Path, git_dirs: dict[str, Path])
         raise SystemExit(f"cannot check {project['commit']} out of {git_dir}")
     partial.rename(source)
     return source
+
+
+def _checkout_with_history(git_dir: Path, commit: str, dest: Path) -> None:
+    """A local clone of ``git_dir`` at ``commit``, history and tags included."""
+    for args in (["clone", "-q", "--no-checkout", str(git_dir), str(dest)],
+                 ["-C", str(dest), "-c", "advice.detachedHead=false", "checkout", "-q", commit]):  # fmt: skip
+        got = sh(["git", *args])
+        if got.returncode:
+            raise SystemExit(f"cannot check {commit} out of {git_dir}: {got.stderr.strip()[-300:]}")
 
 
 def _git_dir(path: Path) -> Path:

@@ -172,6 +172,29 @@ def _git_project(root: Path) -> str:
                           capture_output=True, text=True).stdout.strip()  # fmt: skip
 
 
+def test_a_project_whose_set_up_reads_the_history_gets_a_clone(tmp_path: Path) -> None:
+    import realsetup
+
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    commit = _git_project(clone)
+    subprocess.run(["git", "tag", "v1.2"], cwd=clone, check=True)
+    (clone / "shop.py").write_text("PRICES = {'later': 1}\n")
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "2"],
+                   cwd=clone, check=True)  # fmt: skip
+    entry = {"name": "shop", "repo": "someone/shop", "commit": commit}
+    for work in ("a", "h"):
+        (tmp_path / work).mkdir()
+    archived = realsetup.fetch_source(entry, tmp_path / "a", {"shop": clone})
+    assert (archived / "shop.py").read_text() == "PRICES = {}\n"
+    assert not (archived / ".git").exists()
+    cloned = realsetup.fetch_source({**entry, "history": True}, tmp_path / "h", {"shop": clone})
+    assert (cloned / "shop.py").read_text() == "PRICES = {}\n"  # the commit, not the tip
+    described = subprocess.run(["git", "describe", "--tags"], cwd=cloned, check=True,
+                               capture_output=True, text=True)  # fmt: skip
+    assert described.stdout.strip() == "v1.2"
+
+
 def _manifest(tmp_path: Path) -> list[str]:
     """A manifest of the hand-written project and a skipped one; the runner's arguments."""
     clone = tmp_path / "clones" / "someone+shop"

@@ -21,6 +21,7 @@ import pytest
 
 from orderdep.core.outcomes import Outcome
 from orderdep.core.volatile import not_collected_message, translate
+from orderdep.engine.gcguard import garbage_kept
 from orderdep.engine.protocol import EventWriter
 
 MESSAGE_LIMIT = 500
@@ -214,7 +215,8 @@ class OrderRun:
         self.recorder.start(i, self.order[i])
         if self.probe is not None:
             try:
-                self.probe.before_test(i, self.order[i])
+                with garbage_kept():
+                    self.probe.before_test(i, self.order[i])
             except Exception:
                 self.probe_error = self.probe_error or traceback.format_exc()
 
@@ -222,7 +224,8 @@ class OrderRun:
         """Finish position ``i``; True when the session asks to stop."""
         if self.probe is not None:
             try:
-                self.probe.after_test(i, self.order[i])
+                with garbage_kept():
+                    self.probe.after_test(i, self.order[i])
             except Exception:
                 self.probe_error = self.probe_error or traceback.format_exc()
         self.recorder.finish()

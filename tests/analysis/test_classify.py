@@ -348,3 +348,17 @@ def test_one_partner_of_a_group_victim_comes_from_its_confirmed_order() -> None:
     (out,) = classify(executor, report, phases=("kind", "partner")).od_tests
     assert out.kind == "victim" and out.polluter_groups == [[G1, G2]] and not out.polluters
     assert len(executor.history) <= 10 + 1 + 2 + 4  # alone runs, precondition, pair, group
+
+
+def test_one_partner_of_a_group_brittle_comes_from_its_confirmed_order() -> None:
+    report = Report(
+        project="/p",
+        tests=list(ALL),
+        od_tests=[ODFinding(test=B2, failing_order=[B2], passing_order=[S3, S4, S5, B2])],
+        stats=RunStats(seed=3),
+    )
+    executor = ModelExecutor(Suite.from_ids(ALL), PLANTED)
+    (out,) = classify(executor, report, phases=("kind", "partner")).od_tests
+    assert out.kind == "brittle" and out.state_setter_groups == [[S3, S4, S5]]
+    assert not out.state_setters
+    assert len(executor.history) <= 10 + 1 + 3 + 8  # alone runs, precondition, singles, group

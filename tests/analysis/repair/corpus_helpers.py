@@ -128,6 +128,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_globals.py::TestGlobals::test_debug_default_value": (
             "victim", "tests/test_globals.py::TestGlobals::test_debug_set_true"),
     },
+    "dead_subclass_registry": {
+        "tests/test_plugins.py::test_no_plugins_by_default": (
+            "victim", "tests/test_plugins.py::test_a_plugin_registers_itself"),
+    },
     "class_method_stubbed": {
         "tests/test_sync.py::test_count_reads_the_backend": (
             "victim", "tests/test_sync.py::test_count_of_an_empty_backend"),

@@ -69,6 +69,7 @@ from orderdep.analysis.repair.candidates.fixture_candidates import (
     setup_class_candidates,
     setup_function_candidates,
 )
+from orderdep.analysis.repair.candidates.garbage import garbage_candidates
 from orderdep.analysis.repair.candidates.generated import generated_candidates, reset_statements
 from orderdep.analysis.repair.candidates.param_copies import param_copy_candidates
 from orderdep.analysis.repair.candidates.ranking import (
@@ -199,6 +200,8 @@ class Repairer:
             candidates += param_copy_candidates(self.project, finding)
         if result.debug is not None:
             candidates += self._root_candidates(finding, kind, target, victim, result)
+        if "restore" in self.strategies:
+            candidates += garbage_candidates(finding, kind, result.debug)
         setters = finding.state_setters or [m for g in finding.state_setter_groups for m in g]
         early: list[Candidate] = []
         if kind == "brittle" and result.debug is not None:

@@ -13,8 +13,8 @@ Sources: a PyPI sdist (``spec``) is downloaded; a git project (``repo``, ``commi
 archived from a clone in ``--clones DIR`` (``DIR/OWNER+NAME``, ``DIR/OWNER+NAME/repo`` or
 ``DIR/NAME``) or ``--git-dir NAME=PATH``. Each project gets ``WORK/NAME`` (its venv,
 tree, logs, patch and ``result.json``). Resumable: a project whose ``result.json`` was
-made with the same orderdep, budget, seed, installer and label is not run again
-(``--again`` runs it anyway). ``--workers N`` starts a Dask ``LocalCluster`` of N
+made with the same orderdep, budget, seed, installer and label, and the same manifest
+entry, is not run again (``--again`` runs it anyway). ``--workers N`` starts a Dask ``LocalCluster`` of N
 single-threaded worker processes; ``--dask ADDRESS`` uses a running scheduler (the
 runner's modules are uploaded to its workers, which must see the same paths);
 ``--workers 0`` runs the projects one after another in this process. Each project is
@@ -31,6 +31,7 @@ and a totals row, with its date and label.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -63,6 +64,12 @@ def clone_of(entry: dict[str, Any], clones: Optional[Path]) -> Optional[Path]:
 def run_key(opts: argparse.Namespace, who: str) -> dict[str, Any]:
     return {"orderdep": who, "budget": opts.budget, "seed": opts.seed,
             "installer": opts.installer, "label": opts.label, "fix": not opts.no_fix}  # fmt: skip
+
+
+def project_key(key: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+    """The run's key and the project's manifest entry (a changed entry runs again)."""
+    text = json.dumps(entry, sort_keys=True).encode()
+    return {**key, "entry": hashlib.sha256(text).hexdigest()[:16]}
 
 
 def done_before(work: Path, key: dict[str, Any]) -> Optional[dict[str, Any]]:
@@ -152,7 +159,8 @@ def main(argv: Optional[list[str]] = None) -> None:
     todo = []
     for _, entry in chosen:
         work = (opts.work / entry["name"]).resolve()
-        saved = None if opts.again or opts.confirm_only else done_before(work, key)
+        mine = project_key(key, entry)
+        saved = None if opts.again or opts.confirm_only else done_before(work, mine)
         if saved is not None:
             print(f"== {entry['name']}: kept from an earlier run ({work / 'result.json'})")
             rows[entry["name"]] = saved
@@ -163,10 +171,12 @@ def main(argv: Optional[list[str]] = None) -> None:
             dirs = {entry["name"]: clone}
         todo.append((entry, {**task_opts, "git_dirs": dirs}, str(work)))
     began = time.monotonic()
+    entries = {entry["name"]: entry for entry, _, _ in todo}
     for row in results(todo, opts):
         work = (opts.work / row["name"]).resolve()
         if not opts.confirm_only:
-            (work / "result.json").write_text(json.dumps({"key": key, "row": row}, indent=1))
+            mine = project_key(key, entries[row["name"]])
+            (work / "result.json").write_text(json.dumps({"key": mine, "row": row}, indent=1))
         rows[row["name"]] = row
         status = row["status"] + (f" ({row['why']})" if row["why"] else "")
         print(f"== {row['label']} (orderdep {who}): {status}", *row["lines"], sep="\n  ")

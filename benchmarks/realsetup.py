@@ -90,6 +90,8 @@ def fetch_source(project: dict[str, Any], work: Path, git_dirs: dict[str, Path])
             tar.extractall(work, filter="data")
         return source
     source = work / f"{project['name']}-{project['commit'][:12]}"
+    if source.exists() and project.get("history") and not (source / ".git").exists():
+        shutil.rmtree(source)  # unpacked before the entry asked for the history
     if source.exists():
         return source
     git_dir = git_dirs.get(project["name"])

@@ -133,6 +133,10 @@ def test_a_result_is_kept_only_for_the_same_run(tmp_path: Path) -> None:
     (tmp_path / "result.json").write_text(json.dumps({"key": key, "row": {"name": "p"}}))
     assert corpus.done_before(tmp_path, key) == {"name": "p", "repeated_blocks": None}
     assert corpus.done_before(tmp_path, {**key, "budget": 120.0}) is None
+    # a changed manifest entry runs again
+    entry = {"name": "p", "commit": "c1"}
+    assert corpus.project_key(key, entry) == corpus.project_key(key, dict(entry))
+    assert corpus.project_key(key, entry) != corpus.project_key(key, {**entry, "history": True})
     # a row kept from before repeated blocks were counted gets them from its patch
     (tmp_path / "fix.patch").write_text("+a = 1\n+b = 2\n c\n+a = 1\n+b = 2\n")
     assert corpus.done_before(tmp_path, key) == {"name": "p", "repeated_blocks": 1}
@@ -189,6 +193,9 @@ def test_a_project_whose_set_up_reads_the_history_gets_a_clone(tmp_path: Path) -
     assert (archived / "shop.py").read_text() == "PRICES = {}\n"
     assert not (archived / ".git").exists()
     cloned = realsetup.fetch_source({**entry, "history": True}, tmp_path / "h", {"shop": clone})
+    # an archive unpacked before the entry asked for the history is replaced by a clone
+    again = realsetup.fetch_source({**entry, "history": True}, tmp_path / "a", {"shop": clone})
+    assert (again / ".git").is_dir() and again == archived
     assert (cloned / "shop.py").read_text() == "PRICES = {}\n"  # the commit, not the tip
     described = subprocess.run(["git", "describe", "--tags"], cwd=cloned, check=True,
                                capture_output=True, text=True)  # fmt: skip

@@ -27,7 +27,7 @@ import networkx as nx
 
 from orderdep.analysis.pradet.collection import Collected
 from orderdep.analysis.pradet.confirm import Checks, Order, pair_orders
-from orderdep.analysis.pradet.datadeps import TestAccess, matching
+from orderdep.analysis.pradet.datadeps import TestAccess, explain
 from orderdep.analysis.pradet.evidence import Evidence, PradetResult
 from orderdep.analysis.pradet.manifest import ManifestDependency
 
@@ -103,23 +103,24 @@ def dependees_first(
 
 def writers_before(accesses: Sequence[TestAccess], test: str) -> dict[str, list[str]]:
     """Every test that wrote a root ``test`` read before it ran (its first run), the
-    nearest first, with the roots it wrote that ``test`` read. The graph links a reader
-    of a crowded root (a registry, a counter) to its last writer only, and a victim any
-    of several polluters fail is not explained by that one."""
-    writers: dict[str, list[str]] = {}
+    nearest first, with the roots it wrote that ``test`` read (from :func:`explain`). The
+    graph links a reader of a crowded root (a registry, a counter) to its last writer
+    only, and a victim any of several polluters fail is not explained by that one."""
+    try:
+        reads = explain(accesses, test).reads
+    except KeyError:
+        return {}
     latest: dict[str, int] = {}
     for access in accesses:
         if access.test == test:
-            found: dict[str, set[str]] = {}
-            for root in {r for read in access.reads for r in matching(read, writers)}:
-                for w in writers.get(root, ()):
-                    if w != test:
-                        found.setdefault(w, set()).add(root)
-            return {w: sorted(found[w]) for w in sorted(found, key=lambda w: -latest[w])}
+            break
         latest[access.test] = access.index
-        for root in access.writes:
-            writers.setdefault(root, []).append(access.test)
-    return {}
+    found: dict[str, set[str]] = {}
+    for root, writers in reads.items():
+        for w in writers:
+            if w != test:
+                found.setdefault(w, set()).add(root)
+    return {w: sorted(found[w]) for w in sorted(found, key=lambda w: -latest[w])}
 
 
 def _evidence(

@@ -9,7 +9,8 @@ for the few that may be manifest:
 
 * A *group* is up to :attr:`Grouping.size` edges of the component in priority order,
   one per dependent (a dependent's edges are still tested one at a time, latest dependee
-  first), whose inversions together leave a schedule (halved until they do).
+  first), whose inversions together leave a schedule (a part that closes a cycle is
+  split in halves, each kept if it fits with what is kept so far).
 * A dependent whose outcome is the reference's in that schedule does not depend on its
   inverted edge the way refinement asks (its dependee ran after it), and the edge is
   removed. A dependent whose outcome changed is *flagged*: its edge goes back to the

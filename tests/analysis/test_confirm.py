@@ -8,13 +8,8 @@ from collections.abc import Sequence
 import pytest
 
 from orderdep.analysis.budget import Budget, BudgetedExecutor, BudgetExhausted
-from orderdep.analysis.confirm import (
-    OrderRunner,
-    RunLog,
-    Verdicts,
-    confirm_in_chunks,
-    suspects_of,
-)
+from orderdep.analysis.confirm import OrderRunner, RunLog, Verdicts
+from orderdep.analysis.confirm_chunks import confirm_in_chunks, suspects_of
 from orderdep.core.odmodel import ODSpec
 from orderdep.core.outcomes import OrderResult, Outcome, TestResult
 from orderdep.core.suite import Suite

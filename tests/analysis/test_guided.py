@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from orderdep.analysis.confirm import OrderRunner, RunLog, confirm_in_chunks
+from orderdep.analysis.confirm import OrderRunner, RunLog
+from orderdep.analysis.confirm_chunks import confirm_in_chunks
 from orderdep.analysis.guided import WriterHints
 from orderdep.analysis.pradet.datadeps import CROWDED, TestAccess
 from orderdep.core.odmodel import ODSpec

@@ -164,7 +164,7 @@ def shorten(runner: OrderRunner, todo: Sequence[Shortening]) -> None:
         runner.run(list(batch.values()))
 
 
-def _observe(runner: OrderRunner, wanted: Sequence[tuple[Sequence[str], int]], runs: int) -> None:
+def observe(runner: OrderRunner, wanted: Sequence[tuple[Sequence[str], int]], runs: int) -> None:
     """Re-run each order until it has ``runs`` observations at the given position."""
     need: dict[OrderKey, int] = {}
     for order, position in wanted:
@@ -200,7 +200,7 @@ def nd_tests(log: RunLog) -> set[str]:
 Seen = dict[str, list[list[str]]]
 
 
-def _seen(search: Sequence[OrderResult]) -> tuple[Seen, Seen]:
+def seen_in(search: Sequence[OrderResult]) -> tuple[Seen, Seen]:
     """The search orders each test failed in, and those it passed in."""
     fails: Seen = {}
     passes: Seen = {}
@@ -212,7 +212,7 @@ def _seen(search: Sequence[OrderResult]) -> tuple[Seen, Seen]:
     return fails, passes
 
 
-def _failed_in(result: Optional[OrderResult]) -> set[str]:
+def failed_in(result: Optional[OrderResult]) -> set[str]:
     return set() if result is None else {r.test for r in result.results if failed(r) is True}
 
 
@@ -223,6 +223,7 @@ def confirm(
     confirm_runs: int = 5,
     only: Optional[Collection[str]] = None,
     guide: Optional[Guide] = None,
+    partners: Collection[str] = (),
 ) -> Verdicts:
     """Confirm what the ``search`` orders (and ``[t, t]`` orders in ``nio_search``) suggest.
 
@@ -230,16 +231,19 @@ def confirm(
     ``confirm_runs + 1`` times with the same outcome for the test. ``only`` limits the
     work to these suspects (see :func:`confirm_in_chunks`). ``guide`` gives, for a
     suspect and a recorded order, the tests before it worth trying first (the writers of
-    what it read, :mod:`orderdep.analysis.guided`).
+    what it read, :mod:`orderdep.analysis.guided`). ``partners`` are the tests the orders
+    of OD tests confirmed earlier needed (their polluters and state-setters): those that
+    ran before a suspect in its recorded order are tried before anything else, since one
+    polluter often has many victims.
     """
     log = runner.log
-    fails, passes = _seen(search)
+    fails, passes = seen_in(search)
     if only is not None:
         fails = {t: orders for t, orders in fails.items() if t in only}
 
     # 1. Each test alone, once (one batch). Failed everywhere it ran: does it pass alone?
-    _observe(runner, [([t], 0) for t in fails], 1)
-    first_failures = _failed_in(search[0] if search else None)
+    observe(runner, [([t], 0) for t in fails], 1)
+    first_failures = failed_in(search[0] if search else None)
     fail_only = [t for t in fails if t not in passes]
     suspects_af, always = [], []
     for t in fail_only:
@@ -263,6 +267,9 @@ def confirm(
             guess = guide(t, recorded) if guide is not None else None
             if guess is not None and guess not in hints:  # writers of what it read first
                 hints.insert(0, guess)
+            known = partners_before(t, recorded, partners)
+            if known and known not in hints:  # a polluter of earlier victims first of all
+                hints.insert(0, known)
             shortenings.append(Shortening(t, want_fail, recorded, hints))
     shorten(runner, shortenings)
 
@@ -281,7 +288,7 @@ def confirm(
             wanted.append((s.found, s.found.index(s.test)))
     wanted += [([t], 0) for t in suspects_af]
     wanted += [([t, t], 1) for t in nio_suspects]
-    _observe(runner, wanted, confirm_runs + 1)
+    observe(runner, wanted, confirm_runs + 1)
 
     # 4. Verdicts; ND (outcome changed within one order) overrides everything else.
     out = Verdicts()
@@ -310,91 +317,9 @@ def confirm(
     return out
 
 
-def suspects_of(search: Sequence[OrderResult], nio_search: Sequence[OrderResult]) -> list[str]:
-    """Tests that failed in a search order or a second time in ``[t, t]``, cheapest to
-    confirm first: by the fewest tests run before a failure of theirs (so a budget that
-    runs out has confirmed as many as it could), then first seen first."""
-    before: dict[str, int] = {}
-    for result in search:
-        for position, r in enumerate(result.results):
-            if failed(r) is True:
-                before[r.test] = min(before.get(r.test, position), position)
-    for result in nio_search:
-        if len(result.results) == 2 and failed(result.results[1]) is True:
-            before[result.order[0]] = min(before.get(result.order[0], 1), 1)
-    first = {t: i for i, t in enumerate(before)}
-    return sorted(before, key=lambda t: (before[t], first[t]))
-
-
-def _alone_first(
-    runner: OrderRunner, search: Sequence[OrderResult], suspects: Sequence[str]
-) -> list[str]:
-    """Run each suspect that failed in a search order alone once (one batch), then the
-    suspects with the tests that shows always failing first (their verdict costs no
-    further order), the rest in the order given."""
-    fails, passes = _seen(search)
-    _observe(runner, [([t], 0) for t in suspects if t in fails], 1)
-    first_failures = _failed_in(search[0] if search else None)
-
-    def decided(t: str) -> bool:
-        alone = runner.log.outcomes([t], 0)
-        return t in first_failures and t not in passes and bool(alone) and all(alone)
-
-    return sorted(suspects, key=lambda t: not decided(t))  # stable
-
-
-def confirm_in_chunks(
-    runner: OrderRunner,
-    search: Sequence[OrderResult],
-    nio_search: Sequence[OrderResult] = (),
-    confirm_runs: int = 5,
-    chunk: int = 2,
-    stop: type[BaseException] = Exception,
-    guide: Optional[Guide] = None,
-    on_chunk: Optional[Callable[[list[ODFinding]], None]] = None,
-) -> tuple[Verdicts, list[str], Optional[BaseException]]:
-    """:func:`confirm`, ``chunk`` suspects at a time, so that an exception of type ``stop``
-    (the command's budget running out) keeps the verdicts of the chunks done.
-    ``on_chunk`` receives each chunk's OD findings (none ND so far) as soon as they are
-    confirmed, before the next chunk starts: classification can take them first.
-
-    Returns the verdicts, the suspects not confirmed yet and the stop (None: all done).
-    A test found ND in a later chunk is taken out of the earlier chunks' findings.
-
-    Before the chunks, every suspect that failed in a search order runs alone once, all
-    in one batch (the cheap check, see :func:`confirm` step 1); the tests it shows always
-    failing come first, since their verdict costs no further order.
-    """
-    suspects = suspects_of(search, nio_search)
-    out = Verdicts()
-    done = 0
-    stopped: Optional[BaseException] = None
-    try:
-        suspects = _alone_first(runner, search, suspects)
-    except stop as exc:
-        stopped = exc
-    while stopped is None and done < len(suspects):
-        part = suspects[done : done + max(1, chunk)]
-        try:
-            got = confirm(runner, search, nio_search, confirm_runs, only=set(part), guide=guide)
-        except stop as exc:
-            stopped = exc
-            break
-        out.od += got.od
-        out.always_failing += got.always_failing
-        out.nio += got.nio
-        done += len(part)
-        if on_chunk is not None:
-            nd = nd_tests(runner.log)
-            fresh = [f for f in got.od if f.test not in nd]
-            if fresh:
-                on_chunk(fresh)
-    nd = nd_tests(runner.log)
-    out.nd = sorted(nd)
-    out.od = [f for f in out.od if f.test not in nd]
-    place = {t: i for i, t in enumerate(search[0].order if search else ())}
-    out.always_failing = sorted(
-        (t for t in out.always_failing if t not in nd), key=lambda t: place.get(t, len(place))
-    )  # as the suite lists them, whichever chunk decided them
-    out.nio = [t for t in out.nio if t not in nd]
-    return out, [t for t in suspects[done:] if t not in nd], stopped
+def partners_before(test: str, recorded: Sequence[str], partners: Collection[str]) -> list[str]:
+    """The ``partners`` that ran before ``test`` in ``recorded``, in their order."""
+    if not partners:
+        return []
+    prefix = recorded[: list(recorded).index(test)]
+    return [t for t in prefix if t in partners and t != test]

@@ -42,7 +42,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Callable, Optional
 
 from orderdep.analysis.budget import UNFINISHED_KEY, BudgetExhausted, unfinished
-from orderdep.analysis.confirm import OrderRunner, RunLog, RunSource, confirm_in_chunks
+from orderdep.analysis.confirm import OrderRunner, RunLog, RunSource
+from orderdep.analysis.confirm_chunks import confirm_in_chunks
 from orderdep.analysis.default_strategy import (
     AUTO_TUSCAN_SECONDS,
     EXACT_PLAN_TESTS,

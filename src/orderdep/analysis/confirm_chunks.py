@@ -1,0 +1,135 @@
+"""Confirmation a few suspects at a time (:func:`confirm_in_chunks`), so that a budget
+that runs out keeps what was confirmed, and each chunk learns from the ones before it:
+the cheapest suspects first, and the partners of OD tests already confirmed tried first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Callable, Optional
+
+from orderdep.analysis.confirm import (
+    Guide,
+    OrderRunner,
+    Verdicts,
+    confirm,
+    failed,
+    failed_in,
+    nd_tests,
+    observe,
+    seen_in,
+)
+from orderdep.core.outcomes import OrderResult
+from orderdep.core.report import ODFinding
+
+
+def partners_in(findings: Sequence[ODFinding]) -> set[str]:
+    """The tests the confirmed orders of ``findings`` needed besides the OD test itself,
+    and the partners classification gave them."""
+    out: set[str] = set()
+    for f in findings:
+        out.update(f.failing_order, f.passing_order, f.polluters, f.state_setters)
+        for group in (*f.polluter_groups, *f.state_setter_groups):
+            out.update(group)
+        out.discard(f.test)
+    return out
+
+
+def suspects_of(search: Sequence[OrderResult], nio_search: Sequence[OrderResult]) -> list[str]:
+    """Tests that failed in a search order or a second time in ``[t, t]``, cheapest to
+    confirm first: by the fewest tests run before a failure of theirs (so a budget that
+    runs out has confirmed as many as it could), then first seen first."""
+    before: dict[str, int] = {}
+    for result in search:
+        for position, r in enumerate(result.results):
+            if failed(r) is True:
+                before[r.test] = min(before.get(r.test, position), position)
+    for result in nio_search:
+        if len(result.results) == 2 and failed(result.results[1]) is True:
+            before[result.order[0]] = min(before.get(result.order[0], 1), 1)
+    first = {t: i for i, t in enumerate(before)}
+    return sorted(before, key=lambda t: (before[t], first[t]))
+
+
+def _alone_first(
+    runner: OrderRunner, search: Sequence[OrderResult], suspects: Sequence[str]
+) -> list[str]:
+    """Run each suspect that failed in a search order alone once (one batch), then the
+    suspects with the tests that shows always failing first (their verdict costs no
+    further order), the rest in the order given."""
+    fails, passes = seen_in(search)
+    observe(runner, [([t], 0) for t in suspects if t in fails], 1)
+    first_failures = failed_in(search[0] if search else None)
+
+    def decided(t: str) -> bool:
+        alone = runner.log.outcomes([t], 0)
+        return t in first_failures and t not in passes and bool(alone) and all(alone)
+
+    return sorted(suspects, key=lambda t: not decided(t))  # stable
+
+
+def confirm_in_chunks(
+    runner: OrderRunner,
+    search: Sequence[OrderResult],
+    nio_search: Sequence[OrderResult] = (),
+    confirm_runs: int = 5,
+    chunk: int = 2,
+    stop: type[BaseException] = Exception,
+    guide: Optional[Guide] = None,
+    on_chunk: Optional[Callable[[list[ODFinding]], None]] = None,
+) -> tuple[Verdicts, list[str], Optional[BaseException]]:
+    """:func:`confirm`, ``chunk`` suspects at a time, so that an exception of type ``stop``
+    (the command's budget running out) keeps the verdicts of the chunks done.
+    ``on_chunk`` receives each chunk's OD findings (none ND so far) as soon as they are
+    confirmed, before the next chunk starts: classification can take them first.
+
+    Returns the verdicts, the suspects not confirmed yet and the stop (None: all done).
+    A test found ND in a later chunk is taken out of the earlier chunks' findings.
+
+    Before the chunks, every suspect that failed in a search order runs alone once, all
+    in one batch (the cheap check, see :func:`confirm` step 1); the tests it shows always
+    failing come first, since their verdict costs no further order. Each chunk tries the
+    partners of the OD tests confirmed (and classified) before it first
+    (:func:`partners_in`).
+    """
+    suspects = suspects_of(search, nio_search)
+    out = Verdicts()
+    done = 0
+    stopped: Optional[BaseException] = None
+    try:
+        suspects = _alone_first(runner, search, suspects)
+    except stop as exc:
+        stopped = exc
+    while stopped is None and done < len(suspects):
+        part = suspects[done : done + max(1, chunk)]
+        try:
+            got = confirm(
+                runner,
+                search,
+                nio_search,
+                confirm_runs,
+                only=set(part),
+                guide=guide,
+                partners=partners_in(out.od),
+            )
+        except stop as exc:
+            stopped = exc
+            break
+        out.od += got.od
+        out.always_failing += got.always_failing
+        out.nio += got.nio
+        done += len(part)
+        if on_chunk is not None:
+            nd = nd_tests(runner.log)
+            fresh = [f for f in got.od if f.test not in nd]
+            if fresh:
+                on_chunk(fresh)
+    nd = nd_tests(runner.log)
+    out.nd = sorted(nd)
+    out.od = [f for f in out.od if f.test not in nd]
+    place = {t: i for i, t in enumerate(search[0].order if search else ())}
+    out.always_failing = sorted(
+        (t for t in out.always_failing if t not in nd), key=lambda t: place.get(t, len(place))
+    )  # as the suite lists them, whichever chunk decided them
+    out.nio = [t for t in out.nio if t not in nd]
+    return out, [t for t in suspects[done:] if t not in nd], stopped

@@ -1,0 +1,53 @@
+"""Chunks of confirmation learn from the chunks before them: the partners of OD tests
+already confirmed are tried first for the next suspects."""
+
+from __future__ import annotations
+
+from orderdep.analysis.confirm import OrderRunner, RunLog, partners_before
+from orderdep.analysis.confirm_chunks import confirm_in_chunks, partners_in
+from orderdep.core.odmodel import ODSpec
+from orderdep.core.report import ODFinding
+from orderdep.core.suite import Suite
+from orderdep.synth.model import ModelExecutor
+
+
+def _one_polluter_many_victims(victims: int) -> tuple[ModelExecutor, list[str]]:
+    """``p`` first, then 300 unrelated tests, then ``victims`` victims of ``p``."""
+    fillers = [f"t{i:03d}" for i in range(300)]
+    vs = [f"v{i}" for i in range(victims)]
+    specs = [ODSpec(v, "victim", polluters=["p"]) for v in vs]
+    return ModelExecutor(Suite.from_ids(["p", *fillers, *vs]), specs), vs
+
+
+def _orders_to_confirm(victims: int) -> tuple[int, list[ODFinding]]:
+    model, vs = _one_polluter_many_victims(victims)
+    runner = OrderRunner(model, RunLog(None), 1)
+    verdicts, pending, stop = confirm_in_chunks(
+        runner, [model.run(list(model.suite.ids))], confirm_runs=1, chunk=1
+    )
+    assert stop is None and pending == []
+    assert sorted(f.test for f in verdicts.od) == vs
+    return runner.orders_run, verdicts.od
+
+
+def test_the_victims_of_a_polluter_confirmed_once_cost_a_few_orders_each() -> None:
+    one, _ = _orders_to_confirm(1)
+    eight, found = _orders_to_confirm(8)
+    # the first victim's polluter is found by group testing over 300 tests (a dozen
+    # orders); each later victim tries it first: alone, [p, v], and one re-run of each
+    assert one >= 10
+    assert eight - one <= 7 * 4
+    assert all(f.failing_order == ["p", f.test] for f in found)
+
+
+def test_partners_are_the_other_tests_of_the_confirmed_orders_and_classification() -> None:
+    f = ODFinding("v", failing_order=["a", "v"], passing_order=["v"], polluters=["b"])
+    g = ODFinding("w", failing_order=["w"], passing_order=["c", "w"], state_setters=["d"])
+    g.polluter_groups = [["e", "f"]]
+    assert partners_in([f, g]) == {"a", "b", "c", "d", "e", "f"}
+
+
+def test_partners_before_keep_the_recorded_order_and_skip_later_tests() -> None:
+    recorded = ["x", "b", "y", "a", "v", "c"]
+    assert partners_before("v", recorded, {"a", "b", "c", "v"}) == ["b", "a"]
+    assert partners_before("v", recorded, set()) == []

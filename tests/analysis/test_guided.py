@@ -91,8 +91,33 @@ def test_detect_guided_on_a_project_says_what_it_collected(tmp_path: Path) -> No
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
         code = main(["detect", str(root), "--guided", "--seed", "1", "--budget", "120"])
     assert code == 1, err.getvalue()
-    assert "--guided: one probed run of the original order (2 tests)" in err.getvalue()
-    assert "--guided: 2 tests read, 1 roots written" in err.getvalue()
+    said = err.getvalue()
+    assert "--guided: the reverse of the original order (2 tests) run under the state" in said
+    assert "--guided: 2 tests read, 1 roots written" in said
+
+
+def test_the_probed_runs_are_search_orders(tmp_path: Path) -> None:
+    """The polluter runs after its victim in the original order: the probed reverse is
+    the only order of the search, and the victim is found from it (confirmed without the
+    probe)."""
+    import contextlib
+    import io
+    import json
+
+    from orderdep.shells.cli import main
+
+    root = _two_test_project(tmp_path / "p")
+    (root / "tests/test_a.py").rename(root / "tests/test_z.py")  # the polluter runs last
+    err = io.StringIO()
+    argv = ["detect", str(root), "--guided", "--seed", "1", "--max-orders", "2", "--jobs", "1"]
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main(argv)
+    assert code == 1, err.getvalue()
+    report = json.loads((root / ".orderdep" / "report.json").read_text())
+    assert report["stats"]["strategies"][:2] == ["original", "probed"], report["stats"]
+    (finding,) = report["od_tests"]
+    assert finding["test"] == "tests/test_b.py::test_reads"
+    assert finding["failing_order"] == ["tests/test_z.py::test_sets", "tests/test_b.py::test_reads"]
 
 
 def test_no_probed_run_when_it_would_not_fit_its_share_of_the_budget() -> None:
@@ -125,4 +150,4 @@ def test_big_suites_are_guided_unless_told_not_to(
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
             code = main(["detect", str(root), "--seed", "1", "--budget", "120", *extra])
         assert code == 1, err.getvalue()
-        assert ("--guided: one probed run" in err.getvalue()) is probed, err.getvalue()
+        assert ("run under the state probe" in err.getvalue()) is probed, err.getvalue()

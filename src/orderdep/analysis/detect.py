@@ -52,7 +52,7 @@ from orderdep.analysis.default_strategy import (
     estimate_tuscan,
 )
 from orderdep.analysis.estimate import TIMING_STRATEGY, Pace, per_od_test, timing_orders
-from orderdep.analysis.guided import GUIDED_MIN_TESTS, collect_hints
+from orderdep.analysis.guided import GUIDED_MIN_TESTS, PROBED_STRATEGY, collect_hints
 from orderdep.analysis.higher_order import spend_leftover
 from orderdep.analysis.search import DetectProgress, ProgressCallback, Search
 from orderdep.core import orders as gen
@@ -151,10 +151,10 @@ def detect(
     of its first order to run, wrapping around, so a search stopped by the budget can be
     continued by the next run; ``stats.extras["next_order"]`` says where each stopped.
     ``extend_search`` gives the search more seconds, once, when its budget ends before
-    any test failed (see :class:`~orderdep.analysis.search.Search`). ``guided``: when the
-    search leaves suspects, the original order runs once more under the state probe, and
+    any test failed (see :class:`~orderdep.analysis.search.Search`). ``guided``: right after the original order, its reverse
+    (and a random order beside it) run under the state probe as search orders, and
     confirmation shortens each suspect's orders from the writers of what it read first
-    (:mod:`.guided`), when the probed run fits what is left of the command's budget;
+    (:mod:`.guided`), when the probed runs fit what is left of the command's budget;
     None: for suites of at least :data:`~.guided.GUIDED_MIN_TESTS` tests.
     ``on_confirmed`` receives OD findings a few at a time, as confirmation decides them
     (see :func:`~.confirm.confirm_in_chunks`): classification can take each before
@@ -182,6 +182,19 @@ def detect(
         pair_orders = changed_pair_orders(changed, suite.ids, random.Random(f"{seed}/changed"))
         run = search.run_stream("changed-pairs", pair_orders, len(pair_orders))
         next_order["changed-pairs"] = run
+    hints = None
+    if guided is None:
+        guided = len(suite) >= GUIDED_MIN_TESTS
+    probed: list[str] = []
+    if guided and search.results and not search.stopped:
+        whole = getattr(executor, "budget", None)  # the command's, beyond the search's share
+        left = whole.left() if whole is not None else search.budget_left()
+        took = search.results[0].wall_seconds
+        got = collect_hints(executor, suite.ids, left, say, took, jobs=jobs, seed=seed, group=group)
+        if got is not None:  # search orders that also say what each test read and wrote
+            hints, results = got
+            search.observe(PROBED_STRATEGY, results)
+            probed = [PROBED_STRATEGY]
     chosen = list(dict.fromkeys(strategies))
     timed: list[str] = []
     if not chosen and search.results:
@@ -213,11 +226,12 @@ def detect(
     used = [
         "original",
         *(["changed-pairs"] if changed else []),
+        *probed,
         *timed,
         *[s for s in chosen if s != "original"],
     ]
     open_ended = False  # the strategy running last promised "until a limit stops it"
-    for strategy in used[1 + bool(changed) + len(timed) :]:
+    for strategy in used[1 + bool(changed) + len(probed) + len(timed) :]:
         if search.stopped:
             break
         open_ended = False
@@ -260,14 +274,6 @@ def detect(
             on_progress(DetectProgress("confirm", "", done, None, suspects, 0))
 
     runner.on_result = confirming
-    hints = None
-    if guided is None:
-        guided = len(suite) >= GUIDED_MIN_TESTS
-    if guided and search.failed_seen:  # suspects to confirm: what each read, and who wrote it
-        whole = getattr(executor, "budget", None)  # the command's, beyond the search's share
-        left = whole.left() if whole is not None else search.budget_left()
-        took = search.results[0].wall_seconds if search.results else None
-        hints = collect_hints(executor, suite.ids, left, say, took)
     # a few suspects at a time, so that a spent budget keeps the ones confirmed; rerunning
     # the command replays the orders and goes on
     verdicts, pending, stop = confirm_in_chunks(

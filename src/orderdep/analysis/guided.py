@@ -5,8 +5,10 @@ outcome needs (:mod:`orderdep.analysis.shortening`). Without more to go on that 
 testing over the tests before it: about ``1.5 log2 n`` orders of ``n/2, n/4, ...`` tests,
 which on a suite of thousands of tests costs whole minutes per suspect.
 
-One probed run of the original order (PRADET's collection, :mod:`.pradet.collection`)
-records the roots each test read and wrote. A victim's polluter, or a brittle's
+Right after the original order, the search runs its reverse (and, with two workers, one
+random order beside it) under the state probe (PRADET's collection,
+:mod:`.pradet.collection`): they are search orders like any other, and they record the
+roots each test read and wrote. A victim's polluter, or a brittle's
 state-setter, writes something the test reads; so the writers of what the suspect read
 that ran before it in the recorded order are tried first (:class:`WriterHints`, a hint
 for :class:`~orderdep.analysis.shortening.Shortening`). When they show the outcome, the
@@ -25,6 +27,8 @@ from typing import Optional
 
 from orderdep.analysis.pradet.collection import CollectionStopped, collect
 from orderdep.analysis.pradet.datadeps import CROWDED, TestAccess, matching
+from orderdep.core.outcomes import OrderResult
+from orderdep.core.suite import GroupLevel
 from orderdep.engine.executor import Executor
 from orderdep.errors import EngineError, ReportError
 
@@ -69,12 +73,16 @@ class WriterHints:
         return hint if 0 < len(hint) < len(prefix) else None
 
 
+#: The name the probed search orders go by in a report's strategies.
+PROBED_STRATEGY = "probed"
 #: Suites of at least this many tests are confirmed guided unless told otherwise
 #: (``--no-guided``): below it, group testing over the prefix is cheap enough.
 GUIDED_MIN_TESTS = 1000
-#: Share of what is left of the budget the probed run may take before it is killed: once
-#: there are suspects, group testing over thousands of tests is what it saves.
-PROBE_SHARE = 0.5
+#: Share of what is left of the budget the probed runs may take before they are killed.
+#: They are search orders the search would have run anyway, at a fifth more each, and
+#: they spare confirmation group testing over thousands of tests; the rest is kept for
+#: confirming and classifying what they show.
+PROBE_SHARE = 0.65
 #: A probed run's time: the unprobed order's, times this, plus :data:`PROBE_PER_TEST`
 #: seconds per test (docs/benchmarks.md, "Collection overhead" and "PRADET at scale":
 #: 0.8-3.4 ms per test on top of the order, whatever the tests do).
@@ -88,10 +96,21 @@ def collect_hints(
     budget_left: Optional[float],
     say: Callable[[str], None],
     order_seconds: Optional[float] = None,
-) -> Optional[WriterHints]:
-    """One probed run of ``order`` and the hints it gives; None (said why) when it would
-    not fit :data:`PROBE_SHARE` of ``budget_left`` (``order_seconds``: what the order took
-    unprobed), did not finish within it, or the probe failed."""
+    *,
+    jobs: int = 1,
+    seed: int = 0,
+    group: GroupLevel = "class",
+) -> Optional[tuple[WriterHints, list[OrderResult]]]:
+    """Search orders run under the state probe, and the hints they give: the reverse of
+    ``order`` (the original order, whose outcomes the search has already), and with two
+    or more ``jobs`` one random order beside it, so no worker waits. Their outcomes are
+    returned as search orders: a victim whose polluter runs after it in the original
+    order fails in its reverse. Confirmation never counts them (it observes every order a
+    finding names without the probe).
+
+    None (said why) when the probed runs would not fit :data:`PROBE_SHARE` of
+    ``budget_left`` (``order_seconds``: what ``order`` took unprobed), did not finish
+    within it, or the probe failed."""
     share = None if budget_left is None else max(0.0, budget_left) * PROBE_SHARE
     needs = None if order_seconds is None else order_seconds * PROBE_COST
     needs = None if needs is None else needs + PROBE_PER_TEST * len(order)
@@ -102,20 +121,32 @@ def collect_hints(
             "confirming without data dependencies"
         )
         return None
+    extra = 1 if jobs > 1 and len(order) > 1 else 0
+    runs = "the reverse of the original order" + (" and one random order" if extra else "")
     say(
-        f"orderdep: --guided: one probed run of the original order ({len(order)} tests) "
+        f"orderdep: --guided: {runs} ({len(order)} tests) run under the state probe, which "
         "records which tests write what each test reads"
         + (f" (at most {share:.0f} s)" if share is not None else "")
     )
     deadline = None if share is None else time.monotonic() + share
     try:
-        collected = collect(executor, order, also_reverse=False, deadline=deadline)
+        collected = collect(
+            executor,
+            list(order)[::-1],
+            also_reverse=False,
+            jobs=jobs,
+            extra_orders=extra,
+            seed=seed,
+            group=group,
+            deadline=deadline,
+        )
     except (CollectionStopped, EngineError, ReportError) as exc:
         say(f"orderdep: --guided: no data dependencies ({exc}); confirming without them")
         return None
-    hints = WriterHints.from_accesses(collected.collections[0].accesses)
+    accesses = [a for c in collected.collections for a in c.accesses]
+    hints = WriterHints.from_accesses(accesses)
     say(
         f"orderdep: --guided: {len(hints.reads)} tests read, {len(hints.writers)} roots "
         "written; suspects are shortened from the writers of what they read first"
     )
-    return hints
+    return hints, [c.reference() for c in collected.collections]

@@ -216,6 +216,19 @@ class Search:
                 plan(index, result)
             self.count += len(batch)
 
+    def observe(self, strategy: str, results: Sequence[OrderResult]) -> None:
+        """Keep orders run outside the search's slices (the probed runs of
+        :mod:`~orderdep.analysis.guided`) as ``strategy``'s search orders. They are not in
+        the run log: confirmation observes every order a finding names itself."""
+        self.begin(strategy)
+        self.account.promised = len(results)
+        for result in results:
+            self.account.plan(result.order)
+            self.account.saw(result)
+            self._record(result, False)
+        self.count += len(results)
+        self._progress(strategy, len(results), len(results))
+
     def begin(self, strategy: str) -> None:
         """Account the orders run from now on to ``strategy``."""
         self.account = self.accounts.setdefault(strategy, Coverage(strategy))

@@ -125,11 +125,11 @@ def test_no_probed_run_when_it_would_not_fit_its_share_of_the_budget() -> None:
 
     said: list[str] = []
     model = ModelExecutor(Suite.from_ids(["a", "b"]), [])
-    # the order took 10 s unprobed; a third of 20 s left cannot hold its probed run
-    assert collect_hints(model, ["a", "b"], 20.0, said.append, order_seconds=10.0) is None
+    # the order took 10 s unprobed; PROBE_SHARE of 15 s left cannot hold its probed run
+    assert collect_hints(model, ["a", "b"], 15.0, said.append, order_seconds=10.0) is None
     assert said == [
         "orderdep: --guided: no probed run: it would take about 12 s, more than the "
-        f"{20 * PROBE_SHARE:.0f} s of the budget it may use (a larger --budget leaves it room); "
+        f"{15 * PROBE_SHARE:.0f} s of the budget it may use (a larger --budget leaves it room); "
         "confirming without data dependencies"
     ]
 

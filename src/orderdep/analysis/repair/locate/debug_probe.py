@@ -20,7 +20,11 @@ ODRepair's Debugger (003 §3.1, Figure 2) acts right before the OD test runs (po
     references held elsewhere see the restored content, as 003 §3.1.1 reuses live
     objects). A root whose module was not imported at position 0 gets the value a fresh
     execution of its module creates; a ``sys.modules`` entry absent then is removed; a
-    fixture value gets its fresh content back.
+    fixture value gets its fresh content back. An attribute absent at position 0 that a
+    set-up makes (``setup_class``, ``setUpClass``, ``setup_module``) is captured as it
+    is right after the set-up that made it, first thing in the call phase of an earlier
+    test, and put back first thing in the call phase of the OD test (after the set-ups
+    it shares with them): deleting it would break the test in another way.
 ``exec``
     Execute ``code`` (a generated cleaner, or a cleaner's statements) in a copy of the
     namespace of module ``namespace`` (or a fresh one). With ``phase: "call"`` it runs
@@ -91,8 +95,11 @@ class DebugProbe:
         self._library = library_dirs()
         self.fixtures: Optional[FixtureValues] = None
         self._armed: Optional[str] = None  # the test whose call runs the code (phase "call")
+        self._index = 0  # position of the test running
+        self._late: dict[str, Optional[RootValue]] = {}  # absent at 0; captured once set up
 
     def before_test(self, index: int, test_id: str) -> None:
+        self._index = index
         if index == 0:
             self._attach(find_session())
             self._modules_at_start = dict(sys.modules)
@@ -124,7 +131,8 @@ class DebugProbe:
             values = FixtureValues.of_session(session, project.is_project_path)
             if values.register(manager):
                 self.fixtures = values
-            if self.mode == "exec" and self.options.get("phase") == "call":
+            call_phase = self.mode == "restore" or self.options.get("phase") == "call"
+            if self.mode in ("exec", "restore") and call_phase:
                 manager.register(_call_phase_plugin(self), "orderdep-repair-call-phase")
         except (KeyboardInterrupt, SystemExit):
             raise
@@ -194,6 +202,39 @@ class DebugProbe:
                 raise
             except BaseException as exc:  # user code may raise any
                 self._failed[name] = f"capture: {type(exc).__name__}: {exc}"
+                continue
+            if is_python_root(name) and not self._captured[name].present:
+                self._late[name] = None  # a set-up may make it: see _late_snapshot
+
+    def _late_snapshot(self) -> None:
+        """In an earlier test's call phase, capture the roots absent at position 0 that a
+        set-up has made since (as they are right after it)."""
+        for name, value in self._late.items():
+            if value is not None:
+                continue
+            try:
+                now = get(name, self.config)
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException:  # user code may raise any; absent it stays
+                continue
+            if now.present:
+                self._late[name] = now
+
+    def _late_restore(self) -> None:
+        """In the OD test's call phase, put back the roots :meth:`_late_snapshot` took."""
+        restored = self.data.setdefault("restored", [])
+        failed = self.data.setdefault("failed", {})
+        for name, value in self._late.items():
+            if value is None:
+                continue
+            try:
+                restore(name, value, self.config)
+                restored.append(name)
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # user code may raise any
+                failed[name] = f"{type(exc).__name__}: {exc}"
 
     def _restore(self) -> None:
         restored: list[str] = []
@@ -201,6 +242,8 @@ class DebugProbe:
         for name in [str(n) for n in self.options.get("roots") or []]:
             if name in failed:
                 continue
+            if self._late.get(name) is not None:
+                continue  # put back in the call phase (_late_restore)
             try:
                 module_name = sysmodule_name(name)
                 if module_name is not None:
@@ -244,7 +287,14 @@ class DebugProbe:
             self.data["exec_error"] = traceback.format_exc(limit=3)[-1500:]
 
     def call_phase(self, item: Any) -> None:
-        """Run the code right before the armed test's function (its fixtures are set up)."""
+        """Run the code right before the armed test's function (its fixtures are set up);
+        in restore mode, capture or put back the roots a set-up made (see :meth:`_late_snapshot`)."""
+        if self.mode == "restore":
+            if self._index < self.at:
+                self._late_snapshot()
+            elif self._index == self.at:
+                self._late_restore()
+            return
         if self._armed is None or getattr(item, "nodeid", None) != self._armed:
             return
         self._armed = ""  # once

@@ -16,6 +16,8 @@ fields. The Python equivalent of a static field is a *root*:
 ``decimal``                   the thread's decimal context (precision, rounding, ...)
 ``file:<relpath>``            a file under the rootdir (``file:$TMP/..``, ``file:~/..``)
 ``fixture:<scope>:<id>::f``   the cached value of a wider-scoped fixture (:mod:`.fixtures`)
+``lib.mod.func``              a function or class of a library module the project
+                              imports (the repair debugger's probe only, :mod:`.library`)
 ============================  ======================================================
 
 Project modules are those whose ``__file__`` lies under the rootdir and outside
@@ -48,6 +50,7 @@ from orderdep.analysis.state.fingerprint import (
     identity,
 )
 from orderdep.analysis.state.fixtures import FixtureRoots
+from orderdep.analysis.state.library import LibraryFunctions
 from orderdep.analysis.state.namespaces import (
     CACHE,
     CLASS,
@@ -75,6 +78,10 @@ class RootsConfig:
     # a class's own functions are roots too (namespaces.classify): a replaced method is
     # then known to have existed; detection's probes leave them out (their cost)
     class_functions: bool = False
+    # the functions and classes of library modules the project's modules import
+    # (``time.sleep``), as roots of their own (library.py); the repair debugger's probe
+    # turns them on, detection's probes leave them out (their cost)
+    library_functions: bool = False
     env_exclude: frozenset[str] = DEFAULT_ENV_EXCLUDE
     module_exclude: tuple[str, ...] = ("orderdep", *INTERNAL_MODULE_PREFIXES)
     max_nodes: int = 2000
@@ -145,6 +152,12 @@ class StateTracker:
         self._process = ProcessRoots(config.env_exclude)
         self._walker = Fingerprinter()
         self._caches = CacheFingerprints()
+        self._library = LibraryFunctions(config.module_exclude)
+
+    @property
+    def library_module_names(self) -> frozenset[str]:
+        """The library modules whose functions the last snapshot made roots."""
+        return self._library.names
 
     def snapshot(
         self, touched: Optional[Iterable[str]] = None, *, full_files: bool = True
@@ -208,6 +221,8 @@ class StateTracker:
             except Exception as exc:  # never lose the whole snapshot to one module
                 self._keep_previous(module_name, out, exc)
         self.module_names = frozenset(name for name, _, _ in self.modules)
+        if self.config.library_functions:
+            self._library.fingerprint(self.modules, self.module_names, out)
 
     def _error(self, where: str, exc: Exception) -> None:
         if len(self.errors) < MAX_ERRORS:

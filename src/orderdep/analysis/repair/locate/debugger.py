@@ -112,6 +112,13 @@ def _differs(f: Optional[dict[str, Any]], p: Optional[dict[str, Any]], same_salt
     return same_salt and f is not None and p is not None and f.get("fp") != p.get("fp")
 
 
+def _library_on_one_side(f: Optional[dict[str, Any]], p: Optional[dict[str, Any]]) -> bool:
+    """A library module's function captured in one order only: its module was imported
+    there only (a lazy import), which replaces nothing."""
+    one = f if p is None else p if f is None else None
+    return one is not None and bool(one.get("library"))
+
+
 # values a module was imported again with (functions, classes, modules) rarely are the
 # state a test reads; data comes first
 _CODE_TYPES = frozenset({"function", "type", "module", "builtin_function_or_method", "method"})
@@ -224,6 +231,7 @@ def debug(
         RootInfo.from_captures(n, f_roots.get(n), p_roots.get(n))
         for n in names
         if _differs(f_roots.get(n), p_roots.get(n), same_salt)
+        and not _library_on_one_side(f_roots.get(n), p_roots.get(n))
     ]
     out.differing = _merge_aliases(out.differing, f_roots)
     out.differing.sort(key=restore_rank)
@@ -257,6 +265,7 @@ def _split_objects(runs: _Runs, out: DebugResult, ensure: list[str], max_restore
         RootInfo.from_captures(n, f_roots.get(n), p_roots.get(n))
         for n in names
         if _differs(f_roots.get(n), p_roots.get(n), same_salt)
+        and not _library_on_one_side(f_roots.get(n), p_roots.get(n))
     ]
     if parts:
         out.differing += parts

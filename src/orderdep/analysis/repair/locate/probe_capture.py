@@ -45,6 +45,7 @@ def roots_config(rootdir: str) -> RootsConfig:
         home=home,
         cwd_files=True,
         class_functions=True,
+        library_functions=True,
     )
 
 
@@ -98,7 +99,7 @@ def root_meta(name: str, tracker: StateTracker, rootdir: str) -> dict[str, Any]:
         return {"kind": "logging"}
     if name.startswith(FIXTURE_PREFIX):
         return fixture_meta(name)
-    split = split_python_root(name, tracker.module_names)
+    split = split_python_root(name, tracker.module_names | tracker.library_module_names)
     if split is None:
         return {"kind": "other"}
     module, attrs = split
@@ -106,6 +107,7 @@ def root_meta(name: str, tracker: StateTracker, rootdir: str) -> dict[str, Any]:
     kind = "cache" if name.startswith("cache:") else "global" if len(attrs) == 1 else "classattr"
     return {
         "kind": kind,
+        "library": module not in tracker.module_names,
         "module": module,
         "attrs": attrs,
         "module_file": _relative(files.get(module, ""), rootdir) if files.get(module) else None,

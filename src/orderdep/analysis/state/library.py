@@ -1,0 +1,112 @@
+"""Functions and classes of the library modules a project imports, as roots.
+
+A test that replaces a library function for good (``iterables.time.sleep = MagicMock()``,
+``requests.get = fake``) changes no name of the project's own modules: the module object
+they hold is the same. :class:`LibraryFunctions` makes each public callable of every
+library module that a project module holds as a global (``import time`` in the project),
+and of the modules those hold (``os.path``), a root, ``time.sleep``, fingerprinted by what it is (a function or class by its module and
+qualified name, anything else by its type), so the fingerprint is the same in any process
+and a replacement shows as a write. Only the repair debugger's probe turns this on
+(:attr:`~orderdep.analysis.state.roots.RootsConfig.library_functions`).
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Iterable
+from types import ModuleType
+from typing import Any
+
+#: Library modules whose callables are never roots: the interpreter's own machinery and
+#: the test runner (a test does not replace them, and pytest rebinds some on its own).
+NEVER = ("builtins", "sys", "_pytest", "pytest", "pluggy", "importlib", "typing", "abc")
+
+_NAMED = (types.FunctionType, types.BuiltinFunctionType, type)
+
+
+def what_it_is(value: Any) -> int:
+    """A fingerprint of ``value`` that is the same in every process: a function or class by
+    its module and qualified name, anything else (a mock, an instance) by its type."""
+    try:
+        if isinstance(value, _NAMED):
+            name = (getattr(value, "__module__", None), getattr(value, "__qualname__", None))
+            return hash(("named", type(value).__name__, name))
+        kind = type(value)
+        return hash(("object", kind.__module__, kind.__qualname__))
+    except Exception:  # a value that fails when looked at
+        return hash(("unknown",))
+
+
+class LibraryFunctions:
+    """The roots ``lib.mod.attr`` of the library modules the project's modules import."""
+
+    def __init__(self, exclude: tuple[str, ...]) -> None:
+        self.exclude = (*exclude, *NEVER)
+        self._names: dict[str, list[str]] = {}  # module -> its public callables at first sight
+        self.names: frozenset[str] = frozenset()  # the library modules of the last snapshot
+
+    def modules(
+        self, project: Iterable[tuple[str, ModuleType, str]], names: frozenset[str]
+    ) -> dict[str, ModuleType]:
+        """Library modules held as globals by the project's modules, and the modules those
+        hold (``os`` holds ``os.path``, which is ``posixpath``)."""
+        out: dict[str, ModuleType] = {}
+        held = [m for _, module, _ in project for m in _modules_in(module)]
+        for depth in range(2):
+            deeper = []
+            for value in held:
+                name = getattr(value, "__name__", None)
+                if not isinstance(name, str) or name in names or name in out:
+                    continue
+                if name.partition(".")[0] in self.exclude or name.startswith(self.exclude):
+                    continue
+                out[name] = value
+                if depth == 0:
+                    deeper += _modules_in(value)
+            held = deeper
+        return out
+
+    def fingerprint(
+        self,
+        project: Iterable[tuple[str, ModuleType, str]],
+        names: frozenset[str],
+        out: dict[str, int],
+    ) -> None:
+        """Add ``{lib.mod.attr: fingerprint}`` for every public callable of each library
+        module the project imports (as the module had it when first seen, so a callable
+        replaced by something else is still named)."""
+        found = self.modules(project, names)
+        self.names = frozenset(found)
+        for name, module in found.items():
+            try:
+                namespace = vars(module)
+            except TypeError:
+                continue
+            known = self._names.get(name)
+            if known is None:
+                known = self._names[name] = [
+                    key
+                    for key, value in list(namespace.items())
+                    if isinstance(key, str) and key.isidentifier() and not key.startswith("_")
+                    and _callable(value)
+                ]  # fmt: skip
+            for key in known:
+                value = namespace.get(key, _GONE)
+                out[f"{name}.{key}"] = hash(("gone",)) if value is _GONE else what_it_is(value)
+
+
+_GONE = object()
+
+
+def _modules_in(module: ModuleType) -> list[ModuleType]:
+    try:
+        return [v for v in list(vars(module).values()) if isinstance(v, ModuleType)]
+    except TypeError:
+        return []
+
+
+def _callable(value: Any) -> bool:
+    try:
+        return callable(value) and not isinstance(value, ModuleType)
+    except Exception:
+        return False

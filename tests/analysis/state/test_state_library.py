@@ -1,0 +1,48 @@
+"""Library functions the project imports are roots for the repair debugger: a test that
+replaces one for good shows as a write."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import sys
+import time
+import types
+from unittest.mock import MagicMock
+
+import pytest
+
+from orderdep.analysis.state.library import LibraryFunctions, what_it_is
+
+
+def _project(**globals_: object) -> list[tuple[str, types.ModuleType, str]]:
+    module = types.ModuleType("app")
+    vars(module).update(globals_)
+    return [("app", module, "/src/app.py")]
+
+
+def test_the_modules_a_project_holds_and_those_they_hold() -> None:
+    lib = LibraryFunctions(("orderdep",))
+    found = lib.modules(_project(time=time, os=os, sys=sys, pytest=pytest), frozenset({"app"}))
+    assert {"time", "os", posixpath.__name__} <= set(found)
+    assert "sys" not in found and "pytest" not in found
+
+
+def test_a_replaced_function_changes_its_fingerprint_and_nothing_else(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    lib = LibraryFunctions(())
+    project = _project(time=time)
+    before: dict[str, int] = {}
+    lib.fingerprint(project, frozenset({"app"}), before)
+    assert "time.sleep" in before and "time.monotonic" in before
+    monkeypatch.setattr(time, "sleep", MagicMock())
+    after: dict[str, int] = {}
+    lib.fingerprint(project, frozenset({"app"}), after)
+    assert {k for k in before if before[k] != after.get(k)} == {"time.sleep"}
+
+
+def test_what_it_is_is_the_same_for_the_same_function_and_differs_for_a_mock() -> None:
+    assert what_it_is(time.sleep) == what_it_is(time.sleep)
+    assert what_it_is(posixpath.join) != what_it_is(posixpath.split)
+    assert what_it_is(MagicMock()) != what_it_is(time.sleep)

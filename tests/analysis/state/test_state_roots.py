@@ -78,7 +78,10 @@ def test_a_function_assigned_onto_a_class_is_state_but_its_own_methods_are_code(
     assert classify("name", Source.name, "elsewhere", Source) == PLAIN  # another module's
     # with ``functions`` (the repair's probe), its own methods are roots too
     assert classify("name", Source.name, __name__, Source, functions=True) == PLAIN
-    assert classify("bump", staticmethod(make), __name__, Source, functions=True) == SKIP
+    # and so are its descriptors: a property replaced by a mock shows
+    assert classify("bump", staticmethod(make), __name__, Source, functions=True) == PLAIN
+    assert classify("size", property(make), __name__, Source, functions=True) == PLAIN
+    assert classify("size", property(make), __name__, Source) == SKIP
 
 
 def test_a_method_replaced_on_a_class_shows_with_class_functions(project: Project) -> None:

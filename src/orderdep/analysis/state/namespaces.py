@@ -152,8 +152,9 @@ def classify(
     (``CACHE``); classes defined in the module have their attributes walked too
     (``CLASS``). In classes, methods, properties and other descriptors are code (``SKIP``),
     but a function assigned onto the class from elsewhere is state (``Cls.method =
-    fake``); with ``functions``, a class's own functions are roots too (by identity), so
-    that a method replaced later is known to have been there before.
+    fake``); with ``functions``, a class's own functions and descriptors (properties) are
+    roots too, so that a method or property replaced later is known to have been there
+    before.
     """
     if not isinstance(key, str) or _skipped_name(key, value, owner) or not key.isidentifier():
         return SKIP  # also pytest's assertion-rewriting helpers (``@py_builtins``)
@@ -172,6 +173,8 @@ def classify(
             functions or _put_on_class(value, module, owner)
         ):
             return PLAIN
+        if functions and not isinstance(value, types.ModuleType):
+            return PLAIN  # a property, or what replaced it (``type(obj).x = PropertyMock()``)
         return SKIP
     return PLAIN
 

@@ -249,6 +249,19 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_schema.py::test_columns": (
             "victim", "tests/test_tuning.py::test_override_schema"),
     },
+    "setup_class_recorder": {
+        "tests/test_bus.py::TestBus::test_no_subscriber_no_call": (
+            "victim", "tests/test_bus.py::TestBus::test_publish_reaches_a_subscriber"),
+    },
+    "library_function_stubbed": {
+        "tests/test_store.py::test_has_sees_an_existing_file": (
+            "victim", "tests/test_store.py::test_ensure_dir_creates_a_missing_directory"),
+    },
+    "property_mocked": {
+        **{f"tests/test_invoice.py::test_{n}": (
+            "victim", "tests/test_invoice.py::test_due_when_the_total_is_positive")
+           for n in ("total_of_lines", "nothing_due_for_no_lines")},
+    },
 }  # fmt: skip
 
 

@@ -49,20 +49,32 @@ class LibraryFunctions:
         self, project: Iterable[tuple[str, ModuleType, str]], names: frozenset[str]
     ) -> dict[str, ModuleType]:
         """Library modules held as globals by the project's modules, and the modules those
-        hold (``os`` holds ``os.path``, which is ``posixpath``)."""
+        hold, by the name a test reaches them with: ``os.path`` (``posixpath``'s own name
+        only when a project module holds it itself)."""
         out: dict[str, ModuleType] = {}
-        held = [m for _, module, _ in project for m in _modules_in(module)]
+        seen: set[int] = set()
+        held = [(m.__name__, m) for _, module, _ in project for _, m in _modules_in(module)]
         for depth in range(2):
             deeper = []
-            for value in held:
-                name = getattr(value, "__name__", None)
-                if not isinstance(name, str) or name in names or name in out:
+            for name, value in held:
+                if not isinstance(name, str) or name in names or id(value) in seen:
                     continue
-                if name.partition(".")[0] in self.exclude or name.startswith(self.exclude):
+                own = getattr(value, "__name__", None)
+                if not isinstance(own, str) or own in names:
+                    continue
+                if any(n.partition(".")[0] in self.exclude for n in (name, own)):
+                    continue
+                if name.startswith(self.exclude) or own.startswith(self.exclude):
                     continue
                 out[name] = value
+                seen.add(id(value))
                 if depth == 0:
-                    deeper += _modules_in(value)
+                    for attr, inner in _modules_in(value):
+                        inner_name = getattr(inner, "__name__", None)
+                        if isinstance(inner_name, str) and inner_name.startswith(name + "."):
+                            deeper.append((inner_name, inner))
+                        else:  # os.path is posixpath: named the way tests reach it
+                            deeper.append((f"{name}.{attr}", inner))
             held = deeper
         return out
 
@@ -98,9 +110,10 @@ class LibraryFunctions:
 _GONE = object()
 
 
-def _modules_in(module: ModuleType) -> list[ModuleType]:
+def _modules_in(module: ModuleType) -> list[tuple[str, ModuleType]]:
+    """The modules ``module`` holds, with the names it holds them by."""
     try:
-        return [v for v in list(vars(module).values()) if isinstance(v, ModuleType)]
+        return [(k, v) for k, v in list(vars(module).items()) if isinstance(v, ModuleType)]
     except TypeError:
         return []
 

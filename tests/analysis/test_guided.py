@@ -115,6 +115,9 @@ def test_the_probed_runs_are_search_orders(tmp_path: Path) -> None:
     assert code == 1, err.getvalue()
     report = json.loads((root / ".orderdep" / "report.json").read_text())
     assert report["stats"]["strategies"][:2] == ["original", "probed"], report["stats"]
+    # the probed order is one of the search's orders and executions
+    assert report["stats"]["search_orders"] == 2, report["stats"]
+    assert report["stats"]["search_executions"] == 4, report["stats"]
     (finding,) = report["od_tests"]
     assert finding["test"] == "tests/test_b.py::test_reads"
     assert finding["failing_order"] == ["tests/test_z.py::test_sets", "tests/test_b.py::test_reads"]

@@ -24,8 +24,11 @@ repository (``realsetup.py``: a venv of its own, the project installed ``editabl
    are those of the unpatched project ("patch holds" when both are true).
 
 Usage: python benchmarks/sdist_detect.py [--project NAME ...] [--budget 300] [--seed 1]
-       [--work DIR] [--git-dir NAME=PATH ...] [--pradet] [--fix] [--orderdep-rev REV]
-       [--label TEXT] [--no-doc]
+       [--work DIR] [--git-dir NAME=PATH ...] [--pradet] [--skip-detect] [--fix]
+       [--manifest FILE] [--orderdep-rev REV] [--label TEXT] [--no-doc]
+``--manifest`` takes another manifest of the same schema (the corpus manifests, for
+projects from git repositories: their clones named with ``--git-dir``); ``--skip-detect``
+with ``--pradet`` runs PRADET alone (the detect columns read "-").
 Writes the sections "Real projects from PyPI sdists" and "Real projects from git
 repositories" of docs/benchmarks.md (rows are added per run, with their date and label;
 earlier rows are kept as they came out).
@@ -154,15 +157,16 @@ def score(project: dict[str, Any], opts: argparse.Namespace, work: Path, orderde
     # the fork runner's check is cached next to the report, once per code version: every
     # run pays for it, so rows of one project compare alike
     (work / "fidelity.json").unlink(missing_ok=True)
-    cmd = orderdep_cmd(python, ["detect", ".", "--classify", "--budget", b, "--seed",
-                                str(opts.seed)], work, "detect", args)  # fmt: skip
-    out.exit_code, out.wall = run_logged(cmd, source, work, "detect", opts.budget)
-    data, out.known_found, out.with_polluter = scored_report(work / "detect-report.json", known)
-    out.tests = len(data["tests"])
-    out.found = len(data["od_tests"])
-    out.classified = sum(1 for f in data["od_tests"] if f.get("kind"))
-    out.lines.append(f"detect: exit {out.exit_code} in {out.wall:.0f} s, "
-                     f"{out.found} OD tests; see {work / 'detect.out'}")  # fmt: skip
+    if not opts.skip_detect:
+        cmd = orderdep_cmd(python, ["detect", ".", "--classify", "--budget", b, "--seed",
+                                    str(opts.seed)], work, "detect", args)  # fmt: skip
+        out.exit_code, out.wall = run_logged(cmd, source, work, "detect", opts.budget)
+        data, out.known_found, out.with_polluter = scored_report(work / "detect-report.json", known)
+        out.tests = len(data["tests"])
+        out.found = len(data["od_tests"])
+        out.classified = sum(1 for f in data["od_tests"] if f.get("kind"))
+        out.lines.append(f"detect: exit {out.exit_code} in {out.wall:.0f} s, "
+                         f"{out.found} OD tests; see {work / 'detect.out'}")  # fmt: skip
     if opts.pradet:
         # its collection too is this run's, not one an earlier run left in the project
         graph = work / "pradet-graph.json"
@@ -170,7 +174,8 @@ def score(project: dict[str, Any], opts: argparse.Namespace, work: Path, orderde
         cmd = orderdep_cmd(python, ["pradet", ".", "--budget", b, "--graph", str(graph)],
                            work, "pradet", args)  # fmt: skip
         code, wall = run_logged(cmd, source, work, "pradet", opts.budget)
-        _, _, hits = scored_report(work / "pradet-report.json", known)
+        data, _, hits = scored_report(work / "pradet-report.json", known)
+        out.tests = out.tests or len(data["tests"])
         out.pradet = [code, f"{wall:.0f}", f"{hits} of {out.confirmed}"]
         out.lines.append(f"pradet: exit {code} in {wall:.0f} s; {hits} known with a partner")
     if opts.fix:
@@ -217,11 +222,16 @@ def repair(
 
 def row_of(project: dict[str, Any], s: Scored, opts: argparse.Namespace, who: str) -> list[object]:
     c = s.confirmed
+    detect: list[object] = (
+        ["-"] * 5 + [f"{c} of {len(project.get('known', []))}", "-", "-"]
+        if opts.skip_detect
+        else [f"{s.wall:.0f}", f"{s.wall / opts.budget:.2f}", s.exit_code, s.found, s.classified,
+              f"{c} of {len(project.get('known', []))}", f"{s.known_found} of {c}",
+              f"{s.with_polluter} of {c}"]
+    )  # fmt: skip
     return [opts.run_label, who, label(project), project.get("install", "editable"),
             project.get("python") or f"{sys.version_info[0]}.{sys.version_info[1]}", s.tests,
-            f"{s.suite:.1f}", f"{opts.budget:g}", f"{s.wall:.0f}", f"{s.wall / opts.budget:.2f}",
-            s.exit_code, s.found, s.classified, f"{c} of {len(project.get('known', []))}",
-            f"{s.known_found} of {c}", f"{s.with_polluter} of {c}", *s.pradet, *s.fix]  # fmt: skip
+            f"{s.suite:.1f}", f"{opts.budget:g}", *detect, *s.pradet, *s.fix]  # fmt: skip
 
 
 def main() -> None:
@@ -239,6 +249,12 @@ def main() -> None:
         help="a clone of the project NAME's repository",
     )
     parser.add_argument("--pradet", action="store_true", help="also run orderdep pradet")
+    parser.add_argument(
+        "--skip-detect", action="store_true", help="no orderdep detect (with --pradet: PRADET only)"
+    )
+    parser.add_argument(
+        "--manifest", type=Path, default=MANIFEST, help="a manifest of the same schema"
+    )
     parser.add_argument("--fix", action="store_true", help="also orderdep fix --apply, checked")
     parser.add_argument(
         "--orderdep-rev",
@@ -250,7 +266,9 @@ def main() -> None:
     parser.add_argument("--no-doc", action="store_true")
     opts = parser.parse_args()
     opts.git_dirs = dict(opts.git_dir)
-    manifest = json.loads(MANIFEST.read_text())
+    if opts.skip_detect and opts.fix:
+        parser.error("--fix repairs what detect reported: it cannot go with --skip-detect")
+    manifest = json.loads(opts.manifest.read_text())
     chosen = [p for p in manifest["projects"] if not opts.project or p["name"] in opts.project]
     base = opts.work or Path(__import__("tempfile").mkdtemp(prefix="orderdep-sdists-"))
     orderdep, who = orderdep_tree(opts.orderdep_rev, scratch_dir())

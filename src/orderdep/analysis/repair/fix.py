@@ -82,7 +82,11 @@ from orderdep.analysis.repair.candidates.ranking import (
 from orderdep.analysis.repair.candidates.root_statements import restore_statements
 from orderdep.analysis.repair.candidates.session_start import session_start_candidates
 from orderdep.analysis.repair.candidates.shrink import shrink_verified
-from orderdep.analysis.repair.candidates.sources import FunctionSource, read_function
+from orderdep.analysis.repair.candidates.sources import (
+    FunctionSource,
+    doctest_source,
+    read_function,
+)
 from orderdep.analysis.repair.fix_result import Fix, FixResult, Rejected
 from orderdep.analysis.repair.locate.debugger import DebugError, NotReproduced, debug, orders_for
 from orderdep.analysis.repair.locate.module_names import ModuleNames
@@ -149,9 +153,15 @@ class Repairer:
         ``orders`` (kind, failing order, passing order) overrides what the debugger runs."""
         try:
             kind, failing, passing = orders or orders_for(finding)
-            victim = read_function(self.project, finding.test)
         except UsageError as exc:
             return FixResult(finding.test, finding.kind or "unknown", notes=[str(exc)])
+        try:
+            victim = read_function(self.project, finding.test)
+        except UsageError as exc:
+            doctest = doctest_source(self.project, finding.test)
+            if doctest is None:
+                return FixResult(finding.test, kind, notes=[str(exc)])
+            victim = doctest  # fixed around it: its docstring is not edited
         target = target_for(finding, kind, failing, passing)
         result = FixResult(finding.test, kind, target=target)
         candidates: list[Candidate] = []

@@ -79,6 +79,30 @@ def read_function(project: Path, test_id: str, module: Optional[str] = None) -> 
     )
 
 
+def doctest_source(project: Path, test_id: str) -> Optional[FunctionSource]:
+    """A doctest item (``pkg/mod.py::pkg.mod.func``: pytest names it after the object
+    whose docstring holds it) as a test function with no statements of its own: a fix
+    cannot go into its docstring, but one in a fixture around it (an autouse fixture of
+    the nearest ``conftest.py``) or in its polluter can. None for any other test id."""
+    parts = test_id.split("::")
+    if len(parts) != 2 or "." not in parts[1] or "[" in parts[1]:
+        return None
+    rel = parts[0]
+    try:
+        source = (project / rel).read_text(encoding="utf-8") if rel.endswith(".py") else ""
+    except OSError:
+        return None
+    return FunctionSource(
+        test=test_id,
+        file=rel,
+        module=module_name_for(project, rel) if rel.endswith(".py") else "",
+        source=source,
+        statements=[],
+        params=[],
+        text="",
+    )
+
+
 def _usefixtures(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[str]:
     """The fixture names of ``@pytest.mark.usefixtures(...)`` marks on ``node``."""
     out = []

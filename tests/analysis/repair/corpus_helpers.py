@@ -257,6 +257,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_store.py::test_has_sees_an_existing_file": (
             "victim", "tests/test_store.py::test_ensure_dir_creates_a_missing_directory"),
     },
+    "doctest_locale": {
+        **{f"units/length.py::units.length.{n}": (
+            "victim", "units/length.py::units.length.use_unit") for n in ("unit", "show")},
+    },
     "property_mocked": {
         **{f"tests/test_invoice.py::test_{n}": (
             "victim", "tests/test_invoice.py::test_due_when_the_total_is_positive")

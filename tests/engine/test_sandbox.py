@@ -378,3 +378,26 @@ def test_restore_after_a_directory_of_the_baseline_is_rewritten_in_place(
         changed = box.restore()
         assert "data/config.json" in changed and f"data/tmp{n}" in changed
         assert tree_state(box.tree) == before
+
+
+def test_a_socket_and_a_pipe_collection_left_are_not_copied(project: Path, tmp_path: Path) -> None:
+    """A ``multiprocessing`` listener made at import lives under TMPDIR as a socket: the
+    baseline cannot copy it (opening one fails; a pipe would block) and keeps the rest."""
+    import socket
+
+    sandbox = make_sandbox(project, tmp_path)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    where = sandbox.tmp / "pymp-x"
+    where.mkdir()
+    listener.bind(str(where / "listener"))
+    os.mkfifo(where / "fifo")
+    (where / "state.txt").write_text("kept")
+    try:
+        sandbox.mark_baseline()
+        (where / "state.txt").write_text("changed by an order")
+        (where / "fifo").unlink()
+        sandbox.restore()
+        assert (where / "state.txt").read_text() == "kept"
+        assert stat.S_ISSOCK(os.lstat(where / "listener").st_mode)
+    finally:
+        listener.close()

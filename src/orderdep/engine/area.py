@@ -53,6 +53,13 @@ def scan(root: Path) -> dict[str, Fingerprint]:
     return out
 
 
+def copyable(mode: int) -> bool:
+    """A regular file or a symlink: what can be saved and put back. A socket or a named
+    pipe that collection left (a ``multiprocessing`` listener under ``TMPDIR``) belongs
+    to a live process: opening it to copy fails (or blocks)."""
+    return stat.S_ISREG(mode) or stat.S_ISLNK(mode)
+
+
 def remove(path: Path) -> None:
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path, ignore_errors=True)
@@ -97,8 +104,8 @@ class Area:
         if self.saved.exists():
             shutil.rmtree(self.saved)
         for rel, fp in self._baseline.items():
-            if stat.S_ISDIR(fp[0]):
-                continue
+            if not copyable(fp[0]):
+                continue  # a directory is made again; a socket or pipe belongs to a process
             original = origin.get(rel)
             if original is None or original[0] != fp[0] or original[1:] != fp[1:]:
                 target = self.saved / rel
@@ -195,6 +202,8 @@ class Area:
                 if after is not None and not stat.S_ISDIR(after[0]):
                     remove(target)
                 target.mkdir(parents=True, exist_ok=True)
+            elif not copyable(before[0]):
+                continue  # nothing to put back (see copyable); the next order makes its own
             else:
                 source = self.saved / rel
                 if not (source.exists() or source.is_symlink()) and self.origin is not None:

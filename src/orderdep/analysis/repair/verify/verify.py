@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from orderdep.analysis.repair.verify.changed_tests import ChangedCode, changed_code
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.volatile import same_tests
 from orderdep.engine.config import EngineConfig
@@ -125,10 +126,13 @@ def _compare(
     where: str,
     out: Verification,
     ignore: AbstractSet[str] = frozenset(),
+    changed: Optional[ChangedCode] = None,
 ) -> None:
     """Passing tests must still pass; failing ones may now pass (noted, unless the target).
 
     Tests in ``ignore`` (nondeterministic) are not compared; those that flipped are noted.
+    A failing test must fail the same way when the patch changed code it runs
+    (``changed``; None: any test).
     """
     for b, a in zip(before.results, after.results):
         if b.test in ignore and b.test != target:
@@ -141,6 +145,8 @@ def _compare(
         elif b.outcome.is_failure and not a.outcome.is_failure and b.test != target:
             out.improved = list(dict.fromkeys([*out.improved, b.test]))
         elif b.outcome.is_failure and b.test != target:
+            if changed is not None and not changed.touches(b.test):
+                continue  # it starts from cleaner state now: it may get further
             # a test failing anyway must fail the same way: a change that makes a polluter
             # raise before it pollutes (a copy of something that cannot be copied) hides
             # the pollution instead of undoing it
@@ -246,6 +252,7 @@ class Verifier:
         if self.full_suite and not orders_only:
             checks.append(("the original order", suite_order, False, target.test))
             self.unstable()  # both baseline runs before the patched one
+        changed = changed_code(changes)
         with make_workdir("orderdep-fix-") as tmp:
             copy = Path(tmp) / "project"
             copy_project(self.config.project, copy)
@@ -272,7 +279,7 @@ class Verifier:
                         if not must_pass:  # the original order: also what flipped alone
                             ignore = ignore | self.unstable()
                         seen = len(out.problems)
-                        _compare(self.before(order), after, test, where, out, ignore)
+                        _compare(self.before(order), after, test, where, out, ignore, changed)
                         if len(out.problems) > seen:
                             return out
             except OutOfTime:

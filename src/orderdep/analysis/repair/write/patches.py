@@ -32,6 +32,7 @@ from orderdep.analysis.repair.write.fixture_patches import (
     narrow_scope,
 )
 from orderdep.analysis.repair.write.import_lifting import add_imports, liftable
+from orderdep.analysis.repair.write.import_reuse import reuse_imports
 from orderdep.analysis.repair.write.statements import TRIPLE_QUOTES, parse_statements
 from orderdep.analysis.repair.write.unittest_patches import (
     adapt_statements,
@@ -167,6 +168,7 @@ class _Inserter(cst.CSTTransformer):
         if unittest:  # no fixtures: monkeypatch and request become what a TestCase has
             code = adapt_statements(code, ins.fixtures, self.name, ins.file)
         code = [s for s in code if s.strip() not in self.have]
+        code = reuse_imports(code, [cst.Module([]).code_for_node(s) for s in stmts])
         lifted = [
             s for s in code if s.startswith(("import ", "from ")) and liftable(s, self.module)
         ]

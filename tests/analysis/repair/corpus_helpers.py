@@ -14,7 +14,7 @@ import json
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import pytest
 
@@ -301,6 +301,34 @@ def plain_outcomes(root: Path, orders: list[list[str]], workdir: Path) -> list[d
         return [{r.test: r.outcome.value for r in runner.run(order).results} for order in orders]
     finally:
         runner.close()
+
+
+def repaired_victim(
+    root: Path, victim: str, polluter: str, workdir: Path, strategy: Optional[str] = None
+) -> dict[str, str]:
+    """Repair ``victim`` of ``polluter`` in ``root`` (a ``Repairer`` on the project, all
+    strategies unless one is named), write the patch into ``root`` and check it under
+    plain pytest: the victim after its polluter, and the two in the other order, all
+    pass. The new text of each changed file."""
+    from orderdep.analysis.repair.fix import Repairer
+    from orderdep.core.report import ODFinding
+    from orderdep.engine.runner import Engine
+
+    with Engine(EngineConfig(root)) as engine:
+        repairer = (
+            Repairer(engine.config, engine)
+            if strategy is None
+            else Repairer(engine.config, engine, strategy=strategy)
+        )
+        result = repairer.repair(ODFinding(victim, "victim", polluters=[polluter]))
+    assert result.fix is not None, result.notes
+    new = {path: text for path, (_, text) in result.fix.changes.items()}
+    for path, text in new.items():
+        (root / path).write_text(text, encoding="utf-8")
+    failing, other = plain_outcomes(root, [[polluter, victim], [victim, polluter]], workdir)
+    assert set(failing.values()) == {"passed"}, (failing, new)
+    assert set(other.values()) == {"passed"}, (other, new)
+    return new
 
 
 def copy_project(name: str, dest: Path) -> Path:

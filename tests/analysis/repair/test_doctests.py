@@ -7,13 +7,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from tests.analysis.repair.corpus_helpers import plain_outcomes
+from tests.analysis.repair.corpus_helpers import repaired_victim
 
 from orderdep.analysis.repair.candidates.sources import doctest_source
-from orderdep.analysis.repair.fix import Repairer
-from orderdep.core.report import ODFinding
-from orderdep.engine.config import EngineConfig
-from orderdep.engine.runner import Engine
 
 GREET = '''
     import os
@@ -64,16 +60,5 @@ def test_a_doctest_id_reads_as_a_test_with_no_statements(tmp_path: Path) -> None
 
 def test_a_doctest_victim_is_repaired_by_a_conftest_fixture(tmp_path: Path) -> None:
     root = _project(tmp_path / "p")
-    with Engine(EngineConfig(root)) as engine:
-        result = Repairer(engine.config, engine).repair(
-            ODFinding(VICTIM, "victim", polluters=[POLLUTER])
-        )
-    assert result.fix is not None, result.notes
-    for path, (_, new) in result.fix.changes.items():
-        assert path.endswith("conftest.py"), (path, new)  # the docstrings stay as they are
-        (root / path).write_text(new, encoding="utf-8")
-    failing, original = plain_outcomes(
-        root, [[POLLUTER, VICTIM], [VICTIM, POLLUTER]], tmp_path / "work"
-    )
-    assert set(failing.values()) == {"passed"}, failing
-    assert set(original.values()) == {"passed"}, original
+    new = repaired_victim(root, VICTIM, POLLUTER, tmp_path / "work")
+    assert all(path.endswith("conftest.py") for path in new), new  # docstrings stay

@@ -8,12 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from tests.analysis.repair.corpus_helpers import plain_outcomes
-
-from orderdep.analysis.repair.fix import Repairer
-from orderdep.core.report import ODFinding
-from orderdep.engine.config import EngineConfig
-from orderdep.engine.runner import Engine
+from tests.analysis.repair.corpus_helpers import repaired_victim
 
 PACER = """
     import time
@@ -53,22 +48,14 @@ def _no_hypothesis_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _repaired(root: Path, files: dict[str, str], victim: str, polluter: str, work: Path) -> str:
-    """Write ``files``, repair ``victim``, check the patch under plain pytest; the new text
-    of the file it changed."""
+    """Write ``files``, repair ``victim`` at its polluter and check it (see
+    :func:`repaired_victim`); the new text of the one file it changed."""
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
-    with Engine(EngineConfig(root)) as engine:
-        result = Repairer(engine.config, engine).repair(
-            ODFinding(victim, "victim", polluters=[polluter])
-        )
-    assert result.fix is not None, result.notes
-    assert result.fix.strategy == "polluter", result.fix
-    ((path, (_, new)),) = result.fix.changes.items()
-    (root / path).write_text(new, encoding="utf-8")
-    failing, original = plain_outcomes(root, [[polluter, victim], [victim, polluter]], work)
-    assert set(failing.values()) == {"passed"}, (failing, new)
-    assert set(original.values()) == {"passed"}, (original, new)
+    ((_, new),) = repaired_victim(
+        root, victim, polluter, work
+    ).items()  # the polluter's patch ranks first
     return new
 
 

@@ -8,11 +8,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from tests.analysis.repair.corpus_helpers import plain_outcomes
+from tests.analysis.repair.corpus_helpers import repaired_victim
 
-from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.locate.debugger import debug
-from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
 
@@ -56,15 +54,4 @@ def test_a_root_the_class_set_up_made_is_put_back_as_the_set_up_left_it(tmp_path
 
 def test_the_victim_of_a_class_set_up_list_is_repaired(tmp_path: Path) -> None:
     root = _project(tmp_path / "p")
-    with Engine(EngineConfig(root)) as engine:
-        result = Repairer(engine.config, engine).repair(
-            ODFinding(VICTIM, "victim", polluters=[POLLUTER])
-        )
-    assert result.fix is not None, result.notes
-    ((_, new),) = result.fix.changes.values()
-    (root / "tests/test_log.py").write_text(new, encoding="utf-8")
-    (failing, original) = plain_outcomes(
-        root, [[POLLUTER, VICTIM], [VICTIM, POLLUTER]], tmp_path / "work"
-    )
-    assert set(failing.values()) == {"passed"}, (failing, new)
-    assert set(original.values()) == {"passed"}, (original, new)
+    repaired_victim(root, VICTIM, POLLUTER, tmp_path / "work")

@@ -148,9 +148,29 @@ def test_big_suites_are_guided_unless_told_not_to(
 
     root = _two_test_project(tmp_path / "p")
     monkeypatch.setattr(detect_module, "GUIDED_MIN_TESTS", 2)  # this suite counts as big
+    monkeypatch.setattr(detect_module, "GUIDED_MIN_SECONDS", 0.0)  # and as slow
     for extra, probed in (([], True), (["--no-guided"], False)):
         err = io.StringIO()
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
             code = main(["detect", str(root), "--seed", "1", "--budget", "120", *extra])
         assert code == 1, err.getvalue()
         assert ("run under the state probe" in err.getvalue()) is probed, err.getvalue()
+
+
+def test_a_big_suite_of_fast_orders_is_not_guided(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many tests, but one order takes less than GUIDED_MIN_SECONDS: no probed orders."""
+    import contextlib
+    import io
+
+    from orderdep.analysis import detect as detect_module
+    from orderdep.shells.cli import main
+
+    root = _two_test_project(tmp_path / "p")
+    monkeypatch.setattr(detect_module, "GUIDED_MIN_TESTS", 2)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main(["detect", str(root), "--seed", "1", "--budget", "60"])
+    assert code == 1, err.getvalue()
+    assert "run under the state probe" not in err.getvalue(), err.getvalue()

@@ -52,7 +52,12 @@ from orderdep.analysis.default_strategy import (
     estimate_tuscan,
 )
 from orderdep.analysis.estimate import TIMING_STRATEGY, Pace, per_od_test, timing_orders
-from orderdep.analysis.guided import GUIDED_MIN_TESTS, PROBED_STRATEGY, collect_hints
+from orderdep.analysis.guided import (
+    GUIDED_MIN_SECONDS,
+    GUIDED_MIN_TESTS,
+    PROBED_STRATEGY,
+    collect_hints,
+)
 from orderdep.analysis.higher_order import spend_leftover
 from orderdep.analysis.search import DetectProgress, ProgressCallback, Search
 from orderdep.core import orders as gen
@@ -155,7 +160,8 @@ def detect(
     (and a random order beside it) run under the state probe as search orders, and
     confirmation shortens each suspect's orders from the writers of what it read first
     (:mod:`.guided`), when the probed runs fit what is left of the command's budget;
-    None: for suites of at least :data:`~.guided.GUIDED_MIN_TESTS` tests.
+    None: for suites of at least :data:`~.guided.GUIDED_MIN_TESTS` tests whose original
+    order took at least :data:`~.guided.GUIDED_MIN_SECONDS`.
     ``on_confirmed`` receives OD findings a few at a time, as confirmation decides them
     (see :func:`~.confirm.confirm_in_chunks`): classification can take each before
     confirmation spends more.
@@ -184,7 +190,8 @@ def detect(
         next_order["changed-pairs"] = run
     hints = None
     if guided is None:
-        guided = len(suite) >= GUIDED_MIN_TESTS
+        took = search.results[0].wall_seconds if search.results else 0.0
+        guided = len(suite) >= GUIDED_MIN_TESTS and took >= GUIDED_MIN_SECONDS
     probed: list[str] = []
     if guided and search.results and not search.stopped:
         whole = getattr(executor, "budget", None)  # the command's, beyond the search's share

@@ -43,6 +43,7 @@ SOURCE = """
 
     class TestMetrics(unittest.TestCase):
         def setUp(self):
+            # Undo what the timer tests leave.
             from app.core import registry
             self.addCleanup(lambda: registry.TIMERS.pop('t', None))
             self.n = 0
@@ -63,5 +64,9 @@ def test_a_second_patch_in_one_setup_uses_the_name_the_first_bound() -> None:
     assert "_registry" not in new, new
     assert "self.addCleanup(lambda: registry.METERS.pop('t', None))" in new
     body = new.split("def setUp(self):")[1].split("def test_meter")[0]
-    # the inserted statements come first, with their own import before them
+    # the inserted statements come first, with their own import before them; the import
+    # further down is gone, its comment kept above the statement it described
     assert body.index("from app.core import registry") < body.index("registry.METERS")
+    assert body.count("from app.core import registry") == 1, body
+    comment = body.index("# Undo what the timer tests leave.")
+    assert body.index("registry.METERS") < comment < body.index("registry.TIMERS"), body

@@ -4,9 +4,10 @@ as the function's own import, and the inserted statements use that name.
 Patches for several OD tests may go into one shared method (a ``setUp``), each made
 against the file as the previous one left it, so each found the name the previous one
 bound taken and picked another (``metrics_registry``, ``_metrics_registry``, ...): one
-module under three names in one function. The import itself stays with the statements
-that use it (they go first in the function, before the import already there, and a name
-a function imports is local to it: used before its import it would be unbound).
+module under three names in one function. The import itself goes with the statements
+that use it (they go first in the function, and a name a function imports is local to
+it: used before its import it would be unbound); :func:`imported_once` then drops the
+same import further down, which the one at the top makes redundant.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import ast
 import re
 from collections.abc import Iterable, Sequence
 from typing import Optional
+
+import libcst as cst
 
 
 def _bound(stmt: ast.stmt) -> list[tuple[str, str]]:
@@ -76,3 +79,34 @@ def reuse_imports(code: Sequence[str], existing: Iterable[str]) -> list[str]:
         return pattern.sub(lambda m: renames[m.group(1)], text)
 
     return [renamed(text) for text in out]
+
+
+def _bare(stmt: cst.BaseStatement) -> str:
+    """A statement's code without the comment lines above it."""
+    return cst.Module([]).code_for_node(stmt.with_changes(leading_lines=[])).strip()
+
+
+def imported_once(stmts: list[cst.BaseStatement], at: int, count: int) -> list[cst.BaseStatement]:
+    """``stmts`` (a function body where ``count`` statements were just inserted at
+    ``at``) without later copies of the inserted import statements; the comment lines
+    above a copy move to the statement after it."""
+    inserted = {
+        _bare(s)
+        for s in stmts[at : at + count]
+        if isinstance(s, cst.SimpleStatementLine)
+        and len(s.body) == 1
+        and isinstance(s.body[0], (cst.Import, cst.ImportFrom))
+    }
+    if not inserted:
+        return stmts
+    out = list(stmts[: at + count])
+    carried: list[cst.EmptyLine] = []
+    for stmt in stmts[at + count :]:
+        if isinstance(stmt, cst.SimpleStatementLine) and _bare(stmt) in inserted:
+            carried += list(stmt.leading_lines)
+            continue
+        if carried and isinstance(stmt, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            stmt = stmt.with_changes(leading_lines=[*carried, *stmt.leading_lines])
+            carried = []
+        out.append(stmt)
+    return out

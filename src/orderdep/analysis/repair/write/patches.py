@@ -32,7 +32,7 @@ from orderdep.analysis.repair.write.fixture_patches import (
     narrow_scope,
 )
 from orderdep.analysis.repair.write.import_lifting import add_imports, liftable
-from orderdep.analysis.repair.write.import_reuse import reuse_imports
+from orderdep.analysis.repair.write.import_reuse import imported_once, reuse_imports
 from orderdep.analysis.repair.write.statements import TRIPLE_QUOTES, parse_statements
 from orderdep.analysis.repair.write.unittest_patches import (
     adapt_statements,
@@ -181,6 +181,7 @@ class _Inserter(cst.CSTTransformer):
         existing = [cst.Module([]).code_for_node(s).strip() for s in stmts[at : at + len(new)]]
         if existing != [cst.Module([]).code_for_node(s).strip() for s in new]:
             stmts[at:at] = new  # not already there: inserting twice would repeat the fix
+            stmts = imported_once(stmts, at, len(new))
         params = updated.params if unittest else _with_params(updated.params, ins.fixtures)
         return updated.with_changes(body=body.with_changes(body=stmts), params=params)
 

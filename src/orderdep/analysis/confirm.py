@@ -117,13 +117,17 @@ class OrderRunner:
         input order."""
         return self.run_slice(orders) if orders else []
 
+    def count(self, result: OrderResult) -> None:
+        """Count ``result`` among the orders and test executions the command ran."""
+        self.orders_run += 1
+        self.executions += len(result.order)
+
     def run_slice(self, orders: Sequence[Sequence[str]]) -> list[OrderResult]:
         """Run ``orders`` at once (one ``run_many`` call)."""
 
         def done(_index: int, result: OrderResult) -> None:
             self.log.add(result)
-            self.orders_run += 1
-            self.executions += len(result.order)
+            self.count(result)
             if self.on_result is not None:
                 self.on_result(result)
 

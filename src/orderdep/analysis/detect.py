@@ -156,8 +156,9 @@ def detect(
     of its first order to run, wrapping around, so a search stopped by the budget can be
     continued by the next run; ``stats.extras["next_order"]`` says where each stopped.
     ``extend_search`` gives the search more seconds, once, when its budget ends before
-    any test failed (see :class:`~orderdep.analysis.search.Search`). ``guided``: right after the original order, its reverse
-    (and a random order beside it) run under the state probe as search orders, and
+    any test failed (see :class:`~orderdep.analysis.search.Search`). ``guided``: right
+    after the original order, its reverse (and a random order beside it) run under the
+    state probe as search orders, and
     confirmation shortens each suspect's orders from the writers of what it read first
     (:mod:`.guided`), when the probed runs fit what is left of the command's budget;
     None: for suites of at least :data:`~.guided.GUIDED_MIN_TESTS` tests whose original
@@ -189,14 +190,13 @@ def detect(
         run = search.run_stream("changed-pairs", pair_orders, len(pair_orders))
         next_order["changed-pairs"] = run
     hints = None
+    took = search.results[0].wall_seconds if search.results else 0.0  # the original order
     if guided is None:
-        took = search.results[0].wall_seconds if search.results else 0.0
         guided = len(suite) >= GUIDED_MIN_TESTS and took >= GUIDED_MIN_SECONDS
     probed: list[str] = []
     if guided and search.results and not search.stopped:
         whole = getattr(executor, "budget", None)  # the command's, beyond the search's share
         left = whole.left() if whole is not None else search.budget_left()
-        took = search.results[0].wall_seconds
         got = collect_hints(executor, suite.ids, left, say, took, jobs=jobs, seed=seed, group=group)
         if got is not None:  # search orders that also say what each test read and wrote
             hints, results = got

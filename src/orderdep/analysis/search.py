@@ -226,8 +226,7 @@ class Search:
             self.account.plan(result.order)
             self.account.saw(result)
             self._record(result, False)
-            self.runner.orders_run += 1  # orders and executions the command ran
-            self.runner.executions += len(result.order)
+            self.runner.count(result)
         self.count += len(results)
         self._progress(strategy, len(results), len(results))
 

@@ -5,7 +5,9 @@ or a public git repository at a commit (``"repo": "owner/name"``, ``"commit"``: 
 of that commit, ``git archive``d from a clone the user names with ``--git-dir NAME=PATH``,
 less the manifest's ``"archive_exclude"`` paths; with ``"history": true``, for a
 set-up that reads the history such as ``git describe``, a local clone checked out at the
-commit instead; the manifest and this module name no local path). It gets a venv of its own, made with
+commit instead; ``"checkout": "name"`` names the tree's directory, for a repository whose
+root is a package its tests import by name; the manifest and this module name no local
+path). It gets a venv of its own, made with
 the interpreter the entry asks for (``"python": "3.9"``; default: the one running this),
 then ``"requirements"`` (pins that let old code install), then the project itself,
 ``editable`` (``pip install -e .[extras]``, as contributing guides say) or ``wheel``
@@ -90,6 +92,8 @@ def fetch_source(project: dict[str, Any], work: Path, git_dirs: dict[str, Path])
             tar.extractall(work, filter="data")
         return source
     source = work / f"{project['name']}-{project['commit'][:12]}"
+    if project.get("checkout"):  # the directory name the tests need (a root package's)
+        source = source / project["checkout"]
     if source.exists() and project.get("history") and not (source / ".git").exists():
         shutil.rmtree(source)  # unpacked before the entry asked for the history
     if source.exists():
@@ -104,6 +108,7 @@ def fetch_source(project: dict[str, Any], work: Path, git_dirs: dict[str, Path])
     shutil.rmtree(partial, ignore_errors=True)
     if project.get("history"):  # its set-up reads the history (`git describe`): a clone
         _checkout_with_history(_git_dir(git_dir), project["commit"], partial)
+        source.parent.mkdir(parents=True, exist_ok=True)
         partial.rename(source)
         return source
     partial.mkdir()
@@ -115,6 +120,7 @@ def fetch_source(project: dict[str, Any], work: Path, git_dirs: dict[str, Path])
     untar = subprocess.run(["tar", "-x", "-C", str(partial)], stdin=tar_of.stdout, check=False)
     if tar_of.wait() or untar.returncode:
         raise SystemExit(f"cannot check {project['commit']} out of {git_dir}")
+    source.parent.mkdir(parents=True, exist_ok=True)
     partial.rename(source)
     return source
 
@@ -286,10 +292,13 @@ def outcomes(run: subprocess.CompletedProcess[str]) -> dict[str, str]:
     return out
 
 
-def fresh_copy(source: Path, dest: Path) -> Path:
-    """A copy of the project's tree, without what earlier runs left in it."""
-    shutil.rmtree(dest, ignore_errors=True)
+def fresh_copy(source: Path, parent: Path) -> Path:
+    """A copy of the project's tree in ``parent`` (emptied first), without what earlier
+    runs left in it. The copy keeps the tree's directory name: a tree whose root is a
+    package imports under that name."""
+    shutil.rmtree(parent, ignore_errors=True)
     ignore = shutil.ignore_patterns(".orderdep", ".pytest_cache", "__pycache__")
+    dest = parent / source.name
     shutil.copytree(source, dest, ignore=ignore, symlinks=True)
     return dest
 

@@ -202,6 +202,23 @@ def test_a_project_whose_set_up_reads_the_history_gets_a_clone(tmp_path: Path) -
     assert described.stdout.strip() == "v1.2"
 
 
+def test_a_checkout_named_by_the_manifest_keeps_its_name_in_every_copy(tmp_path: Path) -> None:
+    import realsetup
+
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    commit = _git_project(clone)
+    entry = {"name": "shop", "repo": "someone/shop", "commit": commit, "checkout": "shop"}
+    (tmp_path / "w").mkdir()
+    tree = realsetup.fetch_source(entry, tmp_path / "w", {"shop": clone})
+    assert tree == tmp_path / "w" / f"shop-{commit[:12]}" / "shop"
+    assert (tree / "shop.py").read_text() == "PRICES = {}\n"
+    assert realsetup.fetch_source(entry, tmp_path / "w", {"shop": clone}) == tree  # kept
+    copy = realsetup.fresh_copy(tree, tmp_path / "w" / "fix-copy")
+    assert copy == tmp_path / "w" / "fix-copy" / "shop"
+    assert (copy / "tests" / "test_shop.py").is_file()
+
+
 def _manifest(tmp_path: Path) -> list[str]:
     """A manifest of the hand-written project and a skipped one; the runner's arguments."""
     clone = tmp_path / "clones" / "someone+shop"

@@ -90,7 +90,7 @@ def _known_plugin(name: str, dask_scheduler: Any = None) -> bool:
 
 def ship(client: Any, project: Path, notice: Notice) -> str:
     """Put the project on every worker of ``client``'s cluster (once per code version);
-    returns the version's key."""
+    returns where it is on a worker, ``<version>/<the project directory's name>``."""
     from orderdep.engine.dask_worker import PLUGIN_PREFIX, ProjectPlugin
 
     packed = pack_project(project)
@@ -100,8 +100,9 @@ def ship(client: Any, project: Path, notice: Notice) -> str:
             f"orderdep: sending the project to the Dask cluster ({packed.files} files, "
             f"{len(packed.data) / 1024:.0f} KiB, version {packed.key})"
         )
-        client.register_plugin(ProjectPlugin(packed.key, packed.data), name=name)
-    return packed.key
+        plugin = ProjectPlugin(packed.key, packed.data, project.resolve().name)
+        client.register_plugin(plugin, name=name)
+    return f"{packed.key}/{project.resolve().name}"
 
 
 class DaskEngine(Engine):

@@ -46,13 +46,15 @@ class ProjectPlugin(WorkerPlugin):
 
     idempotent = True  # registering a version the scheduler already has sends nothing
 
-    def __init__(self, key: str, data: bytes) -> None:
+    def __init__(self, key: str, data: bytes, directory: str) -> None:
         self.key = key
         self.data = data
+        self.directory = directory  # the project directory's own name, kept on the worker
         self.name = PLUGIN_PREFIX + key
 
     def setup(self, worker: Any) -> None:
-        unpack_project(self.data, project_dir(self.key, worker.local_directory))
+        where = project_dir(f"{self.key}/{self.directory}", worker.local_directory)
+        unpack_project(self.data, where)
 
     def teardown(self, worker: Any) -> None:
         close_engines()

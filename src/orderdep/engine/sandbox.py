@@ -49,6 +49,16 @@ def copy_project(source: Path, dest: Path) -> None:
     shutil.copytree(source, dest, ignore=ignore, symlinks=True)
 
 
+def copy_path(parent: Path, project: Path) -> Path:
+    """Where a copy of ``project`` goes under ``parent``: a directory of the same name.
+
+    A project whose root is a package (an ``__init__.py`` beside its tests, reached by
+    ``from ..pkg import x``) imports under its directory's name, as pytest names modules
+    from the first directory upwards without an ``__init__.py``; a copy under another
+    name would import as another package, or not at all."""
+    return parent / project.resolve().name
+
+
 class Sandbox:
     """One worker's private copy of the project plus its own HOME and TMPDIR.
 
@@ -62,7 +72,7 @@ class Sandbox:
         self.workdir = workdir
         self.copy = copy
         self.home_policy = home
-        self.tree = (workdir / "tree") if copy else self.project
+        self.tree = copy_path(workdir / "tree", self.project) if copy else self.project
         self.home = workdir / "home"
         self.home_seed = workdir / "home-seed"
         self.tmp = workdir / "tmp"

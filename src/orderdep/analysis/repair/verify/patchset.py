@@ -34,7 +34,7 @@ from orderdep.analysis.repair.write.patches import (
     apply_insertions,
     function_path,
 )
-from orderdep.engine.sandbox import copy_project
+from orderdep.engine.sandbox import copy_path, copy_project
 from orderdep.engine.tempdirs import make_workdir
 from orderdep.errors import OrderdepError, OutOfTime
 
@@ -161,7 +161,7 @@ def verify_set(
     # without a report the other OD tests are unknown: random orders check the repaired
     others = set(suite if unrepaired is None else unrepaired) - repaired
     with make_workdir("orderdep-fixset-") as tmp:
-        copy = Path(tmp) / "project"
+        copy = copy_path(Path(tmp), verifier.config.project)
         copy_project(verifier.config.project, copy)
         write_changes(copy, changes)
         try:

@@ -35,7 +35,7 @@ from orderdep.core.volatile import same_tests
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.dask_executor import DaskEngine
 from orderdep.engine.runner import Engine
-from orderdep.engine.sandbox import copy_project
+from orderdep.engine.sandbox import copy_path, copy_project
 from orderdep.engine.tempdirs import make_workdir
 from orderdep.errors import OrderdepError, OutOfTime
 
@@ -254,7 +254,7 @@ class Verifier:
             self.unstable()  # both baseline runs before the patched one
         changed = changed_code(changes)
         with make_workdir("orderdep-fix-") as tmp:
-            copy = Path(tmp) / "project"
+            copy = copy_path(Path(tmp), self.config.project)
             copy_project(self.config.project, copy)
             write_changes(copy, changes)
             try:

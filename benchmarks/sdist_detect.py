@@ -133,8 +133,22 @@ def orderdep_cmd(
     return [str(python.parent / "orderdep"), *verb, *where, *[f"--pytest-arg={a}" for a in args]]
 
 
+GNU_TIME = Path("/usr/bin/time")
+
+
+def peak_mb(work: Path, tag: str) -> Optional[float]:
+    """The largest resident set of the run ``tag`` and of the processes it waited for, in
+    MB (GNU time's ``%M``), when it was measured."""
+    path = work / f"{tag}.maxrss"
+    text = path.read_text().strip().splitlines() if path.exists() else []
+    return int(text[-1]) / 1024 if text and text[-1].isdigit() else None
+
+
 def run_logged(cmd: list[str], cwd: Path, work: Path, tag: str, budget: float) -> tuple[int, float]:
     began = time.monotonic()
+    (work / f"{tag}.maxrss").unlink(missing_ok=True)
+    if GNU_TIME.exists():  # its peak memory as well
+        cmd = [str(GNU_TIME), "-f", "%M", "-o", str(work / f"{tag}.maxrss"), *cmd]
     run = sh(cmd, cwd=cwd, timeout=budget * 3 + 600)
     wall = time.monotonic() - began
     (work / f"{tag}.out").write_text(run.stdout + "\n--- stderr ---\n" + run.stderr)
@@ -177,7 +191,11 @@ def score(project: dict[str, Any], opts: argparse.Namespace, work: Path, orderde
         data, _, hits = scored_report(work / "pradet-report.json", known)
         out.tests = out.tests or len(data["tests"])
         out.pradet = [code, f"{wall:.0f}", f"{hits} of {out.confirmed}"]
-        out.lines.append(f"pradet: exit {code} in {wall:.0f} s; {hits} known with a partner")
+        peak = peak_mb(work, "pradet")
+        memory = f", at most {peak:.0f} MB resident" if peak is not None else ""
+        out.lines.append(
+            f"pradet: exit {code} in {wall:.0f} s{memory}; {hits} known with a partner"
+        )
     if opts.fix:
         out.fix = repair(python, project, source, work, known, before, args, opts.budget)
         out.lines.append(f"fix: exit {out.fix[0]}, repaired {out.fix[1]}, holds: {out.fix[2]}")

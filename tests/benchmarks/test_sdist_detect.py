@@ -9,6 +9,7 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
+import sdist_detect  # noqa: E402
 from realdoc import HEADERS  # noqa: E402
 from sdist_detect import Scored, row_of  # noqa: E402
 
@@ -31,3 +32,16 @@ def test_a_row_has_every_column_and_says_what_was_not_run() -> None:
     assert (skipped[at("wall (s)")], skipped[at("known found")]) == ("-", "-")
     assert skipped[at("known confirmed")] == "2 of 2"
     assert skipped[at("pradet: known with a polluter")] == "2 of 2"
+
+
+def test_a_logged_run_keeps_its_output_and_its_peak_memory(tmp_path: Path) -> None:
+    code = "x = bytearray(64 * 1024 * 1024); print('done')"
+    exit_code, wall = sdist_detect.run_logged([sys.executable, "-c", code], tmp_path,
+                                              tmp_path, "probe", 60)  # fmt: skip
+    assert exit_code == 0 and wall > 0
+    assert (tmp_path / "probe.out").read_text().startswith("done")
+    peak = sdist_detect.peak_mb(tmp_path, "probe")
+    if sdist_detect.GNU_TIME.exists():
+        assert peak is not None and peak >= 64
+    else:
+        assert peak is None

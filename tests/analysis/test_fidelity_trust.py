@@ -1,4 +1,4 @@
-"""The fork check the analysing commands run first (:func:`orderdep.analysis.fidelity.trust_fork`)."""
+"""The fork check the analysing commands run first (:func:`orderdep.analysis.fork_trust.trust_fork`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from tests.engine.conftest import write_files
 from tests.engine.volatile_project import GROW, MOD, VOLATILE, growing, grown, stamp_of
 
 from orderdep.analysis.budget import Budget
-from orderdep.analysis.fidelity import VerdictCache, config_key, trust_fork
+from orderdep.analysis.fidelity import VerdictCache, config_key
+from orderdep.analysis.fork_trust import trust_fork
 from orderdep.core.volatile import volatile_notice
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
@@ -92,9 +93,9 @@ def test_a_cached_verdict_runs_nothing_and_offers_nothing(tmp_path: Path) -> Non
 def test_a_long_check_says_every_so_often_that_it_is_still_running(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from orderdep.analysis import fidelity
+    from orderdep.analysis import fork_trust
 
-    monkeypatch.setattr(fidelity, "HEARTBEAT", 0.2)
+    monkeypatch.setattr(fork_trust, "HEARTBEAT", 0.2)
     project = write_files(
         tmp_path / "p",
         {"tests/test_slow.py": "import time\n\ndef test_slow():\n    time.sleep(1.5)\n"},
@@ -265,10 +266,10 @@ def test_ctrl_c_during_the_check_stops_it_like_the_budget(
 ) -> None:
     """With a budget, Ctrl-C kills the check's runs and is kept for the command, which
     saves its report before it stops."""
-    from orderdep.analysis import fidelity
+    from orderdep.analysis import fork_trust
 
     project, pids = sleeper(tmp_path)
-    real_wait = fidelity.wait
+    real_wait = fork_trust.wait
     pressed: list[int] = []
 
     def interrupted(futures: Any, timeout: Optional[float] = None) -> Any:
@@ -279,7 +280,7 @@ def test_ctrl_c_during_the_check_stops_it_like_the_budget(
         pressed.append(1)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(fidelity, "wait", interrupted)
+    monkeypatch.setattr(fork_trust, "wait", interrupted)
     notices: list[str] = []
     with Engine(EngineConfig(project, jobs=2)) as engine:
         budget = Budget(None)

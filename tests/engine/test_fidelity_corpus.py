@@ -114,7 +114,8 @@ def test_a_project_fork_cannot_mimic_is_caught_and_run_in_fresh_processes(
     a forked child cannot look like a fresh process here. The check the analysing
     commands run first names the test, and the engine falls back to subprocesses, whose
     outcomes agree with plain pytest everywhere."""
-    from orderdep.analysis.fidelity import VerdictCache, trust_fork
+    from orderdep.analysis.fidelity import VerdictCache
+    from orderdep.analysis.fork_trust import trust_fork
     from orderdep.engine.config import EngineConfig
     from orderdep.engine.plain import PlainRunner
     from orderdep.engine.runner import Engine

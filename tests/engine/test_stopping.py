@@ -123,13 +123,13 @@ def test_ctrl_c_as_the_fork_check_starts_kills_runs_not_started_yet(
     """Ctrl-C comes before the check's runs have their processes (their threads are
     starting them): they are killed as soon as they start, not left to run the whole
     original order while the command ends."""
-    from orderdep.analysis import fidelity
+    from orderdep.analysis import fidelity, fork_trust
     from orderdep.analysis.budget import Budget
 
     pids_file = tmp_path / "pids"
     project = make_project(APPENDING)
-    monkeypatch.setattr(fidelity, "STOP_WAIT", 5.0)
-    real_wait = fidelity.wait
+    monkeypatch.setattr(fork_trust, "STOP_WAIT", 5.0)
+    real_wait = fork_trust.wait
     pressed: list[int] = []
 
     def ctrl_c_at_once(futures: Any, timeout: Optional[float] = None) -> Any:
@@ -138,12 +138,12 @@ def test_ctrl_c_as_the_fork_check_starts_kills_runs_not_started_yet(
             raise KeyboardInterrupt
         return real_wait(futures, timeout=timeout)
 
-    monkeypatch.setattr(fidelity, "wait", ctrl_c_at_once)
+    monkeypatch.setattr(fork_trust, "wait", ctrl_c_at_once)
     config = EngineConfig(project, jobs=jobs, extra_env={"OD_PIDS": str(pids_file)})
     with Engine(config) as engine:
         budget = Budget(None)
         cache = fidelity.VerdictCache(tmp_path / "v.json")
-        assert fidelity.trust_fork(engine, cache, lambda line: None, budget) is None
+        assert fork_trust.trust_fork(engine, cache, lambda line: None, budget) is None
         assert budget.stop_reason == "interrupted"
     started = [int(p) for p in pids_file.read_text().split()] if pids_file.exists() else []
     assert gone(started)

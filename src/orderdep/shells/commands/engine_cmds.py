@@ -53,7 +53,7 @@ def open_engine(
     With ``dask_scheduler`` (``--dask ADDRESS``) the orders run on that Dask cluster.
     With ``check`` in ``params`` (``--check``, the default of the analysing commands)
     the fork runner is first checked against a fresh pytest on this project (see
-    :func:`orderdep.analysis.fidelity.trust_fork`), within ``budget`` (the command's
+    :func:`orderdep.analysis.fork_trust.trust_fork`), within ``budget`` (the command's
     ``--budget``) when given.
     """
     config = engine_config(params)
@@ -72,7 +72,8 @@ def open_engine(
     else:
         engine = Engine(config, store=db, job=job, seed=seed, notice=_notice)
     if params.get("check") and not params.get("dask_scheduler"):
-        from orderdep.analysis.fidelity import VerdictCache, trust_fork
+        from orderdep.analysis.fidelity import VerdictCache
+        from orderdep.analysis.fork_trust import trust_fork
 
         cache = VerdictCache(fidelity_cache_path(config.project, params.get("store_path")))
         try:

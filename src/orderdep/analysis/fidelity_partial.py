@@ -1,0 +1,90 @@
+"""What a fork check that its share of the budget cut short still tells.
+
+On a long suite the fresh pytest beside the fork runner may not reach the end of the
+original order within the check's share (a 46 s suite under load, a budget of 120 s).
+Both runs are killed then, but the tests each had run to an end are known: when the two
+runners agree on every test of a large enough common prefix of the order (a third of
+it at least), the fork runner is used, and the user is told how much was compared. The
+verdict is not cached: the next run checks again. When they disagree, or too little was
+compared, the engine goes to the subprocess runner as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Callable, Optional
+
+from orderdep.analysis.budget import Budget, BudgetExhausted
+from orderdep.core.fidelity import FidelityReport, SampleOrder
+from orderdep.core.outcomes import OrderResult, Outcome
+
+#: The least share of the original order both runners must have run for a partial
+#: check to count.
+MIN_CHECKED_SHARE = 1 / 3
+#: Outcomes that do not say how a test ended when its run was killed.
+_UNFINISHED = frozenset({Outcome.NOT_RUN, Outcome.TIMEOUT, Outcome.CRASHED})
+
+
+class CheckCut(BudgetExhausted):
+    """The check's share ran out; ``results`` holds what each runner's killed (or
+    finished) run of the order returned, by runner name."""
+
+    def __init__(self, reason: str, results: Mapping[str, OrderResult]) -> None:
+        super().__init__(reason)
+        self.results = dict(results)
+
+
+def finished_prefix(result: OrderResult) -> int:
+    """How many leading positions of ``result`` ran to an end (a killed test, and what
+    came after it, did not)."""
+    n = 0
+    for r in result.results:
+        if r.outcome in _UNFINISHED:
+            break
+        n += 1
+    return n
+
+
+def common_prefix(fork: OrderResult, plain: OrderResult) -> tuple[OrderResult, OrderResult]:
+    """Both results cut to the positions each ran to an end."""
+    n = min(finished_prefix(fork), finished_prefix(plain))
+    return _cut(fork, n), _cut(plain, n)
+
+
+def _cut(result: OrderResult, n: int) -> OrderResult:
+    return OrderResult(result.order[:n], result.results[:n], runner=result.runner,
+                       wall_seconds=result.wall_seconds)  # fmt: skip
+
+
+def partial_verdict(
+    ids: Sequence[str], cut: CheckCut, notice: Callable[[str], None], share: Optional[Budget]
+) -> Optional[FidelityReport]:
+    """The verdict of an original order the check's share cut short: a faithful report
+    when the runners agree on a common prefix of at least :data:`MIN_CHECKED_SHARE` of
+    ``ids``, an unfaithful one when they disagree anywhere in it, None when too little
+    ran to tell."""
+    fork, plain = cut.results.get("fork"), cut.results.get("plain")
+    if fork is None or plain is None or not ids:
+        return None
+    fork_part, plain_part = common_prefix(fork, plain)
+    compared = len(fork_part.order)
+    report = FidelityReport(["fork", "plain"], planned=1)
+    if compared:
+        report.add(SampleOrder("original", tuple(fork_part.order)), {"fork": fork_part,
+                                                                   "plain": plain_part})  # fmt: skip
+    if report.faithful and compared < MIN_CHECKED_SHARE * len(ids):
+        return None
+    if report.faithful:
+        seconds = f" ({share.seconds:.0f} s)" if share is not None and share.seconds else ""
+        notice(
+            f"orderdep: checking the fork runner: its share of the budget{seconds} ended "
+            f"after the first {compared} of the original order's {len(ids)} tests, and on "
+            f"those the fork runner and a fresh pytest agree; using the fork runner (the "
+            f"rest is not compared, and the verdict is not kept: the next run checks again)"
+        )
+    return report
+
+
+def whole(result: Optional[OrderResult]) -> bool:
+    """Whether ``result`` ran every position of its order to an end."""
+    return result is not None and finished_prefix(result) == len(result.results)

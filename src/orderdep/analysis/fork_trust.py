@@ -1,0 +1,351 @@
+"""The fork check the analysing commands run before they rely on the fork runner.
+
+:func:`trust_fork` runs the original order, and each test that failed in it alone,
+under the fork runner and plain pytest, side by side when ``--jobs`` allows; verdicts are
+cached per code version (:class:`~orderdep.analysis.fidelity.VerdictCache`), so a project
+is checked once until its code changes. Within a budget the check has shares of its own;
+what a check its share cut short still tells is in :mod:`fidelity_partial`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from pathlib import Path
+from typing import Callable, Optional
+
+from orderdep.analysis.budget import Budget, BudgetExhausted
+from orderdep.analysis.fidelity import VerdictCache, config_key
+from orderdep.analysis.fidelity_partial import CheckCut, partial_verdict, whole
+from orderdep.core.fidelity import FidelityReport, SampleOrder, unstable
+from orderdep.core.outcomes import OrderResult
+from orderdep.core.volatile import param_base, shown_ids, volatile_notice
+from orderdep.engine.plain import PlainRunner
+from orderdep.engine.runner import Engine
+from orderdep.engine.tempdirs import make_workdir
+
+QUICK_SINGLES = 5
+# Seconds between two lines saying the check is still running.
+HEARTBEAT = 15.0
+# Seconds to wait for killed runs to report back.
+STOP_WAIT = 30.0
+#: Runs of an order again under the fork runner when it disagrees with a fresh pytest,
+#: before one more run of both: a test whose outcome changes is non-deterministic.
+FORK_RERUNS = 3
+#: Share of a command's budget the fork runner's check may use for the original order:
+#: the search needs that order anyway (the fork runner's run of it is handed to the
+#: search when the runners agree), so only the fresh pytest beside it is the check's
+#: own cost; killing both at a small share would waste the order and send every later
+#: one to a fresh pytest.
+ORIGINAL_SHARE = 0.5
+#: Share for the failing tests alone, once the original order compared (each costs a
+#: fresh pytest, which the subprocess runner would pay for every order).
+CHECK_SHARE = 0.2
+
+
+def _side_by_side(
+    engine: Engine,
+    plain: PlainRunner,
+    order: Sequence[str],
+    notice: Callable[[str], None],
+    budget: Optional[Budget] = None,
+) -> dict[str, OrderResult]:
+    """``order`` under the fork runner and plain pytest: at once when ``--jobs`` is 2 or
+    more, one after the other otherwise; a line every :data:`HEARTBEAT` seconds while
+    they run. When ``budget`` runs out (or on Ctrl-C with a budget), both runs are killed
+    and :class:`~orderdep.analysis.budget.BudgetExhausted` is raised; on Ctrl-C without a
+    budget (or any error) both runs are killed, and their threads have ended, before the
+    exception goes on."""
+    if budget is not None:
+        budget.check()
+    runs: dict[str, Callable[[], OrderResult]] = {
+        "fork": lambda: engine.run(order),
+        "plain": lambda: plain.run(order),
+    }
+    results: dict[str, OrderResult] = {}
+    started = last = time.monotonic()
+    pool = ThreadPoolExecutor(max_workers=min(2, max(1, engine.config.jobs)))
+
+    def stop_runs() -> None:
+        # Kill both runs (also one whose thread is only starting it) and wait for their
+        # threads: the caller removes their working copies next.
+        pool.shutdown(wait=False, cancel_futures=True)
+        engine.block()
+        plain.block()
+        try:
+            # A future cancelled before it started is never "done" for wait().
+            wait([f for f in futures.values() if not f.cancelled()], timeout=STOP_WAIT)
+        finally:
+            engine.unblock()
+            plain.unblock()
+
+    futures: dict[str, Future[OrderResult]] = {}
+    try:
+        for name, run in runs.items():
+            futures[name] = pool.submit(run)
+        while True:
+            left = None if budget is None else budget.left()
+            if left == 0:
+                assert budget is not None
+                budget.stop("budget")
+                stop_runs()
+                # what each run had done when killed (or its whole result, if it ended)
+                ran = {n: f.result() for n, f in futures.items() if _returned(f)}
+                raise CheckCut("budget", ran)
+            timeout = HEARTBEAT if left is None else min(HEARTBEAT, left)
+            done, pending = wait(futures.values(), timeout=timeout)
+            for future in done:
+                future.result()  # an engine error is raised here, in the caller's thread
+            if not pending:
+                break
+            if time.monotonic() - last >= HEARTBEAT * 0.99:
+                last = time.monotonic()
+                running = [name for name, f in futures.items() if f in pending]
+                notice(
+                    f"orderdep: checking the fork runner: {' and '.join(running)} still "
+                    f"running ({last - started:.0f} s)"
+                )
+        for name, future in futures.items():
+            results[name] = future.result()
+    except KeyboardInterrupt as exc:
+        stop_runs()
+        if budget is None:
+            raise
+        budget.interrupted(exc)  # the command writes its report, then stops
+        raise BudgetExhausted("interrupted") from None
+    except BaseException:
+        stop_runs()
+        raise
+    pool.shutdown()
+    return results
+
+
+def _returned(future: Future[OrderResult]) -> bool:
+    return future.done() and not future.cancelled() and future.exception() is None
+
+
+def _unchecked(reason: str, tests: int, budget: Optional[Budget]) -> str:
+    """What the user reads when the check stopped before its verdict."""
+    if reason == "interrupted":
+        return "orderdep: interrupted while checking the fork runner; nothing was checked"
+    whole = budget.parent if budget is not None and budget.parent is not None else budget
+    seconds = budget.seconds if budget is not None else None
+    share = (
+        "" if seconds is None else f" ({seconds:.1f} s)" if seconds < 10 else f" ({seconds:.0f} s)"
+    )
+    now = f" (now {whole.seconds:g} s)" if whole is not None and whole.seconds else ""
+    return (
+        f"orderdep: checking the fork runner against a fresh pytest (the original order of "
+        f"{tests} tests, then failing tests alone) did not finish within its share of the "
+        f"budget{share}; using the subprocess runner, which needs no check (each order in a "
+        f"fresh pytest, slower). To let the check finish once (its verdict is kept for this "
+        f"code version), rerun with a larger --budget{now}; --no-check uses the fork runner "
+        "unchecked"
+    )
+
+
+def trust_fork(
+    engine: Engine,
+    cache: VerdictCache,
+    notice: Callable[[str], None],
+    budget: Optional[Budget] = None,
+) -> Optional[FidelityReport]:
+    """The cheap check before an analysis relies on ``engine``'s fork runner.
+
+    Runs the original order, and each test that failed in it alone, under the fork
+    runner and plain pytest (side by side when ``--jobs`` allows two processes). When they
+    disagree, says so in one line and switches the engine to the subprocess runner. When
+    they agree, the fork runner's original order is offered to the engine, so the
+    analysis that follows does not run it again. Returns the verdict (None when nothing
+    was checked).
+
+    With ``budget`` (the command's ``--budget``), the check may use
+    :data:`ORIGINAL_SHARE` of it for the original order (which the search needs anyway)
+    and :data:`CHECK_SHARE` for the failing tests alone (on a loaded machine a fresh
+    pytest of a few tests can take seconds, and giving up the check sends every order to
+    one), so it never eats the search: when a share runs out before the check ends, its
+    runs are killed and nothing is cached. The fork runner is still used when what ran
+    agrees: a common prefix of the original order of a third of it or more (see
+    :mod:`fidelity_partial`), or the original order whole when a test alone was cut.
+    Otherwise the engine switches to the subprocess runner (fresh processes need no
+    check) and None is returned. On Ctrl-C the whole budget is marked
+    stopped (so the analysis writes its report at once) and None is returned.
+    """
+    if engine.runner != "fork":
+        return None
+    key = config_key(engine.config)
+    report = cache.get(key)
+    kept: Optional[OrderResult] = None
+    if report is None:
+        ids = engine.suite.ids
+        notice(
+            f"orderdep: checking the fork runner against a fresh pytest on the original "
+            f"order ({len(ids)} tests; once per code version)"
+        )
+        part = budget.part(ORIGINAL_SHARE) if budget is not None else None
+        # Not recorded: runs of a runner that may not be trusted are no evidence.
+        with make_workdir() as tmp, engine.unrecorded():
+            plain = PlainRunner(engine.config, Path(tmp) / "plain")
+            plain.policy = engine.timeouts
+            # A fresh pytest finds tests whose ids change between processes by alignment.
+            plain.set_reference(ids)
+            report = FidelityReport(["fork", "plain"], planned=1)
+            checked: dict[str, OrderResult] = {}  # the original order, once compared
+            try:
+                original = _side_by_side(engine, plain, ids, notice, part)
+                engine.id_notices.add(plain.ids, notice)
+                compared = _without_missing(ids, plain, notice)
+                if compared != ids:  # nothing to compare when no test is left
+                    original = (
+                        _side_by_side(engine, plain, compared, notice, part) if compared else {}
+                    )
+                if original:
+                    sample = SampleOrder("original", tuple(compared))
+                    _add_settled(report, sample, original, engine, plain, notice, part)
+                    checked = original
+                failing: list[str] = []
+                for result in original.values():
+                    failing += [r.test for r in result.results if r.outcome.is_failure]
+                alone = [SampleOrder("alone", (t,)) for t in dict.fromkeys(failing)]
+                if alone:
+                    notice(
+                        f"orderdep: checking the fork runner: "
+                        f"{min(len(alone), QUICK_SINGLES)} failing test(s) alone"
+                    )
+                if alone and part is not None and budget is not None:
+                    part = budget.part(CHECK_SHARE)  # a second share, from now
+                for sample in alone[:QUICK_SINGLES]:
+                    report.planned += 1
+                    results = _side_by_side(engine, plain, sample.order, notice, part)
+                    _add_settled(report, sample, results, engine, plain, notice, part)
+                engine.id_notices.add(plain.ids, notice)
+                report.volatile = list(plain.ids.renamed)
+                report.left_out = ids_left_out = list(plain.ids.missing)
+                kept = None if ids_left_out else original.get("fork")
+            except BudgetExhausted as stop:
+                cut_short = _cut_short(engine, ids, checked, report, stop, notice, part,
+                                       offer=not plain.ids.missing)  # fmt: skip
+                if cut_short is not None:
+                    return cut_short
+                notice(_unchecked(stop.reason, len(ids), part))
+                if stop.reason != "interrupted":
+                    engine.use_subprocess()
+                return None
+            finally:
+                plain.close()
+        cache.put(key, report)
+        if report.faithful and kept is not None:
+            engine.offer(kept)
+    elif report.volatile:
+        # The ids were those of the process that checked: name the test functions.
+        notice(volatile_notice(sorted({f"{param_base(t)}[...]" for t in report.volatile})))
+    if not report.faithful:
+        m = report.mismatches[0]
+        count = max(report.mismatch_count, len(report.mismatches))
+        more = f" (and {count - 1} more)" if count > 1 else ""
+        notice(
+            f"orderdep: the fork runner and a fresh pytest disagree on {m.test} "
+            f"({m.label}: fork {m.outcomes.get('fork')}, pytest {m.outcomes.get('plain')})"
+            f"{more}; using the subprocess runner (see `orderdep doctor`)"
+        )
+        engine.use_subprocess()
+    return report
+
+
+def _cut_short(
+    engine: Engine,
+    ids: Sequence[str],
+    checked: dict[str, OrderResult],
+    report: FidelityReport,
+    stop: BudgetExhausted,
+    notice: Callable[[str], None],
+    share: Optional[Budget],
+    *,
+    offer: bool,
+) -> Optional[FidelityReport]:
+    """The verdict of a check its share stopped (never kept): on the original order,
+    from the tests both runners ran to an end (see :mod:`fidelity_partial`); on the
+    failing tests alone, the original order's, when it was compared whole. None when it
+    cannot tell."""
+    if not isinstance(stop, CheckCut):
+        return None
+    if checked:  # the original order compared whole; a test alone was cut
+        if not report.faithful:
+            return None
+        notice(
+            "orderdep: checking the fork runner: the original order agrees; its share of "
+            "the budget ended before every failing test alone was compared; using the fork "
+            "runner (the verdict is not kept: the next run checks again)"
+        )
+        verdict = report
+        fork = checked.get("fork")
+    else:
+        partial = partial_verdict(ids, stop, notice, share)
+        if partial is None:
+            return None
+        verdict, fork = partial, stop.results.get("fork")
+    if not verdict.faithful:
+        m = verdict.mismatches[0]
+        notice(
+            f"orderdep: the fork runner and a fresh pytest disagree on {m.test} "
+            f"({m.label}: fork {m.outcomes.get('fork')}, pytest {m.outcomes.get('plain')}); "
+            "using the subprocess runner (see `orderdep doctor`)"
+        )
+        engine.use_subprocess()
+        return verdict
+    if offer and fork is not None and whole(fork) and fork.order == list(ids):
+        engine.offer(fork)
+    return verdict
+
+
+def _add_settled(
+    report: FidelityReport,
+    sample: SampleOrder,
+    results: dict[str, OrderResult],
+    engine: Engine,
+    plain: PlainRunner,
+    notice: Callable[[str], None],
+    budget: Optional[Budget],
+) -> None:
+    """Add ``sample``'s ``results`` to ``report``; where the runners disagree, run the
+    order again (:data:`FORK_RERUNS` times under the fork runner, then once under both if
+    that did not settle it) and forgive the tests whose outcome changed under one runner:
+    a non-deterministic test disagrees by chance, not because the runners differ."""
+    found = report.add(sample, results)
+    if not found:
+        return
+    tests = {m.test for m in found}
+    reruns: list[tuple[str, OrderResult]] = []
+    for _ in range(FORK_RERUNS):
+        if budget is not None:
+            budget.check()
+        reruns.append(("fork", engine.run(sample.order)))
+        if unstable(found, reruns) == tests:
+            break
+    if unstable(found, reruns) != tests:
+        again = _side_by_side(engine, plain, sample.order, notice, budget)
+        reruns += [(name, result) for name, result in again.items()]
+    flaky = unstable(found, reruns)
+    if flaky:
+        report.forgive(flaky)
+        notice(
+            f"orderdep: checking the fork runner: {shown_ids(sorted(flaky))} gave another "
+            f"outcome when its order ran again (non-deterministic); not counted as a "
+            f"difference between the runners"
+        )
+
+
+def _without_missing(
+    ids: list[str], plain: PlainRunner, notice: Callable[[str], None]
+) -> list[str]:
+    """``ids`` without the tests a fresh pytest did not collect at all (their ids changed
+    and their parametrize sets differ in size): those cannot be compared."""
+    missing = set(plain.ids.missing)
+    if not missing:
+        return ids
+    notice(
+        f"orderdep: checking the fork runner: {len(missing)} test(s) left out of the "
+        f"comparison (not collected in a fresh pytest); the original order again without them"
+    )
+    return [t for t in ids if t not in missing]

@@ -1,0 +1,167 @@
+"""A fork check its share of the budget cut short (:mod:`orderdep.analysis.fidelity_partial`):
+what both runners ran to an end still gives a verdict."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from tests.engine.conftest import write_files
+
+from orderdep.analysis import fork_trust
+from orderdep.analysis.budget import Budget
+from orderdep.analysis.fidelity import VerdictCache, config_key
+from orderdep.analysis.fidelity_partial import (
+    CheckCut,
+    common_prefix,
+    finished_prefix,
+    partial_verdict,
+)
+from orderdep.analysis.fork_trust import trust_fork
+from orderdep.core.outcomes import OrderResult, Outcome, TestResult
+from orderdep.engine.config import EngineConfig
+from orderdep.engine.runner import Engine
+
+IDS = [f"t.py::test_{i}" for i in range(6)]
+
+
+def result(*outcomes: str, runner: str = "fork") -> OrderResult:
+    """An order of IDS with these outcomes first and the rest not run."""
+    got = [Outcome(o) for o in outcomes] + [Outcome.NOT_RUN] * (len(IDS) - len(outcomes))
+    return OrderResult(list(IDS), [TestResult(t, o, 0.0, "") for t, o in zip(IDS, got)],
+                       runner=runner, interrupted=len(outcomes) < len(IDS))  # fmt: skip
+
+
+def test_a_killed_test_and_what_follows_it_did_not_run_to_an_end() -> None:
+    assert finished_prefix(result("passed", "failed", "timeout")) == 2
+    assert finished_prefix(result(*["passed"] * 6)) == 6
+    fork, plain = common_prefix(result(*["passed"] * 6), result("passed", "passed", "passed"))
+    assert fork.order == plain.order == IDS[:3]
+
+
+def test_agreement_on_a_third_of_the_order_or_more_trusts_the_fork_runner() -> None:
+    said: list[str] = []
+    cut = CheckCut("budget", {"fork": result(*["passed"] * 6),
+                              "plain": result("passed", "crashed")})  # fmt: skip
+    assert partial_verdict(IDS, cut, said.append, None) is None  # 1 of 6: too few
+    assert said == []
+    cut.results["plain"] = result("passed", "failed", "passed", "timeout")
+    cut.results["fork"] = result("passed", "failed", "passed", "passed", "passed", "passed")
+    report = partial_verdict(IDS, cut, said.append, Budget(30.0))
+    assert report is not None and report.faithful
+    assert said == [
+        "orderdep: checking the fork runner: its share of the budget (30 s) ended after the "
+        "first 3 of the original order's 6 tests, and on those the fork runner and a fresh "
+        "pytest agree; using the fork runner (the rest is not compared, and the verdict is "
+        "not kept: the next run checks again)"
+    ]
+
+
+def test_a_difference_in_what_both_ran_is_a_verdict_against_the_fork_runner() -> None:
+    cut = CheckCut("budget", {"fork": result("passed", "passed", "passed", "passed"),
+                              "plain": result("passed", "failed", "passed")})  # fmt: skip
+    report = partial_verdict(IDS, cut, lambda line: None, None)
+    assert report is not None and not report.faithful
+    assert report.mismatches[0].test == IDS[1]
+
+
+def test_a_check_cut_short_after_most_of_the_order_keeps_the_fork_runner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fresh pytest is slower than the fork runner (its last test sleeps there): the
+    check's share ends while it runs that test. The three tests before it agree, so the
+    fork runner is used, its whole run of the original order is handed on, and nothing
+    is cached."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    project = write_files(
+        tmp_path / "p",
+        {
+            "tests/test_slow_fresh.py": f"""
+                import os
+                import sys
+                import time
+
+                def test_a():
+                    pass
+
+                def test_b():
+                    pass
+
+                def test_c():
+                    pass
+
+                def test_d():
+                    if "orderdep.engine.plainplugin" in sys.modules:  # a fresh pytest
+                        open(os.path.join({str(marks)!r}, "plain-at-d"), "w").close()
+                        time.sleep(600)
+            """,
+        },
+    )
+
+    def clock() -> float:
+        """The share (5 of 10 s) ends once the fresh pytest reaches its last test."""
+        return 100.0 if (marks / "plain-at-d").exists() else 0.0
+
+    monkeypatch.setattr(fork_trust, "HEARTBEAT", 0.1)  # the clock is read that often
+    notices: list[str] = []
+    cache = VerdictCache(tmp_path / "v.json")
+    began = time.monotonic()
+    with Engine(EngineConfig(project, jobs=1)) as engine:  # fork first, then pytest
+        report = trust_fork(engine, cache, notices.append, Budget(10.0, clock=clock))
+        assert report is not None and report.faithful, notices
+        assert engine.runner == "fork"
+        assert cache.get(config_key(engine.config)) is None
+        assert len(engine._offered) == 1  # the fork runner's whole original order
+        got = engine.run(engine.suite.ids)
+        assert [r.outcome.value for r in got.results] == ["passed"] * 4
+    assert time.monotonic() - began < 300  # the sleeping fresh pytest was killed
+    assert any("after the first 3 of the original order's 4 tests" in n for n in notices)
+
+
+def test_a_check_cut_short_on_a_failing_test_alone_keeps_the_fork_runner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The original order compared whole and agreed; the share ends while a fresh pytest
+    runs a failing test alone: the fork runner is kept, the verdict is not."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    project = write_files(
+        tmp_path / "p",
+        {
+            "tests/test_alone.py": f"""
+                import os
+                import sys
+                import time
+
+                SEEN = []
+
+                def test_first():
+                    SEEN.append(1)
+
+                def test_fails():
+                    if not SEEN and "orderdep.engine.plainplugin" in sys.modules:
+                        open(os.path.join({str(marks)!r}, "plain-alone"), "w").close()
+                        time.sleep(600)
+                    assert False
+            """,
+        },
+    )
+
+    def clock() -> float:
+        return 100.0 if (marks / "plain-alone").exists() else 0.0
+
+    monkeypatch.setattr(fork_trust, "HEARTBEAT", 0.1)  # the clock is read that often
+    notices: list[str] = []
+    cache = VerdictCache(tmp_path / "v.json")
+    with Engine(EngineConfig(project, jobs=1)) as engine:
+        report = trust_fork(engine, cache, notices.append, Budget(40.0, clock=clock))
+        assert report is not None and report.faithful, notices
+        assert engine.runner == "fork"
+        assert cache.get(config_key(engine.config)) is None
+    assert notices[-1] == (
+        "orderdep: checking the fork runner: the original order agrees; its share of the "
+        "budget ended before every failing test alone was compared; using the fork runner "
+        "(the verdict is not kept: the next run checks again)"
+    )

@@ -127,3 +127,11 @@ def test_a_collection_longer_than_the_budget_is_killed_at_its_end(
         "pradet", "run", project, "--no-check", "--budget", "2", "--allow-incomplete"
     )
     assert code == 0 and "ran out while collecting" in out
+
+
+def test_the_fork_check_spends_the_commands_budget_too(od_project: Path, cli: CliRunner) -> None:
+    """The budget counts from the command's start: the check of the fork runner gets its
+    share of it, not time on top of it."""
+    code, out, err = cli("pradet", "run", od_project, "--budget", "0.001")
+    assert code == 3, out + err
+    assert "did not finish within its share of the budget" in err, err

@@ -458,3 +458,36 @@ def test_the_search_behind_a_conditional_dependency_stops_at_the_group_cap(neede
         assert len(group) == needed and group <= set(ids[:40])
     else:
         assert found == [] and result.check_orders < GROUP_CAP * 3 * 6 + 2
+
+
+def test_refinement_leaves_a_share_of_the_budget_to_the_checks_after_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Confirmation and the non-determinism screen run whatever the budget (they make the
+    findings true): refinement stops starting schedules while CHECKS_RESERVE of the time
+    left is still there, and then alternatives and search are skipped."""
+    from orderdep.analysis.pradet import pipeline
+
+    order = ["v", "x", "p"]
+    ex = ProbedModel(
+        order,
+        [ODSpec("v", "victim", polluters=["p"])],
+        {"v": ({"r"}, set()), "x": ({"r"}, set()), "p": (set(), {"r"})},
+    )
+    collected = collect(ex, order)
+    seen: list[Optional[float]] = []
+    now = [1000.0]
+    real_refine = pipeline.refine
+
+    def refine(*args: object, deadline: Optional[float] = None, **kwargs: object) -> object:
+        seen.append(deadline)
+        found = real_refine(*args, deadline=deadline, **kwargs)  # type: ignore[arg-type]
+        now[0] = 1095.0  # refinement took until within the reserve
+        return found
+
+    monkeypatch.setattr(pipeline, "refine", refine)
+    monkeypatch.setattr(pipeline.time, "monotonic", lambda: now[0])
+    said: list[str] = []
+    refine_collected(ex, collected, deadline=1100.0, notice=said.append)
+    assert seen and all(d == pytest.approx(1100.0 - pipeline.CHECKS_RESERVE * 100) for d in seen)
+    assert "budget spent: skipping alternatives and search" in said

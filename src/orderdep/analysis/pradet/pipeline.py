@@ -112,6 +112,10 @@ __all__ = [
 
 Notice = Callable[[str], None]
 DEFAULT_ALONE_RUNS = 5  # runs alone of a dependent with one candidate (see confirm.screen)
+#: Share of the time left when refinement starts that it leaves to the checks after it
+#: (confirmation, the non-determinism screen, verification), which make its findings
+#: true and run whatever the budget: without it they ran past the budget's end.
+CHECKS_RESERVE = 0.1
 
 
 def refine_collected(
@@ -143,8 +147,9 @@ def refine_collected(
     (:func:`~.early.dependees_first`), within half of the time left.
 
     ``deadline`` (a :func:`time.monotonic` time, the budget): refinement starts no
-    schedule after it (the data dependencies left are ``untested``), and alternatives
-    and search are skipped; what refinement found is still confirmed. ``batch=False``
+    schedule after :data:`CHECKS_RESERVE` of the time left remains (the data
+    dependencies left are ``untested``), and alternatives and search are skipped then;
+    what refinement found is still confirmed, in the time kept for it. ``batch=False``
     refines one data dependency per schedule (see :func:`refine`).
     """
     if alone_runs < 1:
@@ -155,6 +160,8 @@ def refine_collected(
     refined: list[tuple[Collection, nx.DiGraph, RefineResult]] = []
     verdicts: Verdicts = {}
     checks = checking.Checks(executor, confirm_runs, jobs, result)
+    if deadline is not None and confirm_runs > 0:
+        deadline -= CHECKS_RESERVE * max(0.0, deadline - time.monotonic())
     if confirm_runs > 0 and alternatives and early.differing(collected):
         say("trying first the dependees of tests whose outcome differs between the runs")
         # at most half of what is left, so that refinement still gets its share

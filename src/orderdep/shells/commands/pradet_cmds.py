@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 import click
 
+from orderdep.analysis.budget import Budget
 from orderdep.analysis.pradet.collection import CollectionStopped
 from orderdep.analysis.pradet.datadeps import explain as explain_access
 from orderdep.analysis.pradet.pipeline import (
@@ -204,7 +205,8 @@ def run_cmd(
     seed = _seed(seed, extra_orders)
     reference = _order(order_file)
     job = pradet_job(params, reference, also_reverse, extra_orders, seed)
-    with open_engine(params, job=job) as engine, PradetProgress() as progress:
+    limit = Budget(budget)  # from the command's start: the fork check's time is in it
+    with open_engine(params, job=job, budget=limit) as engine, PradetProgress() as progress:
         code = getattr(getattr(engine, "store", None), "code", "")
         saved = resumable(graph_path, project, job, code)
         if saved is not None:
@@ -212,7 +214,7 @@ def run_cmd(
                 f"resumed: refining the collection {str(graph_path)!r} of an "
                 "earlier run of this command (same code, same orders)"
             )
-            deadline = None if budget is None else time.monotonic() + budget
+            deadline = _deadline(limit)
             result = refine_collected(
                 engine,
                 saved,
@@ -237,7 +239,7 @@ def run_cmd(
                     project=str(project),
                     on_progress=progress.update,
                     notice=progress.notice,
-                    budget_seconds=budget,
+                    budget_seconds=limit.left(),
                 )
             except CollectionStopped as stop:
                 return stopped_collecting(stop, params, budget)
@@ -316,8 +318,10 @@ def refine_cmd(
     report_path, graph_path = _paths(params, report, graph_file)
     project = Path(params["project"]).resolve()
     collected = load_collected(graph_path, project=str(project))
-    deadline = None if budget is None else time.monotonic() + budget
-    with open_engine(params, job=refine_job(graph_path)) as engine, PradetProgress() as progress:
+    limit = Budget(budget)
+    engine = open_engine(params, job=refine_job(graph_path), budget=limit)
+    with engine, PradetProgress() as progress:
+        deadline = _deadline(limit)
         result = refine_collected(
             engine,
             collected,
@@ -332,6 +336,12 @@ def refine_cmd(
     for line in collection_lines(collected):
         click.echo(line)
     return finish(result, params, report, report_path)
+
+
+def _deadline(limit: Budget) -> Optional[float]:
+    """The :func:`time.monotonic` time at which ``limit`` ends (None: no budget)."""
+    left = limit.left()
+    return None if left is None else time.monotonic() + left
 
 
 @pradet.command("explain")

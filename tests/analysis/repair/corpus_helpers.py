@@ -18,6 +18,7 @@ from typing import Any, Optional
 
 import pytest
 
+from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.plain import PlainRunner
 from orderdep.shells.cli import main
@@ -310,8 +311,26 @@ def repaired_victim(
     strategies unless one is named), write the patch into ``root`` and check it under
     plain pytest: the victim after its polluter, and the two in the other order, all
     pass. The new text of each changed file."""
+    finding = ODFinding(victim, "victim", polluters=[polluter])
+    orders = [[polluter, victim], [victim, polluter]]
+    return _repaired(root, finding, orders, workdir, strategy)
+
+
+def repaired_brittle(root: Path, brittle: str, setter: str, workdir: Path) -> dict[str, str]:
+    """Repair ``brittle`` (which passes only after ``setter``) as :func:`repaired_victim`
+    does; the check under plain pytest: the brittle alone, and the two in either order."""
+    finding = ODFinding(brittle, "brittle", state_setters=[setter])
+    return _repaired(root, finding, [[brittle], [setter, brittle], [brittle, setter]], workdir)
+
+
+def _repaired(
+    root: Path,
+    finding: ODFinding,
+    orders: list[list[str]],
+    workdir: Path,
+    strategy: Optional[str] = None,
+) -> dict[str, str]:
     from orderdep.analysis.repair.fix import Repairer
-    from orderdep.core.report import ODFinding
     from orderdep.engine.runner import Engine
 
     with Engine(EngineConfig(root)) as engine:
@@ -320,14 +339,13 @@ def repaired_victim(
             if strategy is None
             else Repairer(engine.config, engine, strategy=strategy)
         )
-        result = repairer.repair(ODFinding(victim, "victim", polluters=[polluter]))
+        result = repairer.repair(finding)
     assert result.fix is not None, result.notes
     new = {path: text for path, (_, text) in result.fix.changes.items()}
     for path, text in new.items():
         (root / path).write_text(text, encoding="utf-8")
-    failing, other = plain_outcomes(root, [[polluter, victim], [victim, polluter]], workdir)
-    assert set(failing.values()) == {"passed"}, (failing, new)
-    assert set(other.values()) == {"passed"}, (other, new)
+    for outcomes in plain_outcomes(root, orders, workdir):
+        assert set(outcomes.values()) == {"passed"}, (outcomes, new)
     return new
 
 

@@ -81,6 +81,7 @@ from orderdep.analysis.repair.candidates.ranking import (
 )
 from orderdep.analysis.repair.candidates.root_statements import restore_statements
 from orderdep.analysis.repair.candidates.session_start import session_start_candidates
+from orderdep.analysis.repair.candidates.setter_fixtures import setter_fixture_candidates
 from orderdep.analysis.repair.candidates.shrink import shrink_verified
 from orderdep.analysis.repair.candidates.sources import (
     FunctionSource,
@@ -206,6 +207,8 @@ class Repairer:
             candidates += setup_class_candidates(self.project, finding)
             if result.debug is not None:
                 candidates += own_copy_candidates(finding, result.debug)
+        if "fixture" in self.strategies and kind == "brittle":
+            candidates += setter_fixture_candidates(self.project, finding)
         if "polluter" in self.strategies and kind == "victim":
             candidates += param_copy_candidates(self.project, finding)
         if result.debug is not None:

@@ -73,6 +73,14 @@ def test_confirm_a_brittle_with_a_setter_set_it_needs_whole() -> None:
     assert ["s1", "s2", "b"] in tree.orders
 
 
+def test_a_row_counts_as_repaired_only_when_a_patch_was_written() -> None:
+    known = [Known("v", "victim", ["p"]), Known("b", "brittle", ["s"])]
+    fixed = FakeTree({("b",): "FAILED"})  # the victim passes after p; the brittle not alone
+    assert corpus_project.count_repaired(fixed, known, "+x = 1\n") == (1, "")
+    passed, note = corpus_project.count_repaired(FakeTree({}), known, "")
+    assert passed == 0 and note.startswith("no patch: 2 row(s) passed")
+
+
 def test_score_counts_kind_partner_and_checks_unlisted_findings() -> None:
     report = {
         "tests": ["p", "v", "q", "w"],

@@ -47,3 +47,26 @@ def test_what_it_is_is_the_same_for_the_same_function_and_differs_for_a_mock() -
     assert what_it_is(time.sleep) == what_it_is(time.sleep)
     assert what_it_is(posixpath.join) != what_it_is(posixpath.split)
     assert what_it_is(MagicMock()) != what_it_is(time.sleep)
+
+
+def test_an_entry_left_in_the_registry_of_a_class_s_module_is_a_write(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``from services import Service``: the module defining Service is watched too, and
+    its module-level registry shows a new entry by its size."""
+    lib_module = types.ModuleType("services")
+    exec(  # noqa: S102 - a library module made here, as an installed one would be
+        "SERVICES = []\n\nclass Service:\n    def __init__(self):\n        SERVICES.append(self)\n",
+        vars(lib_module),
+    )
+    monkeypatch.setitem(sys.modules, "services", lib_module)
+    lib = LibraryFunctions(())
+    project = _project(Service=lib_module.Service)
+    before: dict[str, int] = {}
+    lib.fingerprint(project, frozenset({"app"}), before)
+    assert {"services.SERVICES", "services.Service"} <= set(before)
+    lib_module.Service()
+    after: dict[str, int] = {}
+    lib.fingerprint(project, frozenset({"app"}), after)
+    assert {k for k in before if before[k] != after.get(k)} == {"services.SERVICES"}
+    assert what_it_is([1]) != what_it_is([]) and what_it_is({}) == what_it_is({})

@@ -1,17 +1,22 @@
-"""Functions and classes of the library modules a project imports, as roots.
+"""Functions, classes and registries of the library modules a project imports, as roots.
 
 A test that replaces a library function for good (``iterables.time.sleep = MagicMock()``,
-``requests.get = fake``) changes no name of the project's own modules: the module object
-they hold is the same. :class:`LibraryFunctions` makes each public callable of every
-library module that a project module holds as a global (``import time`` in the project),
-and of the modules those hold (``os.path``), a root, ``time.sleep``, fingerprinted by what it is (a function or class by its module and
-qualified name, anything else by its type), so the fingerprint is the same in any process
-and a replacement shows as a write. Only the repair debugger's probe turns this on
+``requests.get = fake``), or leaves entries in a library's registry (a ``Service`` made
+by a test stays in ``cornice.service.SERVICES``), changes no name of the project's own
+modules: the module object they hold is the same. :class:`LibraryFunctions` makes each
+public callable, list, dict and set of every library module that a project module holds
+as a global (``import time`` in the project), or whose class or function it holds
+(``from cornice.service import Service``), and of the modules those hold (``os.path``),
+a root (``time.sleep``), fingerprinted by what it is (a function or class by its module
+and qualified name, a container by its type and size, anything else by its type), so the
+fingerprint is the same in any process and a replacement or a new entry shows as a
+write. Only the repair debugger's probe turns this on
 (:attr:`~orderdep.analysis.state.roots.RootsConfig.library_functions`).
 """
 
 from __future__ import annotations
 
+import sys
 import types
 from collections.abc import Iterable
 from types import ModuleType
@@ -24,10 +29,18 @@ NEVER = ("builtins", "sys", "_pytest", "pytest", "pluggy", "importlib", "typing"
 _NAMED = (types.FunctionType, types.BuiltinFunctionType, type)
 
 
+#: Module-level values of a library watched by their type and size: registries a test
+#: leaves entries in (``cornice.service.SERVICES``), whatever their items are.
+CONTAINERS = (list, dict, set)
+
+
 def what_it_is(value: Any) -> int:
     """A fingerprint of ``value`` that is the same in every process: a function or class by
-    its module and qualified name, anything else (a mock, an instance) by its type."""
+    its module and qualified name, a list, dict or set by its type and size, anything else
+    (a mock, an instance) by its type."""
     try:
+        if isinstance(value, CONTAINERS):
+            return hash(("container", type(value).__name__, len(value)))
         if isinstance(value, _NAMED):
             name = (getattr(value, "__module__", None), getattr(value, "__qualname__", None))
             return hash(("named", type(value).__name__, name))
@@ -54,6 +67,9 @@ class LibraryFunctions:
         out: dict[str, ModuleType] = {}
         seen: set[int] = set()
         held = [(m.__name__, m) for _, module, _ in project for _, m in _modules_in(module)]
+        # the modules of the classes and functions a project module imports by name
+        # (``from cornice.service import Service``: cornice.service's registry)
+        held += [(m.__name__, m) for _, module, _ in project for m in _defining_modules(module)]
         for depth in range(2):
             deeper = []
             for name, value in held:
@@ -84,9 +100,9 @@ class LibraryFunctions:
         names: frozenset[str],
         out: dict[str, int],
     ) -> None:
-        """Add ``{lib.mod.attr: fingerprint}`` for every public callable of each library
-        module the project imports (as the module had it when first seen, so a callable
-        replaced by something else is still named)."""
+        """Add ``{lib.mod.attr: fingerprint}`` for every public callable and every public
+        list, dict and set of each library module the project imports (as the module had
+        them when first seen, so a callable replaced by something else is still named)."""
         found = self.modules(project, names)
         self.names = frozenset(found)
         for name, module in found.items():
@@ -100,7 +116,7 @@ class LibraryFunctions:
                     key
                     for key, value in list(namespace.items())
                     if isinstance(key, str) and key.isidentifier() and not key.startswith("_")
-                    and _callable(value)
+                    and (_callable(value) or isinstance(value, CONTAINERS))
                 ]  # fmt: skip
             for key in known:
                 value = namespace.get(key, _GONE)
@@ -116,6 +132,23 @@ def _modules_in(module: ModuleType) -> list[tuple[str, ModuleType]]:
         return [(k, v) for k, v in list(vars(module).items()) if isinstance(v, ModuleType)]
     except TypeError:
         return []
+
+
+def _defining_modules(module: ModuleType) -> list[ModuleType]:
+    """The modules that define the classes and functions ``module`` holds as globals."""
+    try:
+        values = list(vars(module).values())
+    except TypeError:
+        return []
+    out: dict[int, ModuleType] = {}
+    for value in values:
+        if not isinstance(value, _NAMED):
+            continue
+        name = getattr(value, "__module__", None)
+        defining = sys.modules.get(name) if isinstance(name, str) else None
+        if defining is not None and defining is not module:
+            out.setdefault(id(defining), defining)
+    return list(out.values())
 
 
 def _callable(value: Any) -> bool:

@@ -25,9 +25,10 @@ Strategies, each producing :class:`~orderdep.analysis.repair.write.patches.Inser
     uses (whose teardown may be the write), so the victim is safe in every order.
 ``fixture``
     Where the state lives in fixtures (:mod:`~orderdep.analysis.repair.candidates.fixture_candidates`):
-    a wide fixture the victim shares with a polluter made function-scoped, or an autouse
+    a wide fixture the victim shares with a polluter made function-scoped, an autouse
     fixture in their ``conftest.py`` that saves the polluted root and puts it back around
-    every test of that directory.
+    every test of that directory, or a brittle requesting the fixture its state-setter
+    uses (:mod:`~orderdep.analysis.repair.candidates.setter_fixtures`).
 
 Candidate statements are first screened cheaply: the debug probe executes them right
 before the OD test in its failing order(s) on the unpatched project (statements that

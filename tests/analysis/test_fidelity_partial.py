@@ -16,6 +16,7 @@ from orderdep.analysis.fidelity_partial import (
     CheckCut,
     common_prefix,
     finished_prefix,
+    fitting_prefix,
     partial_verdict,
 )
 from orderdep.analysis.fork_trust import trust_fork
@@ -165,3 +166,38 @@ def test_a_check_cut_short_on_a_failing_test_alone_keeps_the_fork_runner(
         "budget ended before every failing test alone was compared; using the fork runner "
         "(the verdict is not kept: the next run checks again)"
     )
+
+
+def test_the_prefix_a_fresh_pytest_has_time_for_after_the_fork_run() -> None:
+    fork = OrderResult(list(IDS[:4]), [TestResult(t, Outcome.PASSED, 1.0, "") for t in IDS[:4]],
+                       runner="fork", wall_seconds=5.0)  # fmt: skip
+    assert fitting_prefix(fork, None) is None  # no budget
+    assert fitting_prefix(fork, 100.0) is None  # the whole order fits
+    # 8 s left: 6.4 s with the margin, less 3 s of start-up (2 s beyond the tests, x1.5)
+    assert fitting_prefix(fork, 8.0) == 3
+    assert fitting_prefix(fork, 2.0) == 0
+
+
+def test_one_after_the_other_a_fresh_pytest_runs_the_prefix_that_fits(tmp_path: Path) -> None:
+    """With --jobs 1 the fork runner's run of the original order leaves 6 s of the share;
+    a fresh pytest of all four half-second tests would not fit with its start-up, so it
+    runs the first ones, they agree, and the fork runner is kept with its whole run."""
+    project = write_files(
+        tmp_path / "p",
+        {
+            "tests/test_halves.py": "\n\n".join(
+                f"def test_{i}():\n    import time\n    time.sleep(0.5)" for i in range(4)
+            ),
+        },
+    )
+    notices: list[str] = []
+    cache = VerdictCache(tmp_path / "v.json")
+    with Engine(EngineConfig(project, jobs=1)) as engine:
+        budget = Budget(12.0, clock=lambda: 0.0)  # the share: 6 s, whatever the load
+        report = trust_fork(engine, cache, notices.append, budget)
+        assert report is not None and report.faithful, notices
+        assert engine.runner == "fork"
+        assert cache.get(config_key(engine.config)) is None
+        assert len(engine._offered) == 1
+    said = [n for n in notices if "left a fresh pytest time for the first" in n]
+    assert said and "of the original order's 4 tests after the fork runner's run" in said[0]

@@ -4,9 +4,12 @@ On a long suite the fresh pytest beside the fork runner may not reach the end of
 original order within the check's share (a 46 s suite under load, a budget of 120 s).
 Both runs are killed then, but the tests each had run to an end are known: when the two
 runners agree on every test of a large enough common prefix of the order (a third of
-it at least), the fork runner is used, and the user is told how much was compared. The
-verdict is not cached: the next run checks again. When they disagree, or too little was
-compared, the engine goes to the subprocess runner as before.
+it at least), the fork runner is used, and the user is told how much was compared. With
+``--jobs 1`` the two run one after the other: when the fork runner's run leaves too little
+of the share for a fresh pytest of the whole order, the fresh pytest runs the prefix that
+fits (:func:`fitting_prefix`), and the same rule decides. The verdict is not cached: the
+next run checks again. When they disagree, or too little was compared, the engine goes
+to the subprocess runner as before.
 """
 
 from __future__ import annotations
@@ -26,12 +29,16 @@ _UNFINISHED = frozenset({Outcome.NOT_RUN, Outcome.TIMEOUT, Outcome.CRASHED})
 
 
 class CheckCut(BudgetExhausted):
-    """The check's share ran out; ``results`` holds what each runner's killed (or
-    finished) run of the order returned, by runner name."""
+    """The check's share ran out (or, ``planned``, a fresh pytest of the whole order
+    would not fit in what is left of it); ``results`` holds what each runner's killed,
+    finished or shortened run of the order returned, by runner name."""
 
-    def __init__(self, reason: str, results: Mapping[str, OrderResult]) -> None:
+    def __init__(
+        self, reason: str, results: Mapping[str, OrderResult], *, planned: bool = False
+    ) -> None:
         super().__init__(reason)
         self.results = dict(results)
+        self.planned = planned  # the fresh pytest was given a prefix that fits, not killed
 
 
 def finished_prefix(result: OrderResult) -> int:
@@ -76,13 +83,40 @@ def partial_verdict(
         return None
     if report.faithful:
         seconds = f" ({share.seconds:.0f} s)" if share is not None and share.seconds else ""
+        when = (
+            f"left a fresh pytest time for the first {compared} of the original order's "
+            f"{len(ids)} tests after the fork runner's run"
+            if cut.planned
+            else f"ended after the first {compared} of the original order's {len(ids)} tests"
+        )
         notice(
-            f"orderdep: checking the fork runner: its share of the budget{seconds} ended "
-            f"after the first {compared} of the original order's {len(ids)} tests, and on "
-            f"those the fork runner and a fresh pytest agree; using the fork runner (the "
-            f"rest is not compared, and the verdict is not kept: the next run checks again)"
+            f"orderdep: checking the fork runner: its share of the budget{seconds} {when}, "
+            f"and on those the fork runner and a fresh pytest agree; using the fork runner "
+            f"(the rest is not compared, and the verdict is not kept: the next run checks "
+            f"again)"
         )
     return report
+
+
+def fitting_prefix(fork: OrderResult, seconds: Optional[float]) -> Optional[int]:
+    """With the runners one after the other (``--jobs 1``), how many leading tests of the
+    fork runner's finished order a fresh pytest can run in the ``seconds`` left, from the
+    tests' own durations and what the fork run took beyond them (collection, start-up),
+    with a margin; None when it can run them all (or there is no limit)."""
+    if seconds is None:
+        return None
+    tests = sum(r.duration for r in fork.results)
+    overhead = max(2.0, fork.wall_seconds - tests) * 1.5
+    room = seconds * 0.8 - overhead
+    if tests <= room:
+        return None
+    used, n = 0.0, 0
+    for r in fork.results:
+        used += r.duration
+        if used > room:
+            break
+        n += 1
+    return n
 
 
 def whole(result: Optional[OrderResult]) -> bool:

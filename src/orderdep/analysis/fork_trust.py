@@ -17,7 +17,7 @@ from typing import Callable, Optional
 
 from orderdep.analysis.budget import Budget, BudgetExhausted
 from orderdep.analysis.fidelity import VerdictCache, config_key
-from orderdep.analysis.fidelity_partial import CheckCut, partial_verdict, whole
+from orderdep.analysis.fidelity_partial import CheckCut, fitting_prefix, partial_verdict, whole
 from orderdep.core.fidelity import FidelityReport, SampleOrder, unstable
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.volatile import param_base, shown_ids, volatile_notice
@@ -56,12 +56,26 @@ def _side_by_side(
     they run. When ``budget`` runs out (or on Ctrl-C with a budget), both runs are killed
     and :class:`~orderdep.analysis.budget.BudgetExhausted` is raised; on Ctrl-C without a
     budget (or any error) both runs are killed, and their threads have ended, before the
-    exception goes on."""
+    exception goes on. One after the other, when what is left of ``budget`` after the fork
+    runner's run cannot hold a fresh pytest of the whole order, the fresh pytest runs the
+    prefix that fits and :class:`CheckCut` (``planned``) is raised with both results."""
     if budget is not None:
         budget.check()
+    sequential = engine.config.jobs < 2
+    shortened: list[OrderResult] = []  # the fork run, when a fresh pytest got a prefix
+
+    def plain_run() -> OrderResult:
+        fork = futures["fork"]
+        if sequential and budget is not None and fork.done() and _returned(fork):
+            n = fitting_prefix(fork.result(), budget.left())
+            if n:  # a fresh pytest of the whole order would not fit; a prefix does
+                shortened.append(fork.result())
+                return plain.run(list(order)[:n])
+        return plain.run(order)
+
     runs: dict[str, Callable[[], OrderResult]] = {
         "fork": lambda: engine.run(order),
-        "plain": lambda: plain.run(order),
+        "plain": plain_run,
     }
     results: dict[str, OrderResult] = {}
     started = last = time.monotonic()
@@ -118,6 +132,8 @@ def _side_by_side(
         stop_runs()
         raise
     pool.shutdown()
+    if shortened:
+        raise CheckCut("budget", results, planned=True)
     return results
 
 

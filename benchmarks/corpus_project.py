@@ -186,7 +186,9 @@ class Tree:
     def reset(self) -> None:
         reset = self.entry.get("reset") or {}
         for rel in reset.get("remove") or []:
-            path = self.tree / rel
+            # "$TMPDIR/x": in the temporary directory the project's runs get (venv_env)
+            tmp = rel.startswith("$TMPDIR/")
+            path = Path(venv_env(self.python)["TMPDIR"]) / rel[8:] if tmp else self.tree / rel
             if path.is_dir():
                 shutil.rmtree(path, ignore_errors=True)
             else:

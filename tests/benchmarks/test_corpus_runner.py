@@ -73,6 +73,19 @@ def test_confirm_a_brittle_with_a_setter_set_it_needs_whole() -> None:
     assert ["s1", "s2", "b"] in tree.orders
 
 
+def test_a_reset_removes_paths_in_the_tree_and_in_the_projects_temporary_directory(
+    tmp_path: Path,
+) -> None:
+    python = tmp_path / "venv" / "bin" / "python"
+    tree = tmp_path / "tree"
+    (tree / "cache").mkdir(parents=True)
+    (tmp_path / "tmp" / "bans").mkdir(parents=True)
+    entry = {"reset": {"remove": ["cache", "$TMPDIR/bans"]}}
+    corpus_project.Tree(entry, tree, python, Deadline(60)).reset()
+    assert not (tree / "cache").exists() and not (tmp_path / "tmp" / "bans").exists()
+    assert (tmp_path / "tmp").is_dir()
+
+
 def test_a_row_counts_as_repaired_only_when_a_patch_was_written() -> None:
     known = [Known("v", "victim", ["p"]), Known("b", "brittle", ["s"])]
     fixed = FakeTree({("b",): "FAILED"})  # the victim passes after p; the brittle not alone

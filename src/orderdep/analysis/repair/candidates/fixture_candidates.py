@@ -35,13 +35,12 @@ from typing import Optional
 from orderdep.analysis.repair.candidates.candidates import Candidate, short_name
 from orderdep.analysis.repair.candidates.fixture_defs import WIDE_SCOPES, FixtureDef, FixtureIndex
 from orderdep.analysis.repair.candidates.root_statements import guard_statements
-from orderdep.analysis.repair.candidates.sources import read_function
+from orderdep.analysis.repair.candidates.sources import requested_fixtures
 from orderdep.analysis.repair.locate.module_names import ModuleNames, module_name_for
 from orderdep.analysis.repair.locate.root_info import RootInfo
 from orderdep.analysis.repair.write.patches import Insertion, function_path, insertion
 from orderdep.analysis.repair.write.unittest_patches import testcase_methods
 from orderdep.core.report import ODFinding
-from orderdep.errors import UsageError
 
 # roots an autouse fixture cannot save (a fixture's value needs the fixture itself)
 NOT_AUTOUSE = ("fixture", "other")
@@ -51,14 +50,6 @@ def polluters_of(finding: ODFinding) -> list[str]:
     return list(
         dict.fromkeys([*finding.polluters, *(m for g in finding.polluter_groups for m in g)])
     )
-
-
-def _requested(project: Path, test: str) -> list[str]:
-    try:
-        fs = read_function(project, test)
-    except UsageError:
-        return []
-    return [*fs.params, *fs.usefixtures]
 
 
 def _dependents(target: FixtureDef, closure: Sequence[FixtureDef]) -> list[FixtureDef]:
@@ -78,10 +69,10 @@ def narrow_candidates(project: Path, finding: ODFinding) -> list[Candidate]:
     """Make a wide fixture the victim shares with a polluter function-scoped."""
     index = FixtureIndex(project)
     victim = finding.test
-    mine = index.closure(victim, _requested(project, victim))
+    mine = index.closure(victim, requested_fixtures(project, victim))
     out: list[Candidate] = []
     for polluter in polluters_of(finding):
-        theirs = index.closure(polluter, _requested(project, polluter))
+        theirs = index.closure(polluter, requested_fixtures(project, polluter))
         shared = [d for d in mine if d in theirs and d.scope in WIDE_SCOPES]
         for fixture in shared:
             narrowed = _dependents(fixture, mine)
@@ -182,7 +173,7 @@ def polluter_fixture_candidates(
     index = FixtureIndex(project)
     out: list[Candidate] = []
     for polluter in polluters_of(finding):
-        for fx in index.closure(polluter, _requested(project, polluter)):
+        for fx in index.closure(polluter, requested_fixtures(project, polluter)):
             if fx.scope != "function" or fx.autouse:
                 continue
             try:

@@ -15,19 +15,11 @@ from pathlib import Path
 
 from orderdep.analysis.repair.candidates.candidates import Candidate, short_name
 from orderdep.analysis.repair.candidates.fixture_defs import FixtureDef, FixtureIndex
-from orderdep.analysis.repair.candidates.sources import read_function
+from orderdep.analysis.repair.candidates.sources import read_function, requested_fixtures
 from orderdep.analysis.repair.write.patches import Insertion, function_path
 from orderdep.analysis.repair.write.unittest_patches import testcase_methods
 from orderdep.core.report import ODFinding
 from orderdep.errors import UsageError
-
-
-def _requested(project: Path, test: str) -> list[str]:
-    try:
-        fs = read_function(project, test)
-    except UsageError:
-        return []
-    return [*fs.params, *fs.usefixtures]
 
 
 def setter_fixture_candidates(project: Path, finding: ODFinding) -> list[Candidate]:
@@ -43,12 +35,12 @@ def setter_fixture_candidates(project: Path, finding: ODFinding) -> list[Candida
     if classes and testcase_methods(source.source, classes) is not None:
         return []  # a TestCase's methods take no fixtures
     index = FixtureIndex(project)
-    mine = {(d.file, d.name) for d in index.closure(brittle, _requested(project, brittle))}
+    mine = {(d.file, d.name) for d in index.closure(brittle, requested_fixtures(project, brittle))}
     setters = finding.state_setters or [m for g in finding.state_setter_groups for m in g]
     out: list[Candidate] = []
     offered: set[str] = set()
     for setter in setters:
-        asked = _requested(project, setter)
+        asked = requested_fixtures(project, setter)
         usable: list[FixtureDef] = []
         for d in index.closure(setter, asked):
             if (d.file, d.name) in mine or d.autouse or d.name in source.params:

@@ -103,6 +103,16 @@ def doctest_source(project: Path, test_id: str) -> Optional[FunctionSource]:
     )
 
 
+def requested_fixtures(project: Path, test_id: str) -> list[str]:
+    """The fixtures ``test_id`` asks for by name: its parameters and ``usefixtures`` marks
+    (none when its source cannot be read)."""
+    try:
+        fs = read_function(project, test_id)
+    except UsageError:
+        return []
+    return [*fs.params, *fs.usefixtures]
+
+
 def _usefixtures(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[str]:
     """The fixture names of ``@pytest.mark.usefixtures(...)`` marks on ``node``."""
     out = []

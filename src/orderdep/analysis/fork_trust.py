@@ -65,8 +65,8 @@ def _side_by_side(
     shortened: list[OrderResult] = []  # the fork run, when a fresh pytest got a prefix
 
     def plain_run() -> OrderResult:
-        fork = futures["fork"]
-        if sequential and budget is not None and fork.done() and _returned(fork):
+        fork = futures["fork"] if sequential and budget is not None else None
+        if fork is not None and budget is not None and _returned(fork):
             n = fitting_prefix(fork.result(), budget.left())
             if n:  # a fresh pytest of the whole order would not fit; a prefix does
                 shortened.append(fork.result())
@@ -257,16 +257,21 @@ def trust_fork(
         # The ids were those of the process that checked: name the test functions.
         notice(volatile_notice(sorted({f"{param_base(t)}[...]" for t in report.volatile})))
     if not report.faithful:
-        m = report.mismatches[0]
-        count = max(report.mismatch_count, len(report.mismatches))
-        more = f" (and {count - 1} more)" if count > 1 else ""
-        notice(
-            f"orderdep: the fork runner and a fresh pytest disagree on {m.test} "
-            f"({m.label}: fork {m.outcomes.get('fork')}, pytest {m.outcomes.get('plain')})"
-            f"{more}; using the subprocess runner (see `orderdep doctor`)"
-        )
-        engine.use_subprocess()
+        _disagree(engine, report, notice)
     return report
+
+
+def _disagree(engine: Engine, report: FidelityReport, notice: Callable[[str], None]) -> None:
+    """Say where the runners disagree, and switch ``engine`` to the subprocess runner."""
+    m = report.mismatches[0]
+    count = max(report.mismatch_count, len(report.mismatches))
+    more = f" (and {count - 1} more)" if count > 1 else ""
+    notice(
+        f"orderdep: the fork runner and a fresh pytest disagree on {m.test} "
+        f"({m.label}: fork {m.outcomes.get('fork')}, pytest {m.outcomes.get('plain')})"
+        f"{more}; using the subprocess runner (see `orderdep doctor`)"
+    )
+    engine.use_subprocess()
 
 
 def _cut_short(
@@ -302,13 +307,7 @@ def _cut_short(
             return None
         verdict, fork = partial, stop.results.get("fork")
     if not verdict.faithful:
-        m = verdict.mismatches[0]
-        notice(
-            f"orderdep: the fork runner and a fresh pytest disagree on {m.test} "
-            f"({m.label}: fork {m.outcomes.get('fork')}, pytest {m.outcomes.get('plain')}); "
-            "using the subprocess runner (see `orderdep doctor`)"
-        )
-        engine.use_subprocess()
+        _disagree(engine, verdict, notice)
         return verdict
     if offer and fork is not None and whole(fork) and fork.order == list(ids):
         engine.offer(fork)

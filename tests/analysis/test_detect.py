@@ -596,3 +596,24 @@ def test_a_suspect_found_on_extended_time_ends_the_search(monkeypatch: pytest.Mo
     assert search._may_start()
     search.passed_seen.add(A0)  # a suspect: the rest is confirmation's and classification's
     assert not search._may_start() and search.stop_reason == "budget"
+
+
+def test_on_extended_time_each_slice_is_one_order_per_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from types import SimpleNamespace
+
+    from orderdep.analysis import search as search_module
+    from orderdep.analysis.search import SLICE, Search
+
+    clock = [0.0]
+    monkeypatch.setattr(search_module, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    search = Search(SimpleNamespace(jobs=2), budget_seconds=10.0, max_orders=None,  # type: ignore[arg-type]
+                    on_progress=None, extend=lambda: 50.0)  # fmt: skip
+    search.count = 5  # 0.2 s an order so far: the time left holds many slices
+    clock[0] = 1.0
+    assert search.slice_size() == 2 * SLICE
+    clock[0] = 11.0
+    assert search._may_start() and search.extended
+    # a suspect in an order of this slice stops the search before another order starts
+    assert search.slice_size() == 2

@@ -144,3 +144,30 @@ def test_confirmation_marks_a_finding_whose_order_stayed_long() -> None:
     assert len(finding.failing_order) - 1 > GROUP_CAP
     (note,) = finding.needs_many_tests
     assert note.startswith("the failing order needs more than")
+
+
+def test_the_tests_of_the_suspects_own_module_are_tried_before_the_whole_prefix() -> None:
+    """One random order that failed the victim, none to narrow it: the polluter in the
+    victim's module is found in orders of that module's tests only."""
+    victim = "tests/test_ctx.py::TestCtx::test_clear"
+    polluter = "tests/test_ctx.py::TestCtx::test_fields_to_clear"
+    others = [f"tests/test_m{i % 7}.py::test_{i}" for i in range(60)]
+    mine = [f"tests/test_ctx.py::TestCtx::test_{i}" for i in range(3)]
+    prefix = [*others[:30], mine[0], polluter, *others[30:], *mine[1:]]
+    recorded = [*prefix, victim, "tests/test_z.py::test_after"]
+    hints = narrowed(victim, recorded, [recorded], [])
+    assert hints == [[mine[0], polluter, *mine[1:]]]
+    s = Shortening(victim, True, recorded, hints)
+    asked = walk(s, lambda o: polluter in o)
+    assert s.found == [polluter, victim]
+    assert all(t.startswith("tests/test_ctx.py::") for o in asked for t in o)
+
+
+def test_module_hints_come_after_smaller_ones_and_never_repeat_the_prefix() -> None:
+    v = "t/test_a.py::v"
+    p, q = "t/test_a.py::p", "t/test_a.py::q"
+    x, y = "t/test_b.py::x", "t/test_b.py::y"
+    failing = [x, p, y, q, v]
+    passing = [x, q, v, y, p]  # p after v: out of the strict hint
+    assert narrowed(v, failing, [failing], [passing]) == [[p, y], [p, q]]
+    assert narrowed(v, [p, q, v], [[p, q, v]], []) == []  # the module is the whole prefix

@@ -144,9 +144,11 @@ class Search:
     def slice_size(self) -> int:
         """Orders to hand the engine at once: :data:`SLICE` per worker, so no worker
         waits for the slowest order of a small batch, but never more than the order
-        limit or (at the pace so far) the time budget leaves room for."""
+        limit or (at the pace so far) the time budget leaves room for. On the time kept
+        for what the search finds, one order per worker: a suspect there ends the search
+        at once, and the order after it would take the time its confirmation needs."""
         jobs = self.runner.jobs
-        size = jobs * SLICE
+        size = jobs if self.extended else jobs * SLICE
         left = self.orders_left()
         if left is not None:
             size = min(size, left)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from orderdep.core.prefix_search import GROUP_CAP, Steps, prefix_subset_steps
+from orderdep.core.suite import split_node_id
 
 
 @dataclass
@@ -123,7 +124,11 @@ def narrowed(
 ) -> list[list[str]]:
     """Subsequences of the tests before ``test`` in ``recorded`` worth trying first,
     smallest first: those every order ``showing`` the wanted outcome also ran before it
-    and no ``other`` order (the opposite outcome) did; then those of the first kind only.
+    and no ``other`` order (the opposite outcome) did; those of the first kind only; and
+    the tests of its own module among each (a polluter or state-setter is most often
+    there: for half the victims and nine brittles in ten of the IDoFT rows this
+    repository's manifests confirm), a short order even when the search's orders could
+    not narrow the prefix.
 
     With one polluter (or state-setter) and no cleaner, it is in the first; a cleaner
     that ran after it in an ``other`` order takes it out of the first but not the second.
@@ -137,9 +142,15 @@ def narrowed(
     strict = set(common)
     for order in other:
         strict.difference_update(order[: list(order).index(test)])
+    module = split_node_id(test)[0]
+    same_module = {t for t in prefix if split_node_id(t)[0] == module}
     out: list[list[str]] = []
     for keep in (strict, common):
         hint = [t for t in prefix if t in keep]
         if len(hint) < len(prefix) and hint not in out:
             out.append(hint)
-    return out
+    for keep in (same_module & common, same_module):
+        hint = [t for t in prefix if t in keep]
+        if 0 < len(hint) < len(prefix) and hint not in out:
+            out.append(hint)
+    return sorted(out, key=len)

@@ -55,7 +55,7 @@ def test_an_entry_left_in_the_registry_of_a_class_s_module_is_a_write(
     """``from services import Service``: the module defining Service is watched too, and
     its module-level registry shows a new entry by its size."""
     lib_module = types.ModuleType("services")
-    exec(  # noqa: S102 - a library module made here, as an installed one would be
+    exec(  # a library module made here, as an installed one would be
         "SERVICES = []\n\nclass Service:\n    def __init__(self):\n        SERVICES.append(self)\n",
         vars(lib_module),
     )

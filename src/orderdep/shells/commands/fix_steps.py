@@ -104,6 +104,13 @@ def check_set(
         )  # fmt: skip
     except OutOfTime:  # each verified alone; together, unchecked: said, kept out
         elsewhere.clear()  # nothing kept: no kept patch's test failed anywhere
+        if len(patches) == 1:  # its own verification ran the orders the set check starts with
+            click.echo(
+                "patch set: one patch, verified alone in its orders and the original order; "
+                "the budget ended before random orders checked it (a larger --budget runs them)"
+            )
+            changes = merged_changes(project, [i for p in patches.values() for i in p])
+            return list(patches), changes, {}
         click.echo(
             f"patch set: the budget ended before the {len(patches)} patches were checked "
             "together; none is applied (each is in its own file); rerun with a larger --budget"

@@ -118,3 +118,31 @@ def test_polluters_of_one_class_get_a_set_up_that_is_added_once() -> None:
     assert "        super().setUp()\n" in out
     assert "self.addCleanup(monkeypatch.undo)" in out
     compile(out, "test_schema.py", "exec")
+
+
+def test_a_name_the_method_already_takes_needs_no_fixture() -> None:
+    """A state-setter's statements use its hypothesis argument ``value``; the brittle
+    takes a ``value`` of its own, so they go into it as they are."""
+    source = textwrap.dedent(
+        """\
+        import unittest
+
+        from hypothesis import given
+        from hypothesis.strategies import integers
+
+
+        class TestDb(unittest.TestCase):
+            @given(value=integers())
+            def test_retrieve(self, value):
+                assert self.db.select(value)
+        """
+    )
+    test = "tests/test_db.py::TestDb::test_retrieve"
+    out = apply_insertion(source, insertion(test, ["self.db.insert(value)"], ["value"]))
+    assert (
+        "    def test_retrieve(self, value):\n"
+        "        self.db.insert(value)\n"
+        "        assert self.db.select(value)\n"
+    ) in out
+    with pytest.raises(UsageError, match="cannot take pytest fixture"):  # one it lacks
+        apply_insertion(source, insertion(test, ["self.db.insert(key)"], ["key"]))

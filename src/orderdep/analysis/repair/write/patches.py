@@ -166,7 +166,10 @@ class _Inserter(cst.CSTTransformer):
         unittest = bool(self.testcase and self.testcase[-1])
         code: Sequence[str] = ins.statements
         if unittest:  # no fixtures: monkeypatch and request become what a TestCase has
-            code = adapt_statements(code, ins.fixtures, self.name, ins.file)
+            # a name the method already takes (a hypothesis argument) needs no fixture
+            own = {p.name.value for p in updated.params.params}
+            wanted = [f for f in ins.fixtures if f not in own]
+            code = adapt_statements(code, wanted, self.name, ins.file)
         code = [s for s in code if s.strip() not in self.have]
         code = reuse_imports(code, [cst.Module([]).code_for_node(s) for s in stmts])
         lifted = [

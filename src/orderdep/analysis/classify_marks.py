@@ -34,6 +34,13 @@ def phases_done(finding: ODFinding) -> set[str]:
     return done
 
 
+def polluters_incomplete(finding: ODFinding) -> bool:
+    """Whether the search for a victim's polluters did not finish (the budget): other
+    tests than those it names may pollute it too."""
+    marks = finding.extras.get(UNFINISHED_KEY)
+    return finding.kind == "victim" and isinstance(marks, dict) and "polluters" in marks
+
+
 def mark_unfinished(item: Item, reason: str) -> None:
     """Say, in the finding, what the budget (or Ctrl-C) left undone."""
     finding, done = item.finding, item.done
@@ -61,4 +68,4 @@ def mark_unfinished(item: Item, reason: str) -> None:
     finding.extras[UNFINISHED_KEY] = marks
 
 
-__all__ = ["mark_unfinished", "phases_done"]
+__all__ = ["mark_unfinished", "phases_done", "polluters_incomplete"]

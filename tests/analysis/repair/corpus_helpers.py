@@ -313,17 +313,17 @@ def repaired_victim(
     pass. The new text of each changed file."""
     finding = ODFinding(victim, "victim", polluters=[polluter])
     orders = [[polluter, victim], [victim, polluter]]
-    return _repaired(root, finding, orders, workdir, strategy)
+    return repaired(root, finding, orders, workdir, strategy)
 
 
 def repaired_brittle(root: Path, brittle: str, setter: str, workdir: Path) -> dict[str, str]:
     """Repair ``brittle`` (which passes only after ``setter``) as :func:`repaired_victim`
     does; the check under plain pytest: the brittle alone, and the two in either order."""
     finding = ODFinding(brittle, "brittle", state_setters=[setter])
-    return _repaired(root, finding, [[brittle], [setter, brittle], [brittle, setter]], workdir)
+    return repaired(root, finding, [[brittle], [setter, brittle], [brittle, setter]], workdir)
 
 
-def _repaired(
+def repaired(
     root: Path,
     finding: ODFinding,
     orders: list[list[str]],

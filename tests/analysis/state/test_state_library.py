@@ -70,3 +70,19 @@ def test_an_entry_left_in_the_registry_of_a_class_s_module_is_a_write(
     lib.fingerprint(project, frozenset({"app"}), after)
     assert {k for k in before if before[k] != after.get(k)} == {"services.SERVICES"}
     assert what_it_is([1]) != what_it_is([]) and what_it_is({}) == what_it_is({})
+
+
+def test_the_store_behind_os_environ_is_no_library_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``shutil`` holds ``posix``, whose ``environ`` dict is what ``os.environ`` writes
+    into: a variable a test sets shows as ``$NAME``, never as ``shutil.posix.environ``."""
+    import shutil
+
+    lib = LibraryFunctions(())
+    project = _project(shutil=shutil, os=os)
+    assert not {n for n in lib.modules(project, frozenset({"app"})) if "posix" in n.split(".")}
+    before: dict[str, int] = {}
+    lib.fingerprint(project, frozenset({"app"}), before)
+    monkeypatch.setenv("ORDERDEP_LIBRARY_ROOT_CHECK", "1")
+    after: dict[str, int] = {}
+    lib.fingerprint(project, frozenset({"app"}), after)
+    assert {k for k in before if before[k] != after.get(k)} == set()

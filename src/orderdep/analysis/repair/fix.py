@@ -36,7 +36,9 @@ need fixtures run after the test's setup, with the fixtures' values). Each candi
 then turned into a real patch and verified on a patched copy (:mod:`.verify`). The first
 verified candidate wins, in this order (:mod:`.ranking`): the root cause (a polluter
 that cleans up after itself, a fixture no longer shared), then an autouse fixture
-cleaning up after every test, then a change to the OD test; changes that end with the
+cleaning up after every test, then a change to the OD test (before a polluter's
+clean-up when the search for its polluters did not finish: a polluter it did not reach
+would still leave the state); changes that end with the
 test before ones that leak state; then the fewest changed lines, the strategy listed
 first, the fewest changed characters. A verified cleaner that screening could not
 minimise is shrunk on real runs (:mod:`.shrink`).
@@ -49,6 +51,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Callable, Optional
 
+from orderdep.analysis.classify_marks import polluters_incomplete
 from orderdep.analysis.repair.candidates.before_fixtures import before_fixtures
 from orderdep.analysis.repair.candidates.candidates import (
     Candidate,
@@ -56,7 +59,6 @@ from orderdep.analysis.repair.candidates.candidates import (
     friendly,
     placed,
     polluter_candidates,
-    root_cause_rank,
     sibling_groups,
     target_for,
     with_comments,
@@ -74,11 +76,9 @@ from orderdep.analysis.repair.candidates.garbage import garbage_candidates
 from orderdep.analysis.repair.candidates.generated import generated_candidates, reset_statements
 from orderdep.analysis.repair.candidates.param_copies import param_copy_candidates
 from orderdep.analysis.repair.candidates.ranking import (
-    changed_chars,
-    reading_size,
+    ranked_patches,
     to_verify,
     undone_by_monkeypatch,
-    workdir_path,
 )
 from orderdep.analysis.repair.candidates.root_statements import restore_statements
 from orderdep.analysis.repair.candidates.session_start import session_start_candidates
@@ -99,11 +99,9 @@ from orderdep.analysis.repair.locate.screening import Screener
 from orderdep.analysis.repair.verify.patchset import distinct
 from orderdep.analysis.repair.verify.verify import Target, Verifier
 from orderdep.analysis.repair.write.patches import (
-    Changes,
     apply_insertions,
     changed_lines,
     function_path,
-    unified_diff,
 )
 from orderdep.analysis.repair.write.unittest_patches import placements
 from orderdep.core.report import ODFinding
@@ -224,7 +222,13 @@ class Repairer:
                 # it errors in a fixture's set-up: the body starts too late for its set-up
                 candidates, early = candidates + early, []
         roots = [r.name for r in result.debug.culprits] if result.debug is not None else []
-        candidates = [with_comments(c, finding, kind, roots) for c in candidates]
+        partial = kind == "victim" and polluters_incomplete(finding)
+        candidates = [
+            dataclasses.replace(
+                with_comments(c, finding, kind, roots), partial=partial and c.strategy == "polluter"
+            )
+            for c in candidates
+        ]
         result.candidates = len(candidates)
         self._rank_and_verify(candidates, target, result)
         if result.fix is None and early:
@@ -360,35 +364,11 @@ class Repairer:
     def _rank_and_verify(
         self, candidates: list[Candidate], target: Target, result: FixResult
     ) -> None:
-        built: list[tuple[int, bool, int, int, int, int, Candidate, Changes]] = []
-        seen: set[str] = set()
-        for i, cand in enumerate(candidates):
-            private = workdir_path(cand, self.project)
-            if private is not None:
-                result.notes.append(
-                    f"{cand.strategy}: not offered ({cand.description}): it names {private!r}, "
-                    "in orderdep's temporary copy of the project, gone after the run"
-                )
-                continue
-            try:
-                changes = apply_insertions(self.project, cand.insertions)
-            except UsageError as exc:
-                result.notes.append(f"{cand.strategy}: {exc}")
-                continue
-            key = unified_diff(changes)
-            if not changes or key in seen:
-                continue
-            seen.add(key)
-            # changed lines first (long lines count more); at equal size iFixFlakies'
-            # cleaners, then ODRepair's generated calls (003 §5.2 recommends that order),
-            # then the rest; then characters
-            rank = (reading_size(key), STRATEGIES.index(cand.strategy), changed_chars(key), i)
-            built.append((root_cause_rank(cand), cand.leaks, *rank, cand, changes))
-        built.sort(key=lambda b: b[:6])
-        if not built:
+        ranked = ranked_patches(candidates, self.project, STRATEGIES, result.notes)
+        if not ranked:
             result.notes.append("no candidate patch to verify")
-        chosen = to_verify(built, lambda b: b[6].strategy, self.max_verify)
-        for *_, cand, changes in chosen:
+        chosen = to_verify(ranked, lambda b: b[0].strategy, self.max_verify)
+        for cand, changes in chosen:
             size = changed_lines(changes)
             self.progress(f"verifying a {cand.strategy} patch ({size} changed line(s))")
             result.verified += 1

@@ -25,6 +25,10 @@ from typing import Any
 #: Library modules whose callables are never roots: the interpreter's own machinery and
 #: the test runner (a test does not replace them, and pytest rebinds some on its own).
 NEVER = ("builtins", "sys", "_pytest", "pytest", "pluggy", "importlib", "typing", "abc")
+#: Never roots either, by exact name (``posixpath`` is ``os.path``): ``os``'s C
+#: implementation, whose ``environ`` dict is the store behind ``os.environ``; the
+#: environment's own roots (``$NAME``) show what a test changes there.
+OS_STORE = ("posix", "nt")
 
 _NAMED = (types.FunctionType, types.BuiltinFunctionType, type)
 
@@ -78,7 +82,7 @@ class LibraryFunctions:
                 own = getattr(value, "__name__", None)
                 if not isinstance(own, str) or own in names:
                     continue
-                if any(n.partition(".")[0] in self.exclude for n in (name, own)):
+                if any(n.partition(".")[0] in (*self.exclude, *OS_STORE) for n in (name, own)):
                     continue
                 if name.startswith(self.exclude) or own.startswith(self.exclude):
                     continue

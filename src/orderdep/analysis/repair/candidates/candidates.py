@@ -32,6 +32,9 @@ class Candidate:
     insertions: list[Insertion]
     leaks: bool = False  # sets state that outlives the test (a scoped twin ranks first)
     roots: tuple[str, ...] = ()  # the roots it resets, when not all the culprits
+    # a polluter's own clean-up while the search for polluters did not finish: tests it
+    # did not reach may leave the same state, and a fix at the victim covers them too
+    partial: bool = False
 
 
 def _dedupe(orders: Sequence[Sequence[str]]) -> list[list[str]]:
@@ -159,8 +162,12 @@ def root_cause_rank(cand: Candidate) -> int:
     shared fixture is no longer shared) in fewer than :data:`MANY_PLACES` places, 1 for an
     autouse fixture making every test of a directory clean up, 2 for a change to the OD
     test, 3 for a root-cause fix copied into many places (a guard in each of many
-    polluters): a maintainer reads one fixture or one test before a dozen copies."""
+    polluters): a maintainer reads one fixture or one test before a dozen copies. A
+    polluter's clean-up while its victim's polluters were not all found (``partial``) is
+    3 too: the state it undoes may come from a test the search did not reach."""
     edits = {i.edit for i in cand.insertions}
+    if cand.strategy == "polluter" and cand.partial:
+        return 3
     if cand.strategy == "polluter" or edits & {"narrow", "setup_function"}:
         return 0 if place_count(cand) < MANY_PLACES else 3
     return 1 if "autouse" in edits else 2

@@ -13,8 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Callable, Optional, TypeVar
 
-from orderdep.analysis.repair.candidates.candidates import Candidate
+from orderdep.analysis.repair.candidates.candidates import Candidate, root_cause_rank
+from orderdep.analysis.repair.write.patches import Changes, apply_insertions, unified_diff
 from orderdep.engine.tempdirs import PREFIX
+from orderdep.errors import UsageError
 
 # Verifications each strategy gets beyond the first ``limit`` when none of those came from it.
 MAX_PER_STRATEGY = 3
@@ -98,3 +100,38 @@ def changed_chars(diff: str) -> int:
     """The characters of ``diff``'s added and removed lines: the last tie-breaker between
     patches of equal :func:`reading_size` and strategy."""
     return sum(len(line) for line in _changed(diff))
+
+
+def ranked_patches(
+    candidates: Sequence[Candidate], project: Path, strategies: Sequence[str], notes: list[str]
+) -> list[tuple[Candidate, Changes]]:
+    """Each candidate with its changes to ``project``, best first: the root cause before
+    a fixture before a change to the OD test (:func:`root_cause_rank`), changes that end
+    with the test before ones that leak state, then the fewest changed lines (long lines
+    count more); at equal size iFixFlakies' cleaners, then ODRepair's generated calls (003
+    §5.2 recommends that order), then the rest in ``strategies`` order; then characters.
+    A candidate that names orderdep's temporary copy, does not apply, changes nothing or
+    repeats an earlier one's patch is left out (the first two with a note in ``notes``)."""
+    built: list[tuple[tuple[int, bool, int, int, int, int], Candidate, Changes]] = []
+    seen: set[str] = set()
+    for i, cand in enumerate(candidates):
+        private = workdir_path(cand, project)
+        if private is not None:
+            notes.append(
+                f"{cand.strategy}: not offered ({cand.description}): it names {private!r}, "
+                "in orderdep's temporary copy of the project, gone after the run"
+            )
+            continue
+        try:
+            changes = apply_insertions(project, cand.insertions)
+        except UsageError as exc:
+            notes.append(f"{cand.strategy}: {exc}")
+            continue
+        key = unified_diff(changes)
+        if not changes or key in seen:
+            continue
+        seen.add(key)
+        size = (reading_size(key), list(strategies).index(cand.strategy), changed_chars(key), i)
+        built.append(((root_cause_rank(cand), cand.leaks, *size), cand, changes))
+    built.sort(key=lambda b: b[0])
+    return [(cand, changes) for _, cand, changes in built]

@@ -8,15 +8,18 @@ step is killed and the row says where it stopped):
 2. each known row that reproduced by hand confirmed again with plain pytest, one fresh
    process per order (the manifest's ``reset`` applied before each: paths removed, tests
    run, ports waited for), judged by the row's own outcome, not the exit code;
-3. ``orderdep detect . --classify --budget B --seed S`` in the activated venv; scored:
+3. ``orderdep detect . --classify --budget B --seed S`` in the activated venv, on the
+   tree as the reset leaves it (orderdep's working copies start from it); scored:
    known rows found, of the right kind, with a right partner (a known one, or one plain
    pytest confirms), unlisted OD tests checked with plain pytest (the report's partner, or
    its failing and passing orders; a brittle passing alone in a run of its own file is
    run alone again with the whole suite collected, as orderdep's runs and shuffled runs
    collect it), wall time against the budget;
-4. ``orderdep fix . --apply --budget B`` on a fresh copy, then plain pytest there: each
-   confirmed victim after the partners that failed it (a brittle alone), and the original
-   order's outcomes unchanged; the patch (``diff -ruN``) is kept and its lines counted.
+4. ``orderdep fix . --apply --budget B`` on a fresh copy of the reset tree, then plain
+   pytest there: each confirmed victim after the partners that failed it (a brittle
+   alone), and the original order's outcomes unchanged (a test whose outcome differs
+   between two unpatched runs too is left out); the patch (``diff -ruN``) is kept and
+   its lines counted.
 """
 
 from __future__ import annotations
@@ -334,6 +337,7 @@ def logged(cmd: list[str], cwd: Path, python: Path, work: Path, tag: str,
 def repair(entry: dict[str, Any], source: Path, python: Path, work: Path, known: list[Known],
            before: dict[str, str], opts: dict[str, Any], deadline: Deadline,
            out: Row) -> None:  # fmt: skip
+    Tree(entry, source, python, deadline).reset()  # what the checks above left behind
     copy = fresh_copy(source, work / "fix-copy")
     report = json.loads((work / "detect-report.json").read_text())
     report["project"] = str(copy)
@@ -360,6 +364,12 @@ def repair(entry: dict[str, Any], source: Path, python: Path, work: Path, known:
     repaired = {row.test for row in known if after.get(row.test) == "PASSED"}
     changed = sorted(t for t in set(before) | set(after)
                      if before.get(t) != after.get(t) and t not in repaired)  # fmt: skip
+    if changed:  # a test whose outcome differs between two unpatched runs too is not the patch's
+        again = outcomes(Tree(entry, source, python, deadline).run([]))
+        flaky = {t for t in changed if again.get(t) != before.get(t)}
+        if flaky:
+            out.lines.append(f"outcomes that differ between unpatched runs too: {sorted(flaky)}")
+        changed = [t for t in changed if t not in flaky]
     out.holds = "yes" if known and out.repaired == len(known) and not changed else "no"
     if changed:
         out.holds += f" ({len(changed)} outcomes changed)"
@@ -455,6 +465,7 @@ def run_project(entry: dict[str, Any], opts: dict[str, Any], work_dir: str) -> d
             out.lines.append(f"rows confirmed now: {len(known)} of {out.by_hand}")
             return out.as_dict()
         step = "detect"
+        tree.reset()  # orderdep's working copies start from this tree, as the rows' runs did
         args = list(entry.get("pytest_args") or [])
         b = f"{opts['budget']:g}"
         cmd = orderdep(python, ["detect", ".", "--classify", "--budget", b, "--seed",

@@ -461,3 +461,51 @@ def test_a_multi_line_reason_stays_in_its_table_cell() -> None:
     cell = corpus_doc.one_line(why)
     assert "\n" not in cell and "\\|" in cell and len(cell) == corpus_doc.MAX_WHY
     assert cell.startswith('cannot install x: Traceback File "a.py", line 1')
+
+
+LEFTOVER = {
+    "tests/test_cache.py": textwrap.dedent(
+        """
+        from pathlib import Path
+
+        CACHE = Path(__file__).resolve().parents[1] / "cache.txt"
+
+        def test_fresh():
+            assert not CACHE.exists()
+
+        def test_writes():
+            CACHE.write_text("x")
+        """
+    ),
+}
+
+
+@pytest.mark.slow
+def test_detect_and_fix_start_from_the_tree_the_reset_leaves(tmp_path: Path) -> None:
+    """The polluter leaves a file in the checkout, which the manifest's reset removes:
+    the confirming runs leave it behind, and orderdep must not start from that tree
+    (the victim would fail alone there and be reported as a brittle)."""
+    clone = tmp_path / "clones" / "someone+cache"
+    clone.mkdir(parents=True)
+    for rel, text in LEFTOVER.items():
+        (clone / rel).parent.mkdir(parents=True, exist_ok=True)
+        (clone / rel).write_text(text)
+    for args in (["init", "-q"], ["add", "-A"],
+                 ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "cache"]):  # fmt: skip
+        subprocess.run(["git", *args], cwd=clone, check=True)
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, check=True,
+                            capture_output=True, text=True).stdout.strip()  # fmt: skip
+    victim, polluter = "tests/test_cache.py::test_fresh", "tests/test_cache.py::test_writes"
+    manifest = {"projects": [
+        {"name": "cache", "repo": "someone/cache", "commit": commit, "install": "none",
+         "requirements": ["pytest"], "reset": {"remove": ["cache.txt"]},
+         "known": [{"test": victim, "kind": "victim", "reproduces": True,
+                    "polluters": [polluter]}]},
+    ]}  # fmt: skip
+    path = tmp_path / "manifest.json"
+    path.write_text(json.dumps(manifest))
+    corpus.main(["--manifest", str(path), "--work", str(tmp_path / "work"), "--clones",
+                 str(tmp_path / "clones"), "--budget", "30", "--no-doc", "--workers", "0"])  # fmt: skip
+    row = json.loads((tmp_path / "work" / "cache" / "result.json").read_text())["row"]
+    assert (row["confirmed"], row["found"], row["right_kind"]) == (1, 1, 1), row
+    assert row["unlisted"] == 0 and row["repaired"] == 1, row

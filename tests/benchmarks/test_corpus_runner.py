@@ -186,8 +186,8 @@ POLLUTED = {
 }
 
 
-def _git_project(root: Path) -> str:
-    for rel, text in POLLUTED.items():
+def _git_project(root: Path, files: dict[str, str] = POLLUTED) -> str:
+    for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
     for args in (["init", "-q"], ["add", "-A"],
@@ -487,14 +487,7 @@ def test_detect_and_fix_start_from_the_tree_the_reset_leaves(tmp_path: Path) -> 
     (the victim would fail alone there and be reported as a brittle)."""
     clone = tmp_path / "clones" / "someone+cache"
     clone.mkdir(parents=True)
-    for rel, text in LEFTOVER.items():
-        (clone / rel).parent.mkdir(parents=True, exist_ok=True)
-        (clone / rel).write_text(text)
-    for args in (["init", "-q"], ["add", "-A"],
-                 ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "cache"]):  # fmt: skip
-        subprocess.run(["git", *args], cwd=clone, check=True)
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=clone, check=True,
-                            capture_output=True, text=True).stdout.strip()  # fmt: skip
+    commit = _git_project(clone, LEFTOVER)
     victim, polluter = "tests/test_cache.py::test_fresh", "tests/test_cache.py::test_writes"
     manifest = {"projects": [
         {"name": "cache", "repo": "someone/cache", "commit": commit, "install": "none",

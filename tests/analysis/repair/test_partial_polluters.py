@@ -65,6 +65,9 @@ def test_an_unfinished_polluter_search_puts_the_fix_in_the_victim(
     if searched == "partly":
         assert changed_victim, files
         assert after_unknown[VICTIM] == "passed"
+        # one line for the variable the victim needs unset, not a set-then-delete pair
+        text = "".join(files.values())
+        assert "delenv('GPU', raising=False)" in text and "setenv" not in text, files
     else:  # every polluter known: the one that leaves the state cleans up after itself
         assert not changed_victim, files
         assert after_unknown[VICTIM] == "failed"

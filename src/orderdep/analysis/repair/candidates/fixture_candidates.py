@@ -140,7 +140,9 @@ def autouse_candidates(
     project: Path, finding: ODFinding, roots: Sequence[RootInfo], what: str
 ) -> list[Candidate]:
     """An autouse fixture in the nearest common ``conftest.py`` of the victim and its
-    polluters that saves each root before every test and puts it back after it."""
+    polluters that saves each root before every test and puts it back after it; for
+    environment variables the victim needs unset, one that unsets them before every test
+    (``monkeypatch.delenv(K, raising=False)``, one line each)."""
     conftest, names = conftest_for(project, finding)
     per_root = []
     for root in roots:
@@ -162,6 +164,16 @@ def autouse_candidates(
         base = insertion(f"{conftest}::{name}", stmts, fixtures)
         ins = Insertion(base.test, base.statements, base.fixtures, None, comment, edit="autouse")
         out.append(Candidate("fixture", f"autouse fixture in {conftest} restores {what}", [ins]))
+    unset = [r.var for r in roots if r.kind == "env" and r.var and not r.passing.present]
+    if roots and len(unset) == len(roots):  # one line each: unset before every test
+        stmts = [f"monkeypatch.delenv({var!r}, raising=False)" for var in unset]
+        said = (
+            f"Unset {what} before every test: {short_name(finding.test)} fails when an "
+            f"earlier test leaves {'them' if len(roots) > 1 else 'it'} set."
+        )
+        base = insertion(f"{conftest}::{name}", stmts, ["monkeypatch"])
+        ins = Insertion(base.test, base.statements, base.fixtures, None, said, edit="autouse")
+        out.append(Candidate("fixture", f"autouse fixture in {conftest} unsets {what}", [ins]))
     return out
 
 

@@ -440,16 +440,14 @@ def test_fixture_strategy_adds_an_autouse_fixture_to_a_new_conftest(engine: Engi
         new file mode 100644
         --- /dev/null
         +++ b/tests/conftest.py
-        @@ -0,0 +1,10 @@
-        +import os
-        +
+        @@ -0,0 +1,8 @@
         +import pytest
         +
         +
         +@pytest.fixture(autouse=True)
-        +def _restore_app_debug(request):
-        +    # Put $APP_DEBUG back after every test: test_env_unset fails when an earlier test
-        +    # leaves it changed.
-        +    request.addfinalizer(lambda: os.environ.pop('APP_DEBUG', None))
+        +def _restore_app_debug(monkeypatch):
+        +    # Unset $APP_DEBUG before every test: test_env_unset fails when an earlier test
+        +    # leaves it set.
+        +    monkeypatch.delenv('APP_DEBUG', raising=False)
         """
     )

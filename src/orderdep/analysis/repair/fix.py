@@ -38,10 +38,10 @@ verified candidate wins, in this order (:mod:`.ranking`): the root cause (a poll
 that cleans up after itself, a fixture no longer shared), then an autouse fixture
 cleaning up after every test, then a change to the OD test (before a polluter's
 clean-up when the search for its polluters did not finish: a polluter it did not reach
-would still leave the state); changes that end with the
-test before ones that leak state; then the fewest changed lines, the strategy listed
-first, the fewest changed characters. A verified cleaner that screening could not
-minimise is shrunk on real runs (:mod:`.shrink`).
+would still leave the state); changes that end with the test before ones that leak
+state; then the fewest changed lines, the strategy listed first, the fewest changed
+characters. A verified cleaner that screening could not minimise is shrunk on real runs
+(:mod:`.shrink`).
 Unverified candidates are never offered.
 """
 

@@ -337,7 +337,8 @@ def logged(cmd: list[str], cwd: Path, python: Path, work: Path, tag: str,
 def repair(entry: dict[str, Any], source: Path, python: Path, work: Path, known: list[Known],
            before: dict[str, str], opts: dict[str, Any], deadline: Deadline,
            out: Row) -> None:  # fmt: skip
-    Tree(entry, source, python, deadline).reset()  # what the checks above left behind
+    origin = Tree(entry, source, python, deadline)
+    origin.reset()  # what the checks above left behind
     copy = fresh_copy(source, work / "fix-copy")
     report = json.loads((work / "detect-report.json").read_text())
     report["project"] = str(copy)
@@ -365,7 +366,7 @@ def repair(entry: dict[str, Any], source: Path, python: Path, work: Path, known:
     changed = sorted(t for t in set(before) | set(after)
                      if before.get(t) != after.get(t) and t not in repaired)  # fmt: skip
     if changed:  # a test whose outcome differs between two unpatched runs too is not the patch's
-        again = outcomes(Tree(entry, source, python, deadline).run([]))
+        again = outcomes(origin.run([]))
         flaky = {t for t in changed if again.get(t) != before.get(t)}
         if flaky:
             out.lines.append(f"outcomes that differ between unpatched runs too: {sorted(flaky)}")

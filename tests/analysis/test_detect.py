@@ -452,11 +452,12 @@ def test_default_strategy_runs_and_is_named() -> None:
     specs = [ODSpec(A0, "victim", polluters=[C3])]
     notes: list[str] = []
     report, _ = run_detect(specs, notice=notes.append)
-    assert report.stats.strategies == ["original", "timing", "tuscan"]
-    assert notes and "tuscan" in notes[0]
+    assert report.stats.strategies == ["original", "timing", "isolation", "tuscan"]
+    assert "running each test alone first" in notes[0] and "tuscan" in notes[1]
     timing = [a for a in report.stats.extras["coverage"] if a["strategy"] == "timing"]
     assert timing and timing[0]["orders_run"] == TIMING_ORDERS
     report, _ = run_detect(specs, max_orders=10, notice=notes.append)
+    assert "not running each test alone first" in notes[2]  # 12 orders: more than 10 / 4
     assert report.stats.strategies == ["original", "timing", "random-reverse"]
     assert report.stats.extras["search_orders"] == 10
 

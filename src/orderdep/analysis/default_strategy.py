@@ -1,5 +1,13 @@
 """The default search strategy: complete pair coverage (tuscan) when it fits, else
-random-reverse (see :mod:`orderdep.analysis.detect`), with the estimate behind the choice."""
+random-reverse (see :mod:`orderdep.analysis.detect`), with the estimate behind the choice;
+before it, each test alone (isolation) when that is cheap.
+
+Isolation finds the brittle that neither of them is likely to: one that fails only when
+no state-setter ran before it, and has many (a suite where any of 80 tests sets up what it
+reads). Pairs and random orders put such a test first among its setters rarely; alone, it
+fails at once. It costs one order per test, so it runs only when its estimate is within
+:data:`ISOLATION_SHARE` of the time (and of the order count) the search has.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +23,8 @@ from orderdep.core.tuscan import order_lower_bound
 
 # Time allowed for the default tuscan strategy when no budget is given.
 AUTO_TUSCAN_SECONDS = 3600.0
+# The share of the search's time and order count that isolation may take.
+ISOLATION_SHARE = 0.25
 # Up to this many tests, the tuscan estimate counts the orders of the plan itself (made
 # in well under a second; at 1,000 tests it takes half a minute).
 EXACT_PLAN_TESTS = 300
@@ -48,6 +58,40 @@ def estimate_tuscan(
         orders = math.ceil(order_lower_bound(sizes) * TUSCAN_EXCESS)
     executions = n * (n - 1) + orders
     return TuscanEstimate(orders, executions, pace.seconds(orders, executions, jobs))
+
+
+@dataclass(frozen=True)
+class IsolationPlan:
+    """Whether the default search runs each test alone first, its price, and why."""
+
+    runs: bool
+    orders: int
+    seconds: float
+    why: str
+
+
+def plan_isolation(
+    tests: int,
+    pace: Pace,
+    *,
+    jobs: int,
+    budget_left: Optional[float],
+    orders_left: Optional[int],
+) -> IsolationPlan:
+    """Whether ``tests`` tests, each alone, fit :data:`ISOLATION_SHARE` of what is left."""
+    seconds = pace.seconds(tests, tests, jobs)
+    allowed = AUTO_TUSCAN_SECONDS if budget_left is None else max(0.0, budget_left)
+    what = f"each test alone first (isolation: {tests} orders, ~{seconds:.0f} s estimated)"
+    share = f"{ISOLATION_SHARE:.0%}"
+    if orders_left is not None and tests > ISOLATION_SHARE * orders_left:
+        why = f"not running {what}: more than {share} of the orders --max-orders leaves ({orders_left})"
+        return IsolationPlan(False, 0, 0.0, why)
+    if seconds > ISOLATION_SHARE * allowed:
+        limit = "the budget left" if budget_left is not None else "the default limit"
+        why = f"not running {what}: more than {share} of {limit} ({allowed:.0f} s)"
+        return IsolationPlan(False, 0, 0.0, why)
+    why = f"running {what}: a test that fails alone but passed in the original order is brittle"
+    return IsolationPlan(True, tests, seconds, why)
 
 
 def choose_default(
@@ -86,7 +130,10 @@ def choose_default(
 __all__ = [
     "AUTO_TUSCAN_SECONDS",
     "EXACT_PLAN_TESTS",
+    "ISOLATION_SHARE",
+    "IsolationPlan",
     "TuscanEstimate",
     "choose_default",
     "estimate_tuscan",
+    "plan_isolation",
 ]

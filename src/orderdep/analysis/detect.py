@@ -6,7 +6,9 @@ with; DTDetector's setting, 001 §VI), then each requested strategy of
 that pass the first time and fail when run again in the same process (non-idempotent
 outcome, NIO). Suspects are then confirmed by :mod:`orderdep.analysis.confirm`.
 
-Default strategy (no strategy given), after the original order:
+Default strategy (no strategy given), after the original order: each test alone
+(``isolation``) when that fits a quarter of what is left (see
+:mod:`~orderdep.analysis.default_strategy`), then
 
 * ``tuscan`` (every consecutive pair of tests covered, 004 §5, so every victim of a single
   polluter and every brittle of a single state-setter is found) when its estimated cost
@@ -50,6 +52,7 @@ from orderdep.analysis.default_strategy import (
     TuscanEstimate,
     choose_default,
     estimate_tuscan,
+    plan_isolation,
 )
 from orderdep.analysis.estimate import TIMING_STRATEGY, Pace, per_od_test, timing_orders
 from orderdep.analysis.guided import (
@@ -212,12 +215,20 @@ def detect(
             search.run_stream(TIMING_STRATEGY, short, len(short))
             timed = [TIMING_STRATEGY]
         pace = Pace.of(original, search.results[before:])
+        budget_left, orders_left = search.budget_left(), search.orders_left()
+        alone = plan_isolation(
+            len(suite), pace, jobs=jobs, budget_left=budget_left, orders_left=orders_left
+        )
+        say(f"orderdep: {alone.why}")
+        if alone.runs:  # what it costs is not the pair search's
+            budget_left = None if budget_left is None else budget_left - alone.seconds
+            orders_left = None if orders_left is None else orders_left - alone.orders
         strategy, why = choose_default(
             groups,
             pace,
             jobs=jobs,
-            budget_left=search.budget_left(),
-            orders_left=search.orders_left(),
+            budget_left=budget_left,
+            orders_left=orders_left,
             per_od=lambda length: per_od_test(
                 pace,
                 len(suite),
@@ -229,7 +240,7 @@ def detect(
             rng=rng,
         )
         say(f"orderdep: no --strategy given, running {strategy}: {why}")
-        chosen = [strategy]
+        chosen = ["isolation", strategy] if alone.runs else [strategy]
     used = [
         "original",
         *(["changed-pairs"] if changed else []),

@@ -162,10 +162,14 @@ def describe(account: dict[str, Any], tests: Optional[int] = None) -> str:
 
     A strategy that plans pairs (:data:`PAIR_PROMISES`) is measured against its plan; any
     other one against every ordered pair of the ``tests`` (its orders only happen to run
-    some of them, so "all the pairs it ran" would read as full coverage)."""
+    some of them, so "all the pairs it ran" would read as full coverage); ``isolation``
+    by its orders alone."""
     planned, covered = account["pairs_planned"], account["pairs_covered"]
     run, promised = account["orders_run"], account.get("orders_promised")
-    if account["strategy"] in PAIR_PROMISES or not tests or tests < 2:
+    if account["strategy"] == "isolation":  # one test an order: pairs say nothing of it
+        of = promised or account["orders_planned"]
+        line = f"isolation: {run} of {of} orders, each test alone"
+    elif account["strategy"] in PAIR_PROMISES or not tests or tests < 2:
         pct = 100.0 * covered / planned if planned else 100.0
         line = (
             f"{account['strategy']}: {run} of {promised or account['orders_planned']} "

@@ -1,0 +1,87 @@
+"""The default search runs each test alone first when that is cheap: a brittle with many
+state-setters fails there, while pairs and random orders rarely put it first."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from types import SimpleNamespace
+from typing import Any, Optional
+
+import pytest
+
+from orderdep.analysis import default_strategy
+from orderdep.analysis import search as search_module
+from orderdep.analysis.default_strategy import ISOLATION_SHARE, plan_isolation
+from orderdep.analysis.detect import detect
+from orderdep.analysis.estimate import Pace
+from orderdep.core.odmodel import ODSpec
+from orderdep.core.outcomes import OrderResult
+from orderdep.core.replan import describe
+from orderdep.core.suite import Suite
+from orderdep.engine.probe import ProbeSpec
+from orderdep.synth.model import ModelExecutor
+
+# 16 modules of ten tests; the brittle passes after any of the other 159
+IDS = [f"tests/test_m{m}.py::test_{i}" for m in range(16) for i in range(10)]
+BRITTLE = IDS[-1]
+SPECS = [ODSpec(BRITTLE, "brittle", state_setters=[t for t in IDS if t != BRITTLE])]
+
+
+class ClockedModel(ModelExecutor):
+    """Each order takes 0.3 s plus 0.02 s a test, on a fake clock the search reads."""
+
+    def __init__(self, clock: list[float]) -> None:
+        super().__init__(Suite.from_ids(IDS), SPECS)
+        self.clock = clock
+
+    def run(self, order: Sequence[str], *, probe: Optional[ProbeSpec] = None) -> OrderResult:
+        got = super().run(order, probe=probe)
+        results = [replace(r, duration=0.02) for r in got.results]
+        self.clock[0] += 0.3 + 0.02 * len(order)
+        return replace(got, results=results, wall_seconds=0.3 + 0.02 * len(order))
+
+
+def run(monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[str], list[str], list[Any]]:
+    """A 240 s detection: 160 tests alone cost ~51 s, pair coverage far more."""
+    clock = [0.0]
+    monkeypatch.setattr(search_module, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    said: list[str] = []
+    report = detect(
+        ClockedModel(clock), seed=3, budget_seconds=240.0, notice=said.append, confirm_runs=2
+    )
+    coverage = report.stats.extras["coverage"]
+    return report.od_ids, report.stats.strategies, said, coverage
+
+
+def test_a_brittle_that_any_other_test_sets_up_is_found_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    found, strategies, said, coverage = run(monkeypatch)
+    assert strategies[:4] == ["original", "timing", "isolation", "random-reverse"]
+    alone = next(a for a in coverage if a["strategy"] == "isolation")
+    assert describe(alone, len(IDS)) == "isolation: 160 of 160 orders, each test alone"
+    assert any("running each test alone first (isolation: 160 orders" in s for s in said)
+    assert found == [BRITTLE]
+
+
+def test_without_isolation_the_same_search_misses_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the same orders with no room for isolation: this is what it adds
+    monkeypatch.setattr(default_strategy, "ISOLATION_SHARE", 0.0)
+    found, strategies, said, _ = run(monkeypatch)
+    assert "isolation" not in strategies and "random-reverse" in strategies
+    assert any("not running each test alone first" in s for s in said)
+    assert found == []
+
+
+def test_isolation_runs_only_within_its_share_of_time_and_orders() -> None:
+    pace = Pace(per_order=0.5, per_test=0.1)  # 40 tests alone: 24 s
+    fits = plan_isolation(40, pace, jobs=1, budget_left=24 / ISOLATION_SHARE, orders_left=None)
+    assert fits.runs and fits.orders == 40 and fits.seconds == pytest.approx(24.0)
+    assert "~24 s estimated" in fits.why and "brittle" in fits.why
+    short = plan_isolation(40, pace, jobs=1, budget_left=90.0, orders_left=None)
+    assert not short.runs and "more than 25% of the budget left (90 s)" in short.why
+    assert plan_isolation(40, pace, jobs=2, budget_left=90.0, orders_left=None).runs
+    few = plan_isolation(40, pace, jobs=1, budget_left=None, orders_left=159)
+    assert not few.runs and "--max-orders leaves (159)" in few.why
+    assert plan_isolation(40, pace, jobs=1, budget_left=None, orders_left=160).runs

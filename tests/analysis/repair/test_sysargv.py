@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from tests.analysis.repair.conftest import debug_first_polluter
+from tests.analysis.repair.corpus_helpers import plain_outcomes, repaired_brittle
 from tests.engine.conftest import write_files
 
 from orderdep.analysis.repair.fix import Repairer
@@ -60,3 +61,64 @@ def test_the_polluter_puts_the_command_line_back(engine: Engine) -> None:
     (ins,) = result.fix.insertions
     assert ins.test == T + "test_verbose_flag"
     assert "monkeypatch.setattr(sys, 'argv', list(sys.argv))" in ins.statements
+
+
+BRITTLE_FILES = {
+    "pytest.ini": "[pytest]\n",
+    "tool.py": """
+        import argparse
+        import sys
+
+
+        class Ladder:
+            def __init__(self, argv=None):
+                if argv:
+                    sys.argv = [sys.argv[0]] + argv
+                parser = argparse.ArgumentParser()
+                parser.add_argument("--dry-run", action="store_true")
+                parser.add_argument("dev")
+                self.options = parser.parse_args()
+        """,
+    "tests/test_ladder.py": """
+        from unittest import TestCase
+
+        from tool import Ladder
+
+
+        class LadderTests(TestCase):
+            def setUp(self):
+                self.ladder = Ladder(argv=["--dry-run", "eth0"])
+
+            def test_dev(self):
+                self.assertEqual(self.ladder.options.dev, "eth0")
+        """,
+    "tests/test_tune.py": """
+        from unittest import TestCase
+
+        from tool import Ladder
+
+
+        class TuneTests(TestCase):
+            def setUp(self):
+                self.tune = Ladder()
+
+            def test_all(self):
+                self.assertTrue(self.tune.options.dev)
+        """,
+}
+BRITTLE, SETTER = (
+    "tests/test_tune.py::TuneTests::test_all",
+    "tests/test_ladder.py::LadderTests::test_dev",
+)
+
+
+def test_a_brittle_gets_the_arguments_its_setter_left(tmp_path: Path) -> None:
+    root = write_files(tmp_path / "proj", BRITTLE_FILES)
+    before = plain_outcomes(root, [[BRITTLE, SETTER], [SETTER, BRITTLE]], tmp_path / "w0")
+    assert [o[BRITTLE] for o in before] == ["failed", "passed"]  # argparse exits: no dev
+    new = repaired_brittle(root, BRITTLE, SETTER, tmp_path / "w")
+    # the program name stays the run's own, a path of this machine; the arguments are set
+    assert (
+        "monkeypatch.setattr(sys, 'argv', [sys.argv[0], '--dry-run', 'eth0'])"
+        in (new["tests/test_tune.py"])
+    )

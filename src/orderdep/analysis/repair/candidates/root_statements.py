@@ -19,6 +19,7 @@ from orderdep.analysis.repair.candidates.container_edits import (
 )
 from orderdep.analysis.repair.candidates.logging_statements import logging_guards, logging_restores
 from orderdep.analysis.repair.candidates.value_literals import (
+    argv_arguments,
     attribute_literals,
     attribute_restores,
     changed_attributes,
@@ -194,6 +195,13 @@ def restore_statements(
                 for f, v in decimal_changes(root).items()]  # fmt: skip
         if sets:
             out.append((["import decimal", *sets], ["monkeypatch"]))
+    elif root.kind == "sysargv" and whole:
+        # a brittle: the arguments its setter left (the program name stays the run's)
+        args = argv_arguments(root)
+        if args is not None:
+            argv = ", ".join(["sys.argv[0]", *args])
+            stmt = f"monkeypatch.setattr(sys, 'argv', [{argv}])"
+            out.append((["import sys", stmt], ["monkeypatch"]))
     elif root.kind == "cwd" and p.literal is not None:
         where = (
             "request.config.rootpath"

@@ -85,3 +85,14 @@ def test_isolation_runs_only_within_its_share_of_time_and_orders() -> None:
     few = plan_isolation(40, pace, jobs=1, budget_left=None, orders_left=159)
     assert not few.runs and "--max-orders leaves (159)" in few.why
     assert plan_isolation(40, pace, jobs=1, budget_left=None, orders_left=160).runs
+
+
+def test_isolation_that_costs_two_whole_orders_takes_their_place() -> None:
+    pace = Pace(per_order=0.05, per_test=0.07)  # 127 tests: 9 s an order, 15 s alone
+    plan = plan_isolation(127, pace, jobs=1, budget_left=15.0, orders_left=None)
+    assert plan.runs and plan.seconds == pytest.approx(15.24)
+    # not when not even one whole order fits what is left
+    assert not plan_isolation(127, pace, jobs=1, budget_left=8.0, orders_left=None).runs
+    # nor when the orders' own overhead makes it dearer than two of them
+    dear = Pace(per_order=0.5, per_test=0.07)
+    assert not plan_isolation(127, dear, jobs=1, budget_left=60.0, orders_left=None).runs

@@ -6,7 +6,9 @@ Isolation finds the brittle that neither of them is likely to: one that fails on
 no state-setter ran before it, and has many (a suite where any of 80 tests sets up what it
 reads). Pairs and random orders put such a test first among its setters rarely; alone, it
 fails at once. It costs one order per test, so it runs only when its estimate is within
-:data:`ISOLATION_SHARE` of the time (and of the order count) the search has.
+:data:`ISOLATION_SHARE` of the time (and of the order count) the search has, or when it
+costs no more than two whole orders and one of them fits the time left (tests whose own
+time dominates, where it takes the place of two random orders).
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ def plan_isolation(
     budget_left: Optional[float],
     orders_left: Optional[int],
 ) -> IsolationPlan:
-    """Whether ``tests`` tests, each alone, fit :data:`ISOLATION_SHARE` of what is left."""
+    """Whether ``tests`` tests, each alone, fit what is left (see the module docstring)."""
     seconds = pace.seconds(tests, tests, jobs)
     allowed = AUTO_TUSCAN_SECONDS if budget_left is None else max(0.0, budget_left)
     what = f"each test alone first (isolation: {tests} orders, ~{seconds:.0f} s estimated)"
@@ -86,7 +88,12 @@ def plan_isolation(
     if orders_left is not None and tests > ISOLATION_SHARE * orders_left:
         why = f"not running {what}: more than {share} of the orders --max-orders leaves ({orders_left})"
         return IsolationPlan(False, 0, 0.0, why)
-    if seconds > ISOLATION_SHARE * allowed:
+    # alone, each test runs once, as in one order of the suite, plus an order's overhead:
+    # where the tests' own time dominates it costs about two whole orders, which are
+    # worth less to a brittle with many setters, so it takes their place
+    two_orders = pace.seconds(2, 2 * tests, jobs)
+    cheap = seconds <= two_orders and pace.seconds(1, tests, jobs) <= allowed
+    if seconds > ISOLATION_SHARE * allowed and not cheap:
         limit = "the budget left" if budget_left is not None else "the default limit"
         why = f"not running {what}: more than {share} of {limit} ({allowed:.0f} s)"
         return IsolationPlan(False, 0, 0.0, why)

@@ -196,7 +196,7 @@ def test_fix_prints_verified_patches_and_leaves_the_tree_alone(
     lines = out.splitlines()
     assert '+    request.addfinalizer(lambda: jobs._JOBS.pop("job_7", None))' in lines
     assert (
-        "+    # Set up the state this test needs (as test_load_prod does); it is put back when the"
+        "+    # Set up the state this test needs (as test_load_prod does), undone when it ends."
         in lines
     )
     assert '+    monkeypatch.setitem(config._CONFIG, "mode", "prod")' in lines

@@ -440,14 +440,13 @@ def test_fixture_strategy_adds_an_autouse_fixture_to_a_new_conftest(engine: Engi
         new file mode 100644
         --- /dev/null
         +++ b/tests/conftest.py
-        @@ -0,0 +1,8 @@
+        @@ -0,0 +1,7 @@
         +import pytest
         +
         +
         +@pytest.fixture(autouse=True)
         +def _restore_app_debug(monkeypatch):
-        +    # Unset $APP_DEBUG before every test: test_env_unset fails when an earlier test
-        +    # leaves it set.
+        +    # Unset $APP_DEBUG before every test (test_env_unset needs it).
         +    monkeypatch.delenv('APP_DEBUG', raising=False)
         """
     )

@@ -220,3 +220,23 @@ def test_a_multi_line_string_keeps_its_text_in_a_new_fixture(classes: list[str])
     assert "first\nsecond" in new
     compile(new, "test_kv.py", "exec")
     assert new.splitlines()[fixture + 1].strip() == "# Set up."
+
+
+def test_a_comment_is_one_line_shortened_as_far_as_it_must() -> None:
+    from orderdep.analysis.repair.write.fixture_patches import comment_lines, one_line
+
+    said = "Set up the state this test needs (as TestA.test_b does); it is put back when it ends."
+    assert one_line(said, 100) == said
+    assert one_line(said, 80) == (
+        "Set up the state this test needs (as test_b does); it is put back when it ends."
+    )
+    assert one_line(said, 60) == "Set up the state this test needs (as test_b does)."
+    undo = "Undo this test's change to app.jobs._JOBS when it ends (test_no_jobs needs it)."
+    assert one_line(undo, 60) == "Undo this test's change to app.jobs._JOBS when it ends."
+    assert one_line(undo, 45) == "Undo this test's change to app.jobs._JOBS."
+    scope = "Function scope (was session): test_a changes the value; test_b needs a fresh one."
+    assert one_line(scope, 70) == "Function scope (was session): test_a changes the value."
+    assert one_line(undo, 20) is None
+    # what cannot be one line is wrapped whole
+    lines = [line.comment.value for line in comment_lines(undo, 88 - 22)]
+    assert len(lines) > 1 and " ".join(x[2:] for x in lines) == undo

@@ -118,7 +118,8 @@ def test_a_brittle_gets_the_arguments_its_setter_left(tmp_path: Path) -> None:
     assert [o[BRITTLE] for o in before] == ["failed", "passed"]  # argparse exits: no dev
     new = repaired_brittle(root, BRITTLE, SETTER, tmp_path / "w")
     # the program name stays the run's own, a path of this machine; the arguments are set
+    # in a TestCase, as unittest has it: the old value set back at clean-up
     assert (
-        "monkeypatch.setattr(sys, 'argv', [sys.argv[0], '--dry-run', 'eth0'])"
-        in (new["tests/test_tune.py"])
-    )
+        "        self.addCleanup(setattr, sys, 'argv', sys.argv)\n"
+        "        sys.argv = [sys.argv[0], '--dry-run', 'eth0']\n"
+    ) in new["tests/test_tune.py"]

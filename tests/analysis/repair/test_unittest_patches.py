@@ -146,3 +146,26 @@ def test_a_name_the_method_already_takes_needs_no_fixture() -> None:
     ) in out
     with pytest.raises(UsageError, match="cannot take pytest fixture"):  # one it lacks
         apply_insertion(source, insertion(test, ["self.db.insert(key)"], ["key"]))
+
+
+def test_one_or_two_plain_setattrs_become_add_cleanup_and_an_assignment() -> None:
+    argv = ["import sys", "monkeypatch.setattr(sys, 'argv', [sys.argv[0], '-v'])"]
+    assert adapt_statements(argv, ["monkeypatch"], "setUp", "tests/test_a.py") == [
+        "import sys",
+        "self.addCleanup(setattr, sys, 'argv', sys.argv)",
+        "sys.argv = [sys.argv[0], '-v']",
+    ]
+    # the test's own change undone: the old value set back when it ends, nothing else
+    undo = ["monkeypatch.setattr(core, 'handler', core.handler)"]
+    assert adapt_statements(undo, ["monkeypatch"], "setUpClass", "tests/test_a.py") == [
+        "cls.addClassCleanup(setattr, core, 'handler', core.handler)"
+    ]
+    # a class (a static method would come back plain), a keyword, three calls: MonkeyPatch
+    for stmts in (
+        ["monkeypatch.setattr(Client, 'timeout', 3)"],
+        ["monkeypatch.setattr(app, 'x', 1, raising=False)"],
+        [f"monkeypatch.setattr(app, {name!r}, 1)" for name in ("a", "b", "c")],
+        ["monkeypatch.setenv('X', '1')"],
+    ):
+        out = adapt_statements(stmts, ["monkeypatch"], "test_x", "tests/test_a.py")
+        assert "monkeypatch = pytest.MonkeyPatch()" in out, stmts

@@ -296,7 +296,7 @@ def _comment_text(
         return (
             "Set up the state this test needs"
             + (f" (as {first} does)" if first else "")
-            + ("; it is put back when the test ends." if undone else ".")
+            + (", undone when it ends." if undone else ".")
         )
     earlier = f"an earlier test ({first})" if first else "an earlier test"
     if cand.strategy == "cleaner":

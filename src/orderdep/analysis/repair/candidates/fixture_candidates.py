@@ -151,10 +151,7 @@ def autouse_candidates(
             return []
         per_root.append((root, alts))
     out: list[Candidate] = []
-    comment = (
-        f"Put {what} back after every test: {short_name(finding.test)} fails "
-        f"when an earlier test leaves {'them' if len(roots) > 1 else 'it'} changed."
-    )
+    comment = f"Put {what} back after every test ({short_name(finding.test)} needs it)."
     name = fixture_slug(roots[0]) if len(roots) == 1 else group_slug(roots)
     for i in range(max((len(a) for _, a in per_root), default=0)):
         # one fixture for every root: the roots a victim needs back are one state
@@ -167,10 +164,7 @@ def autouse_candidates(
     unset = [r.var for r in roots if r.kind == "env" and r.var and not r.passing.present]
     if roots and len(unset) == len(roots):  # one line each: unset before every test
         stmts = [f"monkeypatch.delenv({var!r}, raising=False)" for var in unset]
-        said = (
-            f"Unset {what} before every test: {short_name(finding.test)} fails when an "
-            f"earlier test leaves {'them' if len(roots) > 1 else 'it'} set."
-        )
+        said = f"Unset {what} before every test ({short_name(finding.test)} needs it)."
         base = insertion(f"{conftest}::{name}", stmts, ["monkeypatch"])
         ins = Insertion(base.test, base.statements, base.fixtures, None, said, edit="autouse")
         out.append(Candidate("fixture", f"autouse fixture in {conftest} unsets {what}", [ins]))

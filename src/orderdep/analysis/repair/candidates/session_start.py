@@ -80,8 +80,8 @@ def session_start_candidates(
             )
         )  # fmt: skip
         comment = (
-            f"Put {friendly(root.name)} back before every test: {short_name(finding.test)} "
-            "fails when an earlier test, or a teardown after it, leaves it changed."
+            f"Put {friendly(root.name)} back before every test "
+            f"({short_name(finding.test)} needs it)."
         )
         insertions.append(
             Insertion(

@@ -20,6 +20,7 @@ Both are :class:`~orderdep.analysis.repair.write.patches.Insertion` s with anoth
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Sequence
 from typing import Optional
@@ -33,9 +34,33 @@ from orderdep.errors import UsageError
 COMMENT_WIDTH = 88
 
 
+# ``TestA.test_b`` named in a parenthesis, as comments name tests
+_CLASS_QUALIFIED = re.compile(r"\b\w+\.(test\w*)")
+_PARENTHESIS = re.compile(r" \([^()]*\)")
+_CLAUSE = re.compile(r"[;:] ")
+_WHEN = re.compile(r" when (it|the test) ends")
+
+
+def one_line(text: str, width: int) -> Optional[str]:
+    """``text`` within ``width`` columns, shortened if need be: tests named by function
+    alone in parentheses, then the clause after a ``;`` (then a ``:``) left out, then the
+    parentheses, then "when it ends"; None when even that does not fit."""
+    named = _PARENTHESIS.sub(lambda m: _CLASS_QUALIFIED.sub(r"\1", m.group(0)), text)
+    first = named.split("; ", 1)[0].rstrip(".") + "."
+    head = _CLAUSE.split(named, maxsplit=1)[0].rstrip(".") + "."
+    bare = _PARENTHESIS.sub("", head)
+    for variant in (text, named, first, head, bare, _WHEN.sub("", bare)):
+        if len(variant) <= width:
+            return variant
+    return None
+
+
 def comment_lines(text: Optional[str], indent: int = 0) -> list[cst.EmptyLine]:
-    """``text`` as comment lines that fit in :data:`COMMENT_WIDTH` columns."""
-    lines = textwrap.wrap(text or "", COMMENT_WIDTH - indent - 2)
+    """``text`` as comment lines that fit in :data:`COMMENT_WIDTH` columns: one line,
+    shortened as :func:`one_line` does, when it can be."""
+    width = COMMENT_WIDTH - indent - 2
+    line = one_line(text or "", width)
+    lines = [line] if line else textwrap.wrap(text or "", width)
     return [cst.EmptyLine(comment=cst.Comment(f"# {line}")) for line in lines]
 
 

@@ -6,7 +6,9 @@ are rewritten to what such a class has (:func:`adapt_statements`):
 
 * ``monkeypatch`` becomes a local ``pytest.MonkeyPatch()`` whose ``undo`` is registered
   with ``self.addCleanup`` (``cls.addClassCleanup`` in ``setUpClass``), so the change
-  still ends with the test (or the class);
+  still ends with the test (or the class); one or two plain ``monkeypatch.setattr`` calls
+  become what a TestCase writes without pytest, ``self.addCleanup(setattr, owner, name,
+  old value)`` and the assignment;
 * ``request.addfinalizer(f)`` becomes ``self.addCleanup(f)``;
 * ``request.config.rootpath`` becomes the project root reached from ``__file__``.
 
@@ -60,6 +62,9 @@ def adapt_statements(
     imports = [s for s in statements if s.startswith(("import ", "from "))]
     body = [s for s in statements if s not in imports]
     head: list[str] = []
+    plain = plain_setattrs(body, cleanup) if "monkeypatch" in fixtures else None
+    if plain is not None:
+        body, fixtures = plain, [f for f in fixtures if f != "monkeypatch"]
     if "monkeypatch" in fixtures:
         imports.append("import pytest")
         head += ["monkeypatch = pytest.MonkeyPatch()", f"{cleanup}monkeypatch.undo)"]
@@ -71,6 +76,56 @@ def adapt_statements(
             imports.append("import pathlib")
         out.append(text)
     return [*dict.fromkeys(imports), *head, *out]
+
+
+def _setattr_parts(text: str) -> Optional[tuple[str, str, str]]:
+    """(owner, name, value) of ``monkeypatch.setattr(owner, 'name', value)``, else None."""
+    try:
+        stmt = cst.parse_statement(text)
+    except cst.ParserSyntaxError:
+        return None
+    if not (isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr)):
+        return None
+    call = stmt.body[0].value
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
+        return None
+    target = call.func
+    if not (isinstance(target.value, cst.Name) and target.value.value == "monkeypatch"):
+        return None
+    if target.attr.value != "setattr" or len(call.args) != 3 or any(a.keyword for a in call.args):
+        return None
+    name = call.args[1].value
+    if not isinstance(name, cst.SimpleString) or not str(name.evaluated_value).isidentifier():
+        return None
+    code = cst.Module([]).code_for_node
+    return code(call.args[0].value), str(name.evaluated_value), code(call.args[2].value)
+
+
+def plain_setattrs(body: Sequence[str], cleanup: str) -> Optional[list[str]]:
+    """``body``'s ``monkeypatch`` calls as the two lines a TestCase writes without pytest,
+    ``cleanup``'s ``setattr`` of the old value then the assignment (one line when the
+    value is the old one: the change to undo is the test's own); None unless every use of
+    ``monkeypatch`` is a plain three-argument ``setattr`` on a module or an object named in
+    lower case (on a class, monkeypatch's own undo keeps a static or class method as it
+    was), at most two of them (beyond, the ``MonkeyPatch`` object is the shorter)."""
+    out: list[str] = []
+    calls = 0
+    for text in body:
+        parts = _setattr_parts(text) if "monkeypatch" in text else None
+        if "monkeypatch" in text and parts is None:
+            return None
+        if parts is None:
+            out.append(text)
+            continue
+        owner, name, value = parts
+        if not owner.rsplit(".", 1)[-1][:1].islower():
+            return None  # a class: monkeypatch keeps a static or class method as it was
+        calls += 1
+        old = f"{owner}.{name}"
+        out.append(f"{cleanup}setattr, {owner}, {name!r}, {old})")
+        if value != old:
+            out.append(f"{old} = {value}")
+    return out if 0 < calls <= 2 else None
 
 
 def testcase_methods(source: str, classes: Sequence[str]) -> Optional[set[str]]:

@@ -143,6 +143,7 @@ def started_both(pids: Path, count: int) -> Callable[[], bool]:
     return lambda: pids.exists() and len(pids.read_text().split()) >= count
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_check_that_outlasts_its_share_of_the_budget_is_stopped_and_caches_nothing(
     tmp_path: Path, jobs: int

@@ -322,6 +322,7 @@ SEEDED = {
 D = "tests/test_draws.py::"
 
 
+@pytest.mark.slow
 def test_generators_the_suite_seeded_start_each_order_as_in_a_fresh_process(
     make_project: ProjectWriter, tmp_path: Path
 ) -> None:

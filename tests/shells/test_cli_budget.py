@@ -136,6 +136,7 @@ def test_ctrl_c_during_classification_saves_the_report_and_the_command_resumes(
     assert "to go on where it stopped" not in out
 
 
+@pytest.mark.slow
 def test_classify_with_a_spent_budget_marks_every_test_and_prints_a_command_that_runs(
     cli: CliRunner, project: Path
 ) -> None:
@@ -161,6 +162,7 @@ def test_classify_with_a_spent_budget_marks_every_test_and_prints_a_command_that
     assert "to go on where it stopped" not in out
 
 
+@pytest.mark.slow
 def test_a_budget_spent_in_the_fork_check_writes_a_report_and_says_what_to_do(
     cli: CliRunner, tmp_path: Path
 ) -> None:

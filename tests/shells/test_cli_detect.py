@@ -337,6 +337,7 @@ def test_flakerate_needs_classified_tests(
     assert "orderdep detect" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_copy_of_the_project_with_its_store_resumes_too(
     far_project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -54,6 +54,7 @@ def _no_hypothesis_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
 
 
+@pytest.mark.slow
 def test_doctor_finds_a_planted_mismatch_and_its_commands_show_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -82,6 +83,7 @@ def test_doctor_side_by_side_finds_the_same_mismatch(
     assert "fork failed, subprocess passed, plain passed" in out and PID_TEST in out
 
 
+@pytest.mark.slow
 def test_doctor_on_a_faithful_project_reports_none(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -158,6 +160,7 @@ def _samples_drawn(monkeypatch: pytest.MonkeyPatch) -> list[list[SampleOrder]]:
     return drawn
 
 
+@pytest.mark.slow
 def test_a_budget_too_small_for_the_sample_is_no_clean_result_and_says_how_to_go_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -82,6 +82,7 @@ def test_a_repair_the_budget_ends_in_stops_there_and_says_so(
     assert f"orderdep: the budget ran out before 1 OD test(s) were repaired:\n  {VICTIM}" in out
 
 
+@pytest.mark.slow
 def test_a_stopped_apply_keeps_each_verified_patch_and_a_rerun_goes_on(
     tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

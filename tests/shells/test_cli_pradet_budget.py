@@ -10,6 +10,7 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
 from clitools import POLLUTER, VICTIM, write_files
 
 if TYPE_CHECKING:
@@ -91,6 +92,7 @@ def test_refine_again_takes_its_orders_from_the_store(od_project: Path, cli: Cli
     assert untimed(again) == untimed(out)
 
 
+@pytest.mark.slow
 def test_a_collection_longer_than_the_budget_is_killed_at_its_end(
     tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None
 ) -> None:

@@ -260,6 +260,7 @@ def signal_tries(tmp_path: Path, seed: int, plan: list[tuple[int, str]]) -> list
     return tries
 
 
+@pytest.mark.slow
 def test_a_signal_in_any_phase_leaves_no_process_and_no_directory(tmp_path: Path) -> None:
     plan = [
         (signal.SIGINT, "check"),

@@ -291,6 +291,7 @@ def _fix_and_apply(
     return root, out.getvalue(), err.getvalue()[start:]
 
 
+@pytest.mark.slow
 def test_fix_apply_on_victims_of_one_class_leaves_one_block_and_holds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -308,6 +309,7 @@ def test_fix_apply_on_victims_of_one_class_leaves_one_block_and_holds(
         assert set(outcome.values()) == {"passed"}, outcome
 
 
+@pytest.mark.slow
 def test_fix_apply_on_a_state_many_polluters_write_adds_one_fixture(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -96,3 +96,34 @@ def test_isolation_that_costs_two_whole_orders_takes_their_place() -> None:
     # nor when the orders' own overhead makes it dearer than two of them
     dear = Pace(per_order=0.5, per_test=0.07)
     assert not plan_isolation(127, dear, jobs=1, budget_left=60.0, orders_left=None).runs
+
+
+def test_the_time_kept_for_what_the_search_finds_counts_as_room() -> None:
+    pace = Pace(per_order=0.05, per_test=0.07)  # 127 tests: 9 s an order, 15 s alone
+    short = plan_isolation(127, pace, jobs=1, budget_left=5.0, orders_left=None)
+    assert not short.runs and "the budget left (5 s)" in short.why
+    roomy = plan_isolation(127, pace, jobs=1, budget_left=5.0, orders_left=None, kept=30.0)
+    assert roomy.runs
+    dear = Pace(per_order=0.5, per_test=0.07)  # 72 s alone
+    said = plan_isolation(127, dear, jobs=1, budget_left=5.0, orders_left=None, kept=30.0).why
+    assert "of the budget left with the time kept for what the search finds (35 s)" in said
+
+
+def test_a_search_with_little_budget_left_runs_isolation_on_the_time_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = [0.0]
+    monkeypatch.setattr(search_module, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    said: list[str] = []
+
+    def extend() -> float:  # 160 tests alone, ~51 s: a quarter of 12 s + 250 s
+        return 250.0
+
+    report = detect(
+        ClockedModel(clock), seed=3, budget_seconds=12.0, extend_search=extend,
+        notice=said.append, confirm_runs=2,
+    )  # fmt: skip
+    assert "isolation" in report.stats.strategies, said
+    assert report.od_ids == [BRITTLE]
+    # the search went on past its own budget: on the time kept, once
+    assert any("the search goes on with the time kept" in s for s in said)

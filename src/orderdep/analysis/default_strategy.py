@@ -8,7 +8,9 @@ reads). Pairs and random orders put such a test first among its setters rarely; 
 fails at once. It costs one order per test, so it runs only when its estimate is within
 :data:`ISOLATION_SHARE` of the time (and of the order count) the search has, or when it
 costs no more than two whole orders and one of them fits the time left (tests whose own
-time dominates, where it takes the place of two random orders).
+time dominates, where it takes the place of two random orders). The time left counts
+what a search that finds nothing gets on top of its share: isolation that finds nothing
+spends it as random orders would, and one that finds a brittle leaves the rest to it.
 """
 
 from __future__ import annotations
@@ -79,10 +81,14 @@ def plan_isolation(
     jobs: int,
     budget_left: Optional[float],
     orders_left: Optional[int],
+    kept: Optional[float] = None,
 ) -> IsolationPlan:
-    """Whether ``tests`` tests, each alone, fit what is left (see the module docstring)."""
+    """Whether ``tests`` tests, each alone, fit what is left (see the module docstring);
+    ``kept``: the seconds the search gets on top of ``budget_left`` when it has found
+    nothing by then (the time kept for confirming and classifying what it finds)."""
     seconds = pace.seconds(tests, tests, jobs)
     allowed = AUTO_TUSCAN_SECONDS if budget_left is None else max(0.0, budget_left)
+    allowed += max(0.0, kept or 0.0)
     what = f"each test alone first (isolation: {tests} orders, ~{seconds:.0f} s estimated)"
     share = f"{ISOLATION_SHARE:.0%}"
     if orders_left is not None and tests > ISOLATION_SHARE * orders_left:
@@ -95,6 +101,8 @@ def plan_isolation(
     cheap = seconds <= two_orders and pace.seconds(1, tests, jobs) <= allowed
     if seconds > ISOLATION_SHARE * allowed and not cheap:
         limit = "the budget left" if budget_left is not None else "the default limit"
+        if kept:
+            limit += " with the time kept for what the search finds"
         why = f"not running {what}: more than {share} of {limit} ({allowed:.0f} s)"
         return IsolationPlan(False, 0, 0.0, why)
     why = f"running {what}: a test that fails alone but passed in the original order is brittle"

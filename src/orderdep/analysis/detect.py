@@ -217,8 +217,9 @@ def detect(
         pace = Pace.of(original, search.results[before:])
         budget_left, orders_left = search.budget_left(), search.orders_left()
         alone = plan_isolation(
-            len(suite), pace, jobs=jobs, budget_left=budget_left, orders_left=orders_left
-        )
+            len(suite), pace, jobs=jobs, budget_left=budget_left, orders_left=orders_left,
+            kept=search.extension_offered(),
+        )  # fmt: skip
         say(f"orderdep: {alone.why}")
         if alone.runs:  # what it costs is not the pair search's
             budget_left = None if budget_left is None else budget_left - alone.seconds

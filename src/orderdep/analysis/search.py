@@ -104,6 +104,13 @@ class Search:
             suspects = len(self.failed_seen)
             self.on_progress(DetectProgress("search", strategy, done, planned, suspects, 0))
 
+    def extension_offered(self) -> Optional[float]:
+        """The seconds the search would get on top of its budget if it found nothing by its
+        end, as things stand (None: none)."""
+        if self.extend is None or self.flipped or self.extended:
+            return None
+        return self.extend()
+
     def _may_start(self) -> bool:
         left = self.budget_left()
         if self.extended and self.flipped:

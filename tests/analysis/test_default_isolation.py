@@ -17,6 +17,7 @@ from orderdep.analysis.detect import detect
 from orderdep.analysis.estimate import Pace
 from orderdep.core.odmodel import ODSpec
 from orderdep.core.outcomes import OrderResult
+from orderdep.core.promise import shortfalls
 from orderdep.core.replan import describe
 from orderdep.core.suite import Suite
 from orderdep.engine.probe import ProbeSpec
@@ -127,3 +128,31 @@ def test_a_search_with_little_budget_left_runs_isolation_on_the_time_kept(
     assert report.od_ids == [BRITTLE]
     # the search went on past its own budget: on the time kept, once
     assert any("the search goes on with the time kept" in s for s in said)
+
+
+class SlowAloneModel(ClockedModel):
+    """A test alone pays a second of set-up the short timing orders did not show."""
+
+    def run(self, order: Sequence[str], *, probe: Optional[ProbeSpec] = None) -> OrderResult:
+        if len(order) == 1:
+            self.clock[0] += 1.0
+        return super().run(order, probe=probe)
+
+
+def test_isolation_stops_at_twice_its_estimate_and_the_chosen_strategy_gets_the_rest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = [0.0]
+    monkeypatch.setattr(search_module, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    said: list[str] = []
+    report = detect(
+        SlowAloneModel(clock), seed=3, budget_seconds=240.0, notice=said.append, confirm_runs=2
+    )
+    alone = next(a for a in report.stats.extras["coverage"] if a["strategy"] == "isolation")
+    assert 0 < alone["orders_run"] < len(IDS)  # ~51 s estimated, 1.32 s an order: ~78 of 160
+    assert any("isolation stopped at 2x its estimate" in s for s in said), said
+    rr = next(a for a in report.stats.extras["coverage"] if a["strategy"] == "random-reverse")
+    assert rr["orders_run"] > 0
+    # an extra of the default, not its promise: stopping it is no shortfall
+    assert report.stats.extras["promised"] == ["original", "timing", "random-reverse"]
+    assert shortfalls(report) == []

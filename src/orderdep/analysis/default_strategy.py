@@ -29,6 +29,8 @@ from orderdep.core.tuscan import order_lower_bound
 AUTO_TUSCAN_SECONDS = 3600.0
 # The share of the search's time and order count that isolation may take.
 ISOLATION_SHARE = 0.25
+# Isolation stops at this many times its estimate: the strategy after it gets the rest.
+ISOLATION_OVERRUN = 2.0
 # Up to this many tests, the tuscan estimate counts the orders of the plan itself (made
 # in well under a second; at 1,000 tests it takes half a minute).
 EXACT_PLAN_TESTS = 300
@@ -145,6 +147,7 @@ def choose_default(
 __all__ = [
     "AUTO_TUSCAN_SECONDS",
     "EXACT_PLAN_TESTS",
+    "ISOLATION_OVERRUN",
     "ISOLATION_SHARE",
     "IsolationPlan",
     "TuscanEstimate",

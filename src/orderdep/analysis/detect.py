@@ -8,7 +8,8 @@ outcome, NIO). Suspects are then confirmed by :mod:`orderdep.analysis.confirm`.
 
 Default strategy (no strategy given), after the original order: each test alone
 (``isolation``) when that fits a quarter of what is left (see
-:mod:`~orderdep.analysis.default_strategy`), then
+:mod:`~orderdep.analysis.default_strategy`), for at most twice its estimate (an extra: the
+strategy chosen next is what the search promises), then
 
 * ``tuscan`` (every consecutive pair of tests covered, 004 §5, so every victim of a single
   polluter and every brittle of a single state-setter is found) when its estimated cost
@@ -49,6 +50,8 @@ from orderdep.analysis.confirm_chunks import confirm_in_chunks
 from orderdep.analysis.default_strategy import (
     AUTO_TUSCAN_SECONDS,
     EXACT_PLAN_TESTS,
+    ISOLATION_OVERRUN,
+    IsolationPlan,
     TuscanEstimate,
     choose_default,
     estimate_tuscan,
@@ -207,6 +210,7 @@ def detect(
             probed = [PROBED_STRATEGY]
     chosen = list(dict.fromkeys(strategies))
     timed: list[str] = []
+    alone: Optional[IsolationPlan] = None  # each test alone, when the default adds it
     if not chosen and search.results:
         original = search.results[0]
         before = len(search.results)
@@ -254,7 +258,17 @@ def detect(
         if search.stopped:
             break
         open_ended = False
-        if strategy == "random-reverse":
+        if strategy == "isolation" and alone is not None and alone.runs:
+            # the default's extra: at most twice its estimate, then the chosen strategy
+            cap = ISOLATION_OVERRUN * alone.seconds
+            run = search.run_stream(strategy, gen.isolation(suite.ids), len(suite), seconds=cap)
+            if run < len(suite) and not search.stopped:
+                say(
+                    f"orderdep: isolation stopped at {ISOLATION_OVERRUN:g}x its estimate "
+                    f"({cap:.0f} s): {run} of {len(suite)} tests ran alone; the rest of the "
+                    f"time goes to {chosen[-1]}"
+                )
+        elif strategy == "random-reverse":
             total = _rounds(rounds, search)
             open_ended = total is None
             search.random_reverse(groups, rng, total)
@@ -276,7 +290,8 @@ def detect(
             run = search.run_stream(strategy, rotated, len(planned))
             next_order[strategy] = (first + run) % max(1, len(planned))
     search.cover_missing_pairs()
-    promised = list(used)
+    # isolation the default added is an extra: the strategy chosen is what it promises
+    promised = [s for s in used if not (s == "isolation" and alone is not None and alone.runs)]
     # An open-ended strategy ends at a limit by design; budget left after the strategies
     # goes to orders for dependencies on several tests, which end at the budget too
     # (neither is "stopped early" unless interrupted).

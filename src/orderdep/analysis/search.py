@@ -279,16 +279,25 @@ class Search:
             self.count += len(batch)
 
     def run_stream(
-        self, strategy: str, orders: Iterable[list[str]], planned: Optional[int], nio: bool = False
+        self,
+        strategy: str,
+        orders: Iterable[list[str]],
+        planned: Optional[int],
+        nio: bool = False,
+        seconds: Optional[float] = None,
     ) -> int:
-        """Run a (possibly endless) stream of orders until it ends or the budget does;
-        return how many ran."""
+        """Run a (possibly endless) stream of orders until it ends or the budget does, or,
+        with ``seconds``, until it has run that long (the search goes on); return how many
+        ran."""
         it: Iterator[list[str]] = iter(orders)
         done = 0
         self.begin(strategy)
         self.account.promised = planned
         self._progress(strategy, done, planned)
+        start = self.elapsed()
         while not self.stopped:
+            if seconds is not None and self.elapsed() - start >= seconds:
+                break
             batch = list(itertools.islice(it, self.slice_size()))
             if not batch:
                 break

@@ -159,19 +159,21 @@ def settings_changes(root: RootInfo) -> dict[str, object]:
 
 def argv_arguments(root: RootInfo) -> Optional[list[str]]:
     """The literals of ``sys.argv[1:]`` where the test passes, when they differ from where
-    it fails and name nothing of this machine (an absolute path is left out: the program
-    name ``sys.argv[0]`` is kept as the run has it)."""
-    passing, failing = root.passing.desc, root.failing.desc
-    if not (isinstance(passing, list) and len(passing) == 3 and passing[0] == "seq"):
+    it fails; None when one of them is an absolute path (a patch names nothing of this
+    machine; the program name ``sys.argv[0]`` is the run's own, not written)."""
+
+    def arguments(desc: Any) -> Optional[list[Any]]:
+        if isinstance(desc, list) and len(desc) == 3 and desc[0] == "seq":
+            return list(desc[2][1:])
         return None
-    items = passing[2][1:]
+
+    items = arguments(root.passing.desc)
+    if items is None or items == arguments(root.failing.desc):
+        return None
     literals = [_atom_literal(item) for item in items]
     if any(x is None for x in literals):
         return None
     texts = [ast.literal_eval(str(x)) for x in literals]
     if not all(isinstance(t, str) and not t.startswith("/") for t in texts):
-        return None
-    before = failing[2][1:] if isinstance(failing, list) and len(failing) == 3 else None
-    if before == items:
         return None
     return [str(x) for x in literals]

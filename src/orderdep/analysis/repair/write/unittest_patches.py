@@ -111,12 +111,12 @@ def plain_setattrs(body: Sequence[str], cleanup: str) -> Optional[list[str]]:
     out: list[str] = []
     calls = 0
     for text in body:
-        parts = _setattr_parts(text) if "monkeypatch" in text else None
-        if "monkeypatch" in text and parts is None:
-            return None
-        if parts is None:
+        if "monkeypatch" not in text:
             out.append(text)
             continue
+        parts = _setattr_parts(text)
+        if parts is None:
+            return None
         owner, name, value = parts
         if not owner.rsplit(".", 1)[-1][:1].islower():
             return None  # a class: monkeypatch keeps a static or class method as it was

@@ -20,6 +20,11 @@ from orderdep.errors import UsageError
 RUNNERS = ("fork", "subprocess")
 # Plugins that reorder, deselect or distribute tests: never active in our pytest processes.
 _DISABLE_IF_PRESENT = {"pytest_randomly": "randomly", "random_order": "random_order"}
+# Plugins that only measure, switched off in our pytest processes by their own option:
+# pytest-cov's tracing makes every order slower (1.5x on a real suite) and its data file
+# changes the working copy after each order, and no order decides anything by it. A
+# ``--cov`` option the user gives orderdep keeps it on.
+_QUIET_IF_PRESENT = {"pytest_cov": ("--no-cov", "--cov")}
 
 
 @dataclass
@@ -75,7 +80,7 @@ class EngineConfig:
         says which reordering plugins and xdist are installed there."""
         code = (
             "import importlib.util as u, orderdep, pytest;"
-            f"print(' '.join(m for m in {sorted([*_DISABLE_IF_PRESENT, 'xdist'])!r}"
+            f"print(' '.join(m for m in {sorted([*_DISABLE_IF_PRESENT, *_QUIET_IF_PRESENT, 'xdist'])!r}"
             " if u.find_spec(m)))"
         )
 
@@ -116,7 +121,7 @@ class EngineConfig:
         # orderdep's plugin comes first: it points editable installs at the working copy
         # before a plugin named by the user's -p imports the project (engine.redirect).
         cmd = [self.python, "-m", "pytest", "-p", "orderdep.engine.childplugin"]
-        cmd += [*self.pytest_args, *self.in_order_args()]
+        cmd += [*self.pytest_args, *self.run_args()]
         cmd += ["--maxfail=0", "-o", f"cache_dir={cache_dir}", "-p", "no:stepwise"]
         # Outcomes need only the failure's message (the same in every style); a one-line
         # report skips reading and parsing the test's source for every failure. A --tb
@@ -128,6 +133,16 @@ class EngineConfig:
         if self.pythonpath:
             cmd += ["-o", "pythonpath=" + " ".join(self.pythonpath)]
         return cmd
+
+    def run_args(self) -> list[str]:
+        """pytest options of every process the engine starts: :meth:`in_order_args`, then
+        the options that switch off measuring plugins (:data:`_QUIET_IF_PRESENT`)."""
+        out = self.in_order_args()
+        for module, (off, kept_by) in sorted(_QUIET_IF_PRESENT.items()):
+            asked = any(a == kept_by or a.startswith(kept_by + "=") for a in self.pytest_args)
+            if self._is_installed(module) and not asked:
+                out.append(off)
+        return out
 
     def in_order_args(self) -> list[str]:
         """pytest options that switch off every plugin that reorders or distributes."""

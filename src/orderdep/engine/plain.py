@@ -53,7 +53,7 @@ class PlainRunner(Interruptible):
 
     def _addopts(self, cache_dir: Path) -> str:
         ours = ["-p", "orderdep.engine.plainplugin", "-o", f"cache_dir={cache_dir}"]
-        ours += [*self.config.in_order_args(), "--maxfail=0"]
+        ours += [*self.config.run_args(), "--maxfail=0"]
         if self.config.rootdir:
             ours += ["--rootdir", self.config.rootdir]
         if self.config.pythonpath:

@@ -79,3 +79,24 @@ def test_no_cov_comes_after_the_users_arguments(tmp_path: Path) -> None:
     report = EngineConfig(tmp_path, pytest_args=("--cov-report=term",))
     assert "--no-cov" in report.pytest_command(tmp_path / "cache")
     assert sys.executable == report.python
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "added"),
+    [
+        (("-p", "no:pytest_cov"), {}, False),  # --no-cov would be an unknown option
+        (("-pno:pytest_cov",), {}, False),
+        ((), {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}, False),
+        (("-p", "pytest_cov"), {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}, True),
+    ],
+)
+def test_no_cov_only_where_the_plugin_loads(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: tuple[str, ...],
+    env: dict[str, str],
+    added: bool,
+) -> None:
+    monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", raising=False)
+    config = EngineConfig(tmp_path, pytest_args=args, extra_env=env)
+    assert ("--no-cov" in config.pytest_command(tmp_path / "cache")) is added

@@ -138,11 +138,23 @@ class EngineConfig:
         """pytest options of every process the engine starts: :meth:`in_order_args`, then
         the options that switch off measuring plugins (:data:`_QUIET_IF_PRESENT`)."""
         out = self.in_order_args()
+        args = list(self.pytest_args)
         for module, (off, kept_by) in sorted(_QUIET_IF_PRESENT.items()):
-            asked = any(a == kept_by or a.startswith(kept_by + "=") for a in self.pytest_args)
-            if self._is_installed(module) and not asked:
+            asked = any(a == kept_by or a.startswith(kept_by + "=") for a in args)
+            if self._plugin_loads(module, args) and not asked:
                 out.append(off)
         return out
+
+    def _plugin_loads(self, module: str, args: list[str]) -> bool:
+        """Whether the plugin ``module`` (registered under that name) will be loaded, so
+        that its options exist: installed, not ``-p no:`` it, and not left out by
+        ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` unless ``-p`` names it."""
+        named = {b for a, b in zip(args, args[1:]) if a == "-p"}
+        named |= {a[2:] for a in args if a.startswith("-p") and len(a) > 2}
+        if f"no:{module}" in named or not self._is_installed(module):
+            return False
+        env = {**os.environ, **self.extra_env}
+        return not env.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") or module in named
 
     def in_order_args(self) -> list[str]:
         """pytest options that switch off every plugin that reorders or distributes."""

@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from orderdep.analysis.estimate import TUSCAN_EXCESS, Cost, Pace
+from orderdep.analysis.estimate import TIMING_STRATEGY, TUSCAN_EXCESS, Cost, Pace, timing_orders
+from orderdep.analysis.search import Search
 from orderdep.core import orders as gen
 from orderdep.core.tuscan import order_lower_bound
 
@@ -144,14 +145,86 @@ def choose_default(
     return strategy, why
 
 
+@dataclass(frozen=True)
+class DefaultPlan:
+    """What the default search runs after the original order: ``strategies`` in order
+    (``isolation`` first when ``alone`` runs), and whether timing orders ran for it."""
+
+    strategies: list[str]
+    timed: list[str]
+    alone: IsolationPlan
+
+
+def plan_default(
+    search: Search,
+    ids: Sequence[str],
+    groups: Sequence[Sequence[str]],
+    *,
+    seed: int,
+    jobs: int,
+    rng: random.Random,
+    notice: Callable[[str], None],
+    per_od: Callable[[Pace, Optional[float]], Cost],
+) -> DefaultPlan:
+    """Time a few short orders, then plan isolation and choose the strategy (each said in
+    one line to ``notice``) from the pace of those and of the original order, the first
+    of ``search.results``; ``per_od(pace, length)`` prices an OD test found in an order of
+    ``length`` tests (None: the whole suite)."""
+    original = search.results[0]
+    before = len(search.results)
+    short = timing_orders(list(ids), random.Random(f"{seed}/timing"))
+    timed: list[str] = []
+    if short:
+        search.run_stream(TIMING_STRATEGY, short, len(short))
+        timed = [TIMING_STRATEGY]
+    pace = Pace.of(original, search.results[before:])
+    budget_left, orders_left = search.budget_left(), search.orders_left()
+    alone = plan_isolation(
+        len(ids), pace, jobs=jobs, budget_left=budget_left, orders_left=orders_left,
+        kept=search.extension_offered(),
+    )  # fmt: skip
+    notice(f"orderdep: {alone.why}")
+    if alone.runs:  # what it costs is not the pair search's
+        budget_left = None if budget_left is None else budget_left - alone.seconds
+        orders_left = None if orders_left is None else orders_left - alone.orders
+    strategy, why = choose_default(
+        groups, pace, jobs=jobs, budget_left=budget_left, orders_left=orders_left,
+        per_od=lambda length: per_od(pace, length), rng=rng,
+    )  # fmt: skip
+    notice(f"orderdep: no --strategy given, running {strategy}: {why}")
+    return DefaultPlan(["isolation", strategy] if alone.runs else [strategy], timed, alone)
+
+
+def run_isolation(
+    search: Search,
+    ids: Sequence[str],
+    alone: IsolationPlan,
+    then: str,
+    notice: Callable[[str], None],
+) -> None:
+    """Each test alone, the default's extra: at most :data:`ISOLATION_OVERRUN` times its
+    estimate, then the strategy ``then`` gets the rest."""
+    cap = ISOLATION_OVERRUN * alone.seconds
+    run = search.run_stream("isolation", gen.isolation(list(ids)), len(ids), seconds=cap)
+    if run < len(ids) and not search.stopped:
+        notice(
+            f"orderdep: isolation stopped at {ISOLATION_OVERRUN:g}x its estimate "
+            f"({cap:.0f} s): {run} of {len(ids)} tests ran alone; the rest of the "
+            f"time goes to {then}"
+        )
+
+
 __all__ = [
     "AUTO_TUSCAN_SECONDS",
     "EXACT_PLAN_TESTS",
     "ISOLATION_OVERRUN",
     "ISOLATION_SHARE",
+    "DefaultPlan",
     "IsolationPlan",
     "TuscanEstimate",
     "choose_default",
     "estimate_tuscan",
+    "plan_default",
     "plan_isolation",
+    "run_isolation",
 ]

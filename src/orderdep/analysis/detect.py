@@ -50,14 +50,14 @@ from orderdep.analysis.confirm_chunks import confirm_in_chunks
 from orderdep.analysis.default_strategy import (
     AUTO_TUSCAN_SECONDS,
     EXACT_PLAN_TESTS,
-    ISOLATION_OVERRUN,
     IsolationPlan,
     TuscanEstimate,
     choose_default,
     estimate_tuscan,
-    plan_isolation,
+    plan_default,
+    run_isolation,
 )
-from orderdep.analysis.estimate import TIMING_STRATEGY, Pace, per_od_test, timing_orders
+from orderdep.analysis.estimate import per_od_test
 from orderdep.analysis.guided import (
     GUIDED_MIN_SECONDS,
     GUIDED_MIN_TESTS,
@@ -212,40 +212,14 @@ def detect(
     timed: list[str] = []
     alone: Optional[IsolationPlan] = None  # each test alone, when the default adds it
     if not chosen and search.results:
-        original = search.results[0]
-        before = len(search.results)
-        short = timing_orders(suite.ids, random.Random(f"{seed}/timing"))
-        if short:
-            search.run_stream(TIMING_STRATEGY, short, len(short))
-            timed = [TIMING_STRATEGY]
-        pace = Pace.of(original, search.results[before:])
-        budget_left, orders_left = search.budget_left(), search.orders_left()
-        alone = plan_isolation(
-            len(suite), pace, jobs=jobs, budget_left=budget_left, orders_left=orders_left,
-            kept=search.extension_offered(),
-        )  # fmt: skip
-        say(f"orderdep: {alone.why}")
-        if alone.runs:  # what it costs is not the pair search's
-            budget_left = None if budget_left is None else budget_left - alone.seconds
-            orders_left = None if orders_left is None else orders_left - alone.orders
-        strategy, why = choose_default(
-            groups,
-            pace,
-            jobs=jobs,
-            budget_left=budget_left,
-            orders_left=orders_left,
-            per_od=lambda length: per_od_test(
-                pace,
-                len(suite),
-                confirm_runs=confirm_runs,
-                classify=classify_after,
-                jobs=jobs,
-                failing_length=length,
+        plan = plan_default(
+            search, suite.ids, groups, seed=seed, jobs=jobs, rng=rng, notice=say,
+            per_od=lambda pace, length: per_od_test(
+                pace, len(suite), confirm_runs=confirm_runs, classify=classify_after,
+                jobs=jobs, failing_length=length,
             ),
-            rng=rng,
-        )
-        say(f"orderdep: no --strategy given, running {strategy}: {why}")
-        chosen = ["isolation", strategy] if alone.runs else [strategy]
+        )  # fmt: skip
+        chosen, timed, alone = plan.strategies, plan.timed, plan.alone
     used = [
         "original",
         *(["changed-pairs"] if changed else []),
@@ -259,15 +233,7 @@ def detect(
             break
         open_ended = False
         if strategy == "isolation" and alone is not None and alone.runs:
-            # the default's extra: at most twice its estimate, then the chosen strategy
-            cap = ISOLATION_OVERRUN * alone.seconds
-            run = search.run_stream(strategy, gen.isolation(suite.ids), len(suite), seconds=cap)
-            if run < len(suite) and not search.stopped:
-                say(
-                    f"orderdep: isolation stopped at {ISOLATION_OVERRUN:g}x its estimate "
-                    f"({cap:.0f} s): {run} of {len(suite)} tests ran alone; the rest of the "
-                    f"time goes to {chosen[-1]}"
-                )
+            run_isolation(search, suite.ids, alone, chosen[-1], say)
         elif strategy == "random-reverse":
             total = _rounds(rounds, search)
             open_ended = total is None

@@ -141,10 +141,10 @@ def test_classify_finds_polluters_hidden_by_cleaners_on_both_sides(
 
 @st.composite
 def reset_victims(draw: st.DrawFn) -> tuple[list[str], ODSpec]:
-    """Polluters of one state and a few tests that reset it (a fixture some tests use),
-    among up to 200 other tests."""
+    """Polluters of one state (at most three, so that tests are left to reset it) and a few
+    tests that reset it (a fixture some tests use), among up to 200 other tests."""
     others = ids(draw(st.integers(4, 200)))
-    polluters = sorted(set(draw(st.lists(st.sampled_from(others), min_size=1, max_size=4))))
+    polluters = sorted(set(draw(st.lists(st.sampled_from(others), min_size=1, max_size=3))))
     rest = [t for t in others if t not in polluters]
     resets = draw(st.lists(st.sampled_from(rest), unique=True, min_size=1, max_size=6))
     spec = ODSpec(OD, "victim", polluters=polluters, cleaners={p: list(resets) for p in polluters})

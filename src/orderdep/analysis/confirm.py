@@ -19,7 +19,11 @@ runs; if its outcome changes within one and the same order it is non-determinist
    (later tests cannot change a test's outcome, so the order is always cut right after
    it), down to the few tests the outcome needs.
 3. Each kept order is observed ``confirm_runs + 1`` times in all (the run that showed it,
-   earlier runs of the same order in the results store, and re-runs).
+   earlier runs of the same order in the results store, and re-runs): first every kept
+   order :data:`FIRST_LOOK` times, then each the rest. When the budget ends in that
+   second round, a suspect whose orders were all seen at least :data:`FIRST_LOOK` times,
+   always with the same outcome, is an OD test that says how often it was seen
+   (:data:`~orderdep.core.report.OBSERVED_KEY`); the others stay suspects.
 4. Any test whose outcome differed between runs of one order, at one position, is ND.
 
 Non-idempotent-outcome (NIO) suspects, from orders ``[t, t]``, are confirmed the same way:
@@ -40,6 +44,10 @@ from orderdep.core.report import ODFinding
 from orderdep.engine.executor import Executor
 
 OrderKey = tuple[str, ...]
+#: Observations of every kept order before any gets its ``confirm_runs + 1``: the fewest
+#: an OD test found when the budget ended is seen with (each order three times with the
+#: same outcome; a test failing at random half of the time does that once in 64).
+FIRST_LOOK = 3
 Guide = Callable[[str, Sequence[str]], Optional[list[str]]]
 
 
@@ -142,6 +150,10 @@ class Verdicts:
     nd: list[str] = field(default_factory=list)
     nio: list[str] = field(default_factory=list)
     always_failing: list[str] = field(default_factory=list)
+    #: The stop that ended the second round of observations (None: it ended), and the
+    #: suspects it left undecided.
+    cut: Optional[BaseException] = None
+    undecided: list[str] = field(default_factory=list)
 
 
 def _verdict(log: RunLog, order: Sequence[str], test: str, want_fail: bool) -> Optional[bool]:
@@ -228,6 +240,7 @@ def confirm(
     only: Optional[Collection[str]] = None,
     guide: Optional[Guide] = None,
     partners: Collection[str] = (),
+    stop: tuple[type[BaseException], ...] = (),
 ) -> Verdicts:
     """Confirm what the ``search`` orders (and ``[t, t]`` orders in ``nio_search``) suggest.
 
@@ -281,8 +294,8 @@ def confirm(
     nio_suspects = []
     for result in nio_search:
         outcomes = [failed(r) for r in result.results]
-        asked = only is None or result.order[0] in only
-        if asked and len(outcomes) == 2 and outcomes[0] is False and outcomes[1] is True:
+        mine = only is None or result.order[0] in only
+        if mine and len(outcomes) == 2 and outcomes[0] is False and outcomes[1] is True:
             nio_suspects.append(result.order[0])
     known_nd = nd_tests(log)
     wanted: list[tuple[Sequence[str], int]] = []
@@ -292,10 +305,18 @@ def confirm(
             wanted.append((s.found, s.found.index(s.test)))
     wanted += [([t], 0) for t in suspects_af]
     wanted += [([t, t], 1) for t in nio_suspects]
-    observe(runner, wanted, confirm_runs + 1)
+    asked = confirm_runs + 1
+    observe(runner, wanted, min(asked, FIRST_LOOK))
+    out = Verdicts()
+    try:
+        observe(runner, wanted, asked)
+    except stop as exc:
+        out.cut = exc
+
+    def looks(order: Sequence[str], test: str) -> int:
+        return len(log.outcomes(order, list(order).index(test)))
 
     # 4. Verdicts; ND (outcome changed within one order) overrides everything else.
-    out = Verdicts()
     chosen = {(s.test, s.want_fail): s.found or s.recorded for s in shortenings}
     stopped: dict[str, list[tuple[str, str]]] = {}
     for s in shortenings:
@@ -303,15 +324,28 @@ def confirm(
             stopped.setdefault(s.test, []).append((s.which, stopped_note(s)))
     for t in suspects:
         fail_order, pass_order = chosen[(t, True)], chosen[(t, False)]
+        runs = min(looks(fail_order, t), looks(pass_order, t))
+        if out.cut is not None and runs < asked:
+            out.undecided.append(t)  # decided below only when its runs agree
+            if runs < min(asked, FIRST_LOOK):
+                continue
         if _verdict(log, fail_order, t, True) and _verdict(log, pass_order, t, False):
             finding = ODFinding(t, failing_order=fail_order, passing_order=pass_order)
             for which, sentence in stopped.get(t, []):
                 finding.say_needs_many_tests(which, sentence)
+            if runs < asked and out.cut is not None:
+                finding.say_observed(runs, asked)
             out.od.append(finding)
-    out.always_failing = always + [t for t in suspects_af if all(log.outcomes([t], 0))]
+    out.undecided = [t for t in out.undecided if t not in {f.test for f in out.od}]
+    if out.cut is not None:  # the rest of what was asked, once the budget allows
+        out.undecided += [t for t in suspects_af if looks([t], t) < asked]
+        out.undecided += [t for t in nio_suspects if looks([t, t], t) < asked]
+    left = set(out.undecided)
+    decided_af = [t for t in suspects_af if t not in left]
+    out.always_failing = always + [t for t in decided_af if all(log.outcomes([t], 0))]
     for t in nio_suspects:
         firsts, seconds = log.outcomes([t, t], 0), log.outcomes([t, t], 1)
-        if not any(firsts) and all(seconds):
+        if t not in left and not any(firsts) and all(seconds):
             out.nio.append(t)
     nd = nd_tests(log)
     out.od = [f for f in out.od if f.test not in nd]

@@ -84,6 +84,8 @@ def confirm_in_chunks(
     confirmed, before the next chunk starts: classification can take them first.
 
     Returns the verdicts, the suspects not confirmed yet and the stop (None: all done).
+    A chunk the stop ends after its first look at every order (:func:`confirm`, step 3)
+    keeps the OD tests those runs show, each saying how often it was seen.
     A test found ND in a later chunk is taken out of the earlier chunks' findings.
 
     Before the chunks, every suspect that failed in a search order runs alone once, all
@@ -96,6 +98,7 @@ def confirm_in_chunks(
     out = Verdicts()
     done = 0
     stopped: Optional[BaseException] = None
+    undecided: list[str] = []  # of the chunk the budget ended in, after a first look
     try:
         suspects = _alone_first(runner, search, suspects)
     except stop as exc:
@@ -111,6 +114,7 @@ def confirm_in_chunks(
                 only=set(part),
                 guide=guide,
                 partners=partners_in(out.od),
+                stop=(stop,),
             )
         except stop as exc:
             stopped = exc
@@ -119,7 +123,9 @@ def confirm_in_chunks(
         out.always_failing += got.always_failing
         out.nio += got.nio
         done += len(part)
-        if on_chunk is not None:
+        if got.cut is not None:
+            stopped, undecided = got.cut, got.undecided
+        elif on_chunk is not None:
             nd = nd_tests(runner.log)
             fresh = [f for f in got.od if f.test not in nd]
             if fresh:
@@ -132,4 +138,4 @@ def confirm_in_chunks(
         (t for t in out.always_failing if t not in nd), key=lambda t: place.get(t, len(place))
     )  # as the suite lists them, whichever chunk decided them
     out.nio = [t for t in out.nio if t not in nd]
-    return out, [t for t in suspects[done:] if t not in nd], stopped
+    return out, [t for t in undecided + suspects[done:] if t not in nd], stopped

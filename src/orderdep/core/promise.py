@@ -75,10 +75,18 @@ def shortfalls(report: Report) -> list[str]:
                 f"{strategy}: {unrun} test position(s) got no outcome although nothing "
                 f"crashed or hung before them{first}; those orders count as failed runs"
             )
+    fewer = [f.observed_fewer for f in report.od_tests if f.observed_fewer is not None]
     unfinished = extras.get("unfinished")
     if isinstance(unfinished, Mapping) and "confirmation" in unfinished:
         suspects = unfinished.get("suspects") or []
-        out.append(f"{len(suspects)} suspect(s) not confirmed: {unfinished['confirmation']}")
+        if suspects or not fewer:
+            out.append(f"{len(suspects)} suspect(s) not confirmed: {unfinished['confirmation']}")
+    if fewer:
+        runs, asked = min(r for r, _ in fewer), max(a for _, a in fewer)
+        out.append(
+            f"{len(fewer)} OD test(s) confirmed by {runs} runs of each order that shows it, "
+            f"not {asked}: the budget ended first"
+        )
     return out
 
 

@@ -65,6 +65,11 @@ FLAKE_RATE_BOUND_KEY = "flake_rate_is_upper_bound"
 #: and/or "passing" order, a sentence saying so. That order stayed long, and no group is
 #: reported for it.
 MANY_TESTS_KEY = "needs_many_tests"
+#: In a finding's JSON when the budget ended before each order that shows it was seen as
+#: many times as asked (``--confirm-runs`` + 1): ``{"runs": n, "asked": m}``, n the
+#: fewest times one of them was seen (never below ``analysis.confirm.FIRST_LOOK``). A
+#: rerun of the command observes the rest.
+OBSERVED_KEY = "observed_fewer"
 #: In a brittle finding's JSON: its outcome alone as ``pytest ID`` runs it (only its own
 #: file collected). "passed" says that another test module's import-time code, which
 #: runs when the whole suite is collected (in every order orderdep runs, in shuffled runs
@@ -134,6 +139,20 @@ class ODFinding:
         """Record that its ``"failing"`` (``"passing"``) order needs many tests together."""
         said = self.extras.get(MANY_TESTS_KEY)
         self.extras[MANY_TESTS_KEY] = {**(said if isinstance(said, dict) else {}), order: sentence}
+
+    @property
+    def observed_fewer(self) -> Optional[tuple[int, int]]:
+        """(runs, asked) when its orders were seen fewer times than asked (see
+        :data:`OBSERVED_KEY`); None for most."""
+        said = self.extras.get(OBSERVED_KEY)
+        if not isinstance(said, dict):
+            return None
+        runs, asked = said.get("runs"), said.get("asked")
+        return (runs, asked) if isinstance(runs, int) and isinstance(asked, int) else None
+
+    def say_observed(self, runs: int, asked: int) -> None:
+        """Record that its orders were seen ``runs`` times, fewer than the ``asked``."""
+        self.extras[OBSERVED_KEY] = {"runs": runs, "asked": asked}
 
     def to_spec(self) -> ODSpec:
         """The finding as an :class:`ODSpec` (needs a kind: classify first)."""

@@ -149,6 +149,12 @@ def partner_lines(finding: ODFinding) -> list[str]:
         if not finding.state_setters and not finding.state_setter_groups:
             lines.append("state-setters: none found")
     lines += [f"note: {sentence}" for sentence in finding.needs_many_tests]
+    if finding.observed_fewer is not None:
+        runs, asked = finding.observed_fewer
+        lines.append(
+            f"note: each order that shows it ran {runs} times, not {asked}, with the same "
+            "outcome: the budget ended first (rerunning the command runs the rest)"
+        )
     rates = finding.flake_rate
     if rates.get("all") is not None:
         # With one cleaner looked for per polluter, others may exist: the rate is a bound.

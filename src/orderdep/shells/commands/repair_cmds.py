@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import shlex
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,7 +28,6 @@ from orderdep.shells.commands.debug_cmds import (
     load_for,
     progress_line,
     report_file,
-    root_lines,
 )
 from orderdep.shells.commands.engine_cmds import open_engine
 from orderdep.shells.commands.fix_steps import (
@@ -46,12 +44,13 @@ from orderdep.shells.commands.fix_steps import (
     share_setups,
     table_row,
 )
+from orderdep.shells.commands.fix_turns import Turns
+from orderdep.shells.fix_output import fix_lines
 from orderdep.shells.fixes_file import fix_entry, save_fixes
 from orderdep.shells.options import (
     CHECK_OPTION,
     SEED,
     Seconds,
-    engine_flags,
     engine_options,
     html_report_line,
 )
@@ -78,58 +77,6 @@ def _select(
             )
         out.append((t, finding))
     return out
-
-
-def fix_lines(
-    result: FixResult,
-    project: Path,
-    patch: Optional[Path],
-    params: dict[str, Any],
-    report: Optional[Path],
-    applied: Sequence[str],
-    polluters: Sequence[str] = (),
-) -> list[str]:
-    fix = result.fix
-    if not result.reproduced:
-        return [
-            f"nothing to fix for {result.test} ({result.kind}):",
-            *(f"  {n}" for n in result.notes),
-        ]
-    if fix is None:
-        lines = [f"no verified fix for {result.test} ({result.kind}):"]
-        lines += [f"  {n}" for n in result.notes] or ["  no candidate patch"]
-        dbg = result.debug
-        if dbg is not None and dbg.culprits:  # where a person writing the fix should look
-            label = "polluted" if result.kind == "victim" else "needed"
-            roots = [line for r in dbg.culprits for line in root_lines(r)]
-            lines.append(f"  {label} root(s): {'; '.join(roots)}")
-        elif dbg is not None and dbg.differing:
-            shown = ", ".join(r.name for r in dbg.differing[:5])
-            more = f" and {len(dbg.differing) - 5} more" if len(dbg.differing) > 5 else ""
-            lines.append(f"  roots that differ (none alone explains it): {shown}{more}")
-        return lines
-    lines = [
-        f"fix for {result.test} ({result.kind}): {fix.strategy}, {fix.size} changed "
-        f"line(s): {fix.description}; {fix.verification.summary()}",
-        fix.diff.rstrip("\n"),
-    ]
-    if applied:  # the set of patches is checked once every test has its patch
-        lines.append(f"applied to {', '.join(applied)} (verified alone; checked in a set below)")
-        return lines
-    assert patch is not None
-    lines.append(f"patch: {patch}")
-    # A patch outside the project (next to a --report elsewhere) is named absolutely.
-    cmds = apply_commands(
-        project, patch.relative_to(project) if patch.is_relative_to(project) else patch
-    )
-    lines.append(f"apply it: {cmds[0]}")
-    lines += [f"      or: {c}" for c in cmds[1:]]
-    again = ["orderdep", "fix", str(project), "--test", result.test, "--strategy", fix.strategy]
-    again += [a for p in polluters for a in ("--polluter", p)]
-    if report is not None:
-        again += ["--report", str(report)]
-    lines.append(f"      or: {shlex.join([*again, *engine_flags(params), '--apply'])}")
-    return lines
 
 
 @cli.command()
@@ -273,15 +220,19 @@ def fix(
             lines = fix_lines(result, project, patch, params, report, applied, polluters)
             click.echo("\n".join(lines))
 
-        for index, (test, found) in enumerate(selected):
+        def out_of_time(test: str, kind: Optional[str]) -> int:
+            """A test the budget left unrepaired: its row; one more left in the files."""
+            left.append(test)
+            rows.append((test, kind or "?", "not repaired (budget)", "-"))
+            return 1
+
+        turns = Turns(selected)  # a fair share each first, then the rest to those it cut
+        for turn in turns:
+            index, (test, found) = turn.index, turn.item
             left_s = limit.left()  # what a set check of the patches so far needs is kept
             reserve = set_check_reserve(repairer, set_orders, len(fixed), budget)
             if limit.stopped or (left_s is not None and left_s < reserve):
-                left.append(test)
-                rows.append(
-                    (test, (found.kind if found else None) or "?", "not repaired (budget)", "-")
-                )
-                missing += 1
+                missing += out_of_time(test, found.kind if found else None)
                 continue
             if data is not None and found is not None and found.kind is None and not polluters:
                 click.echo(f"skipping {test}: its kind could not be told (see `orderdep classify`)")
@@ -291,16 +242,23 @@ def fix(
             finding = finding_for(engine, test, polluters, found)
             function = function_id(finding.test)
             earlier = by_function.get(function)
-            stop_at = None if left_s is None else time.monotonic() + left_s - reserve
+            whole = None if left_s is None else left_s - reserve
+            mine = turns.share(turn, whole)
+            stop_at = None if mine is None else time.monotonic() + mine
             try:  # written: a shared fix, in the files already
                 with runs_until(stop_at):
                     result, written = repair_one(repairer, finding, earlier, done, originals, ahead)
                     later = [f for _, f in selected[index + 1 :] if f is not None]
                     set_up_ahead(repairer, finding, result, later, ahead)
-            except OutOfTime:  # the budget ended during this test's repair
-                left.append(test)
-                rows.append((test, finding.kind or "?", "not repaired (budget)", "-"))
-                missing += 1
+            except OutOfTime:  # its share, or the budget, ended during this test's repair
+                cut = mine is not None and whole is not None and mine < whole
+                if cut and not limit.stopped and turns.again(turn):
+                    click.echo(
+                        f"orderdep: {test}: its share of the budget ({mine:.0f} s) ended; it "
+                        "gets another turn once the other tests had theirs"
+                    )
+                    continue
+                missing += out_of_time(test, finding.kind)
                 continue
             if not result.reproduced:
                 pass  # it passes in its failing order: nothing left to fix, keep its patch
@@ -335,6 +293,8 @@ def fix(
             else None
         )
         click.echo("summary:")
+        place = {t: i for i, (t, _) in enumerate(selected)}
+        rows.sort(key=lambda row: place.get(row[0], len(place)))  # second turns came last
         click.echo("\n".join(aligned(("test", "kind", "fix", "changed lines"), rows, "  ")))
 
         def patch_of(function: str) -> Path:

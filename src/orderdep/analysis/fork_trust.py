@@ -18,6 +18,7 @@ from typing import Callable, Optional
 from orderdep.analysis.budget import Budget, BudgetExhausted
 from orderdep.analysis.fidelity import VerdictCache, config_key
 from orderdep.analysis.fidelity_partial import CheckCut, fitting_prefix, partial_verdict, whole
+from orderdep.analysis.fork_collect import alone_collects, without_missing
 from orderdep.core.fidelity import FidelityReport, SampleOrder, unstable
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.volatile import param_base, shown_ids, volatile_notice
@@ -50,10 +51,13 @@ def _side_by_side(
     order: Sequence[str],
     notice: Callable[[str], None],
     budget: Optional[Budget] = None,
+    exclusive: bool = False,
 ) -> dict[str, OrderResult]:
     """``order`` under the fork runner and plain pytest: at once when ``--jobs`` is 2 or
-    more, one after the other otherwise; a line every :data:`HEARTBEAT` seconds while
-    they run. When ``budget`` runs out (or on Ctrl-C with a budget), both runs are killed
+    more, one after the other otherwise (and with ``exclusive``, the fork runner's test
+    processes stopped before the fresh pytest starts: see
+    :func:`~orderdep.analysis.fork_collect.alone_collects`); a line every
+    :data:`HEARTBEAT` seconds while they run. When ``budget`` runs out (or on Ctrl-C with a budget), both runs are killed
     and :class:`~orderdep.analysis.budget.BudgetExhausted` is raised; on Ctrl-C without a
     budget (or any error) both runs are killed, and their threads have ended, before the
     exception goes on. One after the other, when what is left of ``budget`` after the fork
@@ -61,10 +65,12 @@ def _side_by_side(
     prefix that fits and :class:`CheckCut` (``planned``) is raised with both results."""
     if budget is not None:
         budget.check()
-    sequential = engine.config.jobs < 2
+    sequential = engine.config.jobs < 2 or exclusive
     shortened: list[OrderResult] = []  # the fork run, when a fresh pytest got a prefix
 
     def plain_run() -> OrderResult:
+        if exclusive:
+            engine.release()
         fork = futures["fork"] if sequential and budget is not None else None
         if fork is not None and budget is not None and _returned(fork):
             n = fitting_prefix(fork.result(), budget.left())
@@ -79,7 +85,7 @@ def _side_by_side(
     }
     results: dict[str, OrderResult] = {}
     started = last = time.monotonic()
-    pool = ThreadPoolExecutor(max_workers=min(2, max(1, engine.config.jobs)))
+    pool = ThreadPoolExecutor(max_workers=1 if sequential else min(2, engine.config.jobs))
 
     def stop_runs() -> None:
         # Kill both runs (also one whose thread is only starting it) and wait for their
@@ -210,15 +216,18 @@ def trust_fork(
             checked: dict[str, OrderResult] = {}  # the original order, once compared
             try:
                 original = _side_by_side(engine, plain, ids, notice, part)
+                exclusive = alone_collects(engine, plain, ids, original, notice)
                 engine.id_notices.add(plain.ids, notice)
-                compared = _without_missing(ids, plain, notice)
+                compared = without_missing(ids, plain, notice)
                 if compared != ids:  # nothing to compare when no test is left
                     original = (
-                        _side_by_side(engine, plain, compared, notice, part) if compared else {}
+                        _side_by_side(engine, plain, compared, notice, part, exclusive)
+                        if compared
+                        else {}
                     )
                 if original:
                     sample = SampleOrder("original", tuple(compared))
-                    _add_settled(report, sample, original, engine, plain, notice, part)
+                    _add_settled(report, sample, original, engine, plain, notice, part, exclusive)
                     checked = original
                 failing: list[str] = []
                 for result in original.values():
@@ -233,8 +242,8 @@ def trust_fork(
                     part = budget.part(CHECK_SHARE)  # a second share, from now
                 for sample in alone[:QUICK_SINGLES]:
                     report.planned += 1
-                    results = _side_by_side(engine, plain, sample.order, notice, part)
-                    _add_settled(report, sample, results, engine, plain, notice, part)
+                    results = _side_by_side(engine, plain, sample.order, notice, part, exclusive)
+                    _add_settled(report, sample, results, engine, plain, notice, part, exclusive)
                 engine.id_notices.add(plain.ids, notice)
                 report.volatile = list(plain.ids.renamed)
                 report.left_out = ids_left_out = list(plain.ids.missing)
@@ -322,6 +331,7 @@ def _add_settled(
     plain: PlainRunner,
     notice: Callable[[str], None],
     budget: Optional[Budget],
+    exclusive: bool = False,
 ) -> None:
     """Add ``sample``'s ``results`` to ``report``; where the runners disagree, run the
     order again (:data:`FORK_RERUNS` times under the fork runner, then once under both if
@@ -339,7 +349,7 @@ def _add_settled(
         if unstable(found, reruns) == tests:
             break
     if unstable(found, reruns) != tests:
-        again = _side_by_side(engine, plain, sample.order, notice, budget)
+        again = _side_by_side(engine, plain, sample.order, notice, budget, exclusive)
         reruns += [(name, result) for name, result in again.items()]
     flaky = unstable(found, reruns)
     if flaky:
@@ -349,18 +359,3 @@ def _add_settled(
             f"outcome when its order ran again (non-deterministic); not counted as a "
             f"difference between the runners"
         )
-
-
-def _without_missing(
-    ids: list[str], plain: PlainRunner, notice: Callable[[str], None]
-) -> list[str]:
-    """``ids`` without the tests a fresh pytest did not collect at all (their ids changed
-    and their parametrize sets differ in size): those cannot be compared."""
-    missing = set(plain.ids.missing)
-    if not missing:
-        return ids
-    notice(
-        f"orderdep: checking the fork runner: {len(missing)} test(s) left out of the "
-        f"comparison (not collected in a fresh pytest); the original order again without them"
-    )
-    return [t for t in ids if t not in missing]

@@ -211,6 +211,17 @@ class Engine:
         for worker in list(self._workers):
             worker.unblock()
 
+    @property
+    def running(self) -> bool:
+        """Whether test processes of this engine are up (a fork server holds what the
+        suite set up at import: an open port, say)."""
+        return bool(self._workers)
+
+    def release(self) -> None:
+        """Stop the workers and their test processes; the next order starts them again
+        (the suite collected stays the reference)."""
+        self._stop_workers()
+
     def close(self, kill: bool = False) -> None:
         """Stop the workers (``kill``: at once, as when unwinding) and remove their
         working copies."""
@@ -293,6 +304,7 @@ class Engine:
 
     def run(self, order: Sequence[str], *, probe: Optional[ProbeSpec] = None) -> OrderResult:
         self.check(order)
+        self._ensure_workers(1)  # released ones start again
         return self._run_on(self._workers[0], order, probe)
 
     def run_many(

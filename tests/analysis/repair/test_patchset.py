@@ -156,7 +156,7 @@ def _fake_verifier(tmp_path: Path, stop: int) -> Any:
     verifier.nd_tests = frozenset()
     verifier.unstable = lambda: frozenset()
     verifier.before = engine.run
-    verifier.engine_on = lambda copy: engine
+    verifier.engine_on = lambda copy, compared=(): engine
     verifier.same_suite = lambda e: True
     return verifier
 
@@ -234,7 +234,7 @@ def test_a_repaired_test_failing_in_a_random_order_as_it_does_unpatched_is_said_
     verifier = _fake_verifier(tmp_path, stop=10**6)
     engine = _RelationEngine(["t.py::v", "t.py::a", "t.py::b", "t.py::c"], patch_breaks)
     verifier.engine = engine
-    verifier.engine_on = lambda copy: engine
+    verifier.engine_on = lambda copy, compared=(): engine
     verifier.before = lambda order: engine.run(order, patched=False)
     # the known relation: v after a; its failing order holds patched
     target = Target("t.py::v", [["t.py::a", "t.py::v"]], [["t.py::v"]])

@@ -164,12 +164,12 @@ def verify_set(
         copy = copy_path(Path(tmp), verifier.config.project)
         copy_project(verifier.config.project, copy)
         write_changes(copy, changes)
+        planned = set_orders(suite, targets, seed, random_orders)
         try:
-            with verifier.engine_on(copy) as engine:
+            with verifier.engine_on(copy, [order for _, order in planned]) as engine:
                 if not verifier.same_suite(engine):
                     out.problems.append("the patched project collects different tests")
                     return out
-                planned = set_orders(suite, targets, seed, random_orders)
                 fixed = len(planned) - random_orders  # the original and failing orders
                 for where, order in planned:
                     try:

@@ -20,10 +20,11 @@ The user's tree is never touched: the copy lives in a temporary directory and a 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +38,7 @@ from orderdep.engine.dask_executor import DaskEngine
 from orderdep.engine.runner import Engine
 from orderdep.engine.sandbox import copy_path, copy_project
 from orderdep.engine.tempdirs import make_workdir
-from orderdep.errors import OrderdepError, OutOfTime
+from orderdep.errors import CollectionError, OrderdepError, OutOfTime
 
 Changes = Mapping[str, tuple[str, str]]  # relative path -> (old text, new text)
 
@@ -174,6 +175,9 @@ class Verifier:
         self._suite_walls: list[float] = []  # runs of the whole suite, unpatched
         self._unstable: Optional[frozenset[str]] = None
         self.verifications = 0
+        # the unpatched project's test processes stop before a patched copy starts: its
+        # collection failed while they ran (a port bound at import, say)
+        self.exclusive = False
 
     def before(self, order: Sequence[str]) -> OrderResult:
         key = tuple(order)
@@ -216,13 +220,41 @@ class Verifier:
         engine.adopt(self.engine.suite)
         return True
 
-    def engine_on(self, copy: Path) -> Engine:
+    @contextlib.contextmanager
+    def engine_on(self, copy: Path, compared: Sequence[Sequence[str]] = ()) -> Iterator[Engine]:
         """An engine like ``self.engine`` (local, or on the same Dask cluster) for the
-        patched ``copy``."""
+        patched ``copy``, its suite collected; closed after the block. When that
+        collection fails while the unpatched project's test processes run (a suite that
+        binds a fixed port at import, say), they are stopped (the next unpatched order
+        starts them again) and the copy is collected once more; later copies then start
+        only once they are stopped (:attr:`exclusive`), and the unpatched outcomes of the
+        ``compared`` orders are run before (:meth:`before`), not beside, the copy's."""
         config = copy_config(self.config, copy)
-        if isinstance(self.engine, DaskEngine):
-            return self.engine.on_copy(config)
-        return Engine(config)
+        local = not isinstance(self.engine, DaskEngine)
+
+        def started() -> Engine:
+            if local and self.exclusive:
+                for order in compared:
+                    self.before(order)
+                self.engine.release()
+            dask = self.engine if isinstance(self.engine, DaskEngine) else None
+            made = Engine(config) if dask is None else dask.on_copy(config)
+            try:
+                made.suite  # noqa: B018 (collects)
+            except BaseException:
+                made.close()
+                raise
+            return made
+
+        try:
+            engine = started()
+        except CollectionError:
+            if not local or self.exclusive or not self.engine.running:
+                raise
+            self.exclusive = True
+            engine = started()
+        with engine:
+            yield engine
 
     def verify(
         self,
@@ -258,7 +290,7 @@ class Verifier:
             copy_project(self.config.project, copy)
             write_changes(copy, changes)
             try:
-                with self.engine_on(copy) as engine:
+                with self.engine_on(copy, [order for _, order, _, _ in checks]) as engine:
                     if not self.same_suite(engine):
                         out.problems.append("the patched project collects different tests")
                         return out

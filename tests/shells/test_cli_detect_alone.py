@@ -7,12 +7,15 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from clitools import write_files
 
-from conftest import CliRunner
 from orderdep.core.report import load_report
+
+if TYPE_CHECKING:
+    from conftest import CliRunner
 
 QUEUE = """
     _drained = False

@@ -240,3 +240,16 @@ def test_a_comment_is_one_line_shortened_as_far_as_it_must() -> None:
     # what cannot be one line is wrapped whole
     lines = [line.comment.value for line in comment_lines(undo, 88 - 22)]
     assert len(lines) > 1 and " ".join(x[2:] for x in lines) == undo
+
+
+def test_a_comment_names_the_modules_own_state_bare_and_counts_past_three() -> None:
+    from orderdep.analysis.repair.candidates.candidates import state_names
+
+    test = "pkg/test/test_location.py::test_zero"
+    roots = [f"pkg.test.test_location.well{i}" for i in range(4)]
+    assert state_names(roots, test) == "well0 and 3 more"
+    assert state_names(roots[:2], test) == "well0, well1"
+    # imported as test_location (rootdir on sys.path), or from another module
+    assert state_names(["test_location.x", "other.y"], test) == "x, other.y"
+    assert state_names(["pkg.test.test_location"], test) == "pkg.test.test_location"
+    assert state_names(["env:HOME"], test) == "$HOME"

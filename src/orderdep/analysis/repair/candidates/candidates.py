@@ -268,10 +268,26 @@ def comment_for(
     return _comment_text(cand, ins, finding, kind, roots) + _absent_note(ins)
 
 
+def state_names(roots: Sequence[str], test: str) -> str:
+    """The state ``roots`` name, as a comment in ``test``'s module says it: that module's
+    own names bare, and past three names the first and how many more (the statements
+    below the comment name each)."""
+    parts = test.split("::", 1)[0].removesuffix(".py").split("/")
+    own = [".".join(parts[k:]) + "." for k in range(len(parts))]  # as imported from anywhere
+    names = []
+    for root in roots:
+        name = friendly(root)
+        prefix = next((p for p in own if name.startswith(p) and len(name) > len(p)), "")
+        names.append(name[len(prefix) :])
+    if len(names) > 3:
+        return f"{names[0]} and {len(names) - 1} more"
+    return ", ".join(names) or "shared state"
+
+
 def _comment_text(
     cand: Candidate, ins: Insertion, finding: ODFinding, kind: str, roots: Sequence[str]
 ) -> str:
-    what = ", ".join(friendly(r) for r in cand.roots or roots) or "shared state"
+    what = state_names(cand.roots or roots, ins.test)
     # a group of polluters (or an order the set check ran) names no one test
     partners = finding.polluters or [g[0] for g in finding.polluter_groups if len(g) == 1]
     if kind == "brittle":

@@ -14,7 +14,6 @@ from orderdep.core.outcomes import OrderResult
 from orderdep.core.promise import shortfalls
 from orderdep.core.report import ODFinding, Report, RunStats
 from orderdep.core.suite import Suite
-from orderdep.engine.executor import ResultCallback
 from orderdep.engine.probe import ProbeSpec
 from orderdep.shells.explain import partner_lines
 from orderdep.synth.model import ModelExecutor
@@ -33,24 +32,12 @@ class EndsAtRun(ModelExecutor):
         self.nth = nth
         self.seen: Counter[tuple[str, ...]] = Counter()
 
-    def run_many(
-        self,
-        orders: Sequence[Sequence[str]],
-        *,
-        probe: Optional[ProbeSpec] = None,
-        on_result: Optional[ResultCallback] = None,
-    ) -> list[OrderResult]:
-        out = []
-        for i, order in enumerate(orders):
-            key = tuple(order)
-            if 1 < len(order) < len(self.suite) and self.seen[key] + 1 >= self.nth:
-                raise Stop()
-            self.seen[key] += 1
-            result = self.run(order, probe=probe)
-            if on_result is not None:
-                on_result(i, result)
-            out.append(result)
-        return out
+    def run(self, order: Sequence[str], *, probe: Optional[ProbeSpec] = None) -> OrderResult:
+        key = tuple(order)
+        if 1 < len(order) < len(self.suite) and self.seen[key] + 1 >= self.nth:
+            raise Stop()
+        self.seen[key] += 1
+        return super().run(order, probe=probe)
 
 
 def _confirm(nth: int) -> tuple[list[ODFinding], list[str], Optional[BaseException]]:

@@ -5,9 +5,10 @@ port, so they stop first, and the patch is verified."""
 from __future__ import annotations
 
 import socket
-import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from clitools import write_files
 
 from orderdep.core.report import ODFinding, Report, save_report
 
@@ -43,13 +44,13 @@ def _free_port() -> int:
 def test_a_patch_is_verified_on_a_suite_that_binds_a_port_at_import(
     tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None
 ) -> None:
-    root = tmp_path / "p"
-    (root / "tests").mkdir(parents=True)
-    (root / "state.py").write_text("items = []\n")
-    (root / "tests/__init__.py").write_text("")
-    module = textwrap.dedent(TEST_MODULE).lstrip().format(port=_free_port())
-    (root / "tests/test_port.py").write_text(module)
-    (root / "pytest.ini").write_text("[pytest]\npythonpath = .\n")
+    files = {
+        "pytest.ini": "[pytest]\npythonpath = .\n",
+        "state.py": "items = []\n",
+        "tests/__init__.py": "",
+        "tests/test_port.py": TEST_MODULE.replace("{port}", str(_free_port())),
+    }
+    root = write_files(tmp_path / "p", files)
     t = "tests/test_port.py::"
     finding = ODFinding(t + "test_empty", "victim", polluters=[t + "test_add"])
     save_report(

@@ -3,11 +3,11 @@ repaired in its own turn, and the first gets another turn with what is left."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 import pytest
+from clitools import write_files
 
 from orderdep.core.report import ODFinding, Report, save_report
 from orderdep.engine import deadline
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from conftest import CliRunner
 
 FILES = {
+    "pytest.ini": "[pytest]\npythonpath = .\n",
     "state.py": "items = []\nflags = {}\n",
     "tests/__init__.py": "",
     "tests/test_items.py": """
@@ -40,21 +41,12 @@ FILES = {
 }
 
 
-def _project(root: Path) -> Path:
-    for rel, text in FILES.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
-    (root / "pytest.ini").write_text("[pytest]\npythonpath = .\n", encoding="utf-8")
-    return root
-
-
 def test_a_repair_its_share_stops_gets_a_second_turn_after_the_others(
     tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from orderdep.shells.commands import repair_cmds
 
-    root = _project(tmp_path / "p")
+    root = write_files(tmp_path / "p", FILES)
     a, b = "tests/test_flags.py::", "tests/test_items.py::"
     slow = ODFinding(a + "test_no_flag", "victim", polluters=[a + "test_set_flag"])
     quick = ODFinding(b + "test_empty", "victim", polluters=[b + "test_add"])

@@ -20,6 +20,7 @@ from orderdep.analysis.budget import (
     BudgetExhausted,
 )
 from orderdep.analysis.classify import PHASES, ClassifyProgress, classify
+from orderdep.core.odmodel import ODSpec
 from orderdep.core.report import ODFinding, Report, RunStats
 from orderdep.core.suite import Suite
 from orderdep.synth.model import ModelExecutor
@@ -352,3 +353,24 @@ def test_a_part_stops_when_the_whole_budget_does() -> None:
     part = whole.part(0.5)
     whole.stop("interrupted")
     assert part.stopped and part.stop_reason == "interrupted"
+
+
+def test_a_budget_spent_before_the_kind_step_takes_kind_and_partner_from_the_orders() -> None:
+    clock = Clock()
+    specs = [ODSpec("v", "victim", polluters=["p"]), ODSpec("b", "brittle", state_setters=["s"])]
+    executor = ReplayExecutor(ModelExecutor(Suite.from_ids(["p", "v", "s", "b", "x"]), specs),
+                              Recorded(), clock)  # fmt: skip
+    victim = ODFinding("v", failing_order=["p", "v"], passing_order=["v"])
+    brittle = ODFinding("b", failing_order=["b"], passing_order=["s", "b"])
+    long = ODFinding("x", failing_order=["p", "s", "x"], passing_order=["x"])  # not two tests
+    report = Report(".", ["p", "v", "s", "b", "x"], [victim, brittle, long])
+    budget = Budget(1.0, clock)
+    clock.now = 2.0  # spent before classification starts
+    out = classify(executor, report, budget=budget)
+    assert executor.ran == 0
+    v, b, x = out.od_tests
+    assert (v.kind, v.polluters) == ("victim", ["p"])
+    assert (b.kind, b.state_setters) == ("brittle", ["s"])
+    assert x.kind is None
+    assert v.extras[UNFINISHED_KEY]["polluters"] == "partly searched (budget)"
+    assert "kind" not in v.extras[UNFINISHED_KEY] and "kind" in x.extras[UNFINISHED_KEY]

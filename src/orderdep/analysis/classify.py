@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from orderdep.analysis.budget import UNFINISHED_KEY, Budget, BudgetedExecutor, BudgetExhausted
-from orderdep.analysis.classify_marks import mark_unfinished, phases_done
+from orderdep.analysis.classify_marks import kind_from_orders, mark_unfinished, phases_done
 from orderdep.analysis.classify_steps import (
     CLEANERS_KEY,
     NOTES_KEY,
@@ -204,6 +204,8 @@ def classify(
             message = f"{item.finding.test} is non-deterministic (ND), not order-dependent"
             shown.step(item, "done", message)
         elif reason is not None and len(item.done) < len(PHASES):
+            if "kind" not in item.done:
+                kind_from_orders(item)
             mark_unfinished(item, reason)
             shown.step(item, "stopped", f"{item.finding.test}: not finished ({reason})")
         elif len(item.done) < len(PHASES):

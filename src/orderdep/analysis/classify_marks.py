@@ -41,6 +41,26 @@ def polluters_incomplete(finding: ODFinding) -> bool:
     return finding.kind == "victim" and isinstance(marks, dict) and "polluters" in marks
 
 
+def kind_from_orders(item: Item) -> bool:
+    """The kind and one partner an unclassified finding's confirmed orders show by
+    themselves (each order was seen several times with the same outcome): passing alone
+    and failing after one test, a victim and its polluter; failing alone and passing
+    after one test, a brittle and its state-setter. For a budget that ended before the
+    kind step: sets them and the phases done; False when the orders show neither."""
+    f, before = item.finding, item.before
+    if before is not None and before.kind is not None:
+        return False  # an earlier classification says more
+    t = f.test
+    if f.passing_order == [t] and len(f.failing_order) == 2 and f.failing_order[1] == t:
+        f.kind, f.polluters = "victim", [f.failing_order[0]]
+    elif f.failing_order == [t] and len(f.passing_order) == 2 and f.passing_order[1] == t:
+        f.kind, f.state_setters = "brittle", [f.passing_order[0]]
+    else:
+        return False
+    item.done |= {"kind", "partner"}
+    return True
+
+
 def mark_unfinished(item: Item, reason: str) -> None:
     """Say, in the finding, what the budget (or Ctrl-C) left undone."""
     finding, done = item.finding, item.done

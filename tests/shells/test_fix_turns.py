@@ -3,7 +3,7 @@ turn with what is left for the tests their share stopped."""
 
 from __future__ import annotations
 
-from orderdep.shells.commands.fix_turns import MIN_TURN, Turns
+from orderdep.shells.commands.fix_turns import MIN_TURN, SUITE_RUNS, Turns, least_turn
 
 
 def test_each_first_turn_gets_an_equal_share_of_what_is_left() -> None:
@@ -31,3 +31,17 @@ def test_the_last_first_turn_and_second_turns_get_all_that_is_left() -> None:
             assert turns.again(turn)  # its share stopped it
     assert seen == [("a", False, 45.0), ("b", False, 90.0), ("a", True, 90.0)]
     assert [t.index for t in Turns(["x", "y"])] == [0, 1]
+
+
+def test_a_first_turn_gets_at_least_a_few_runs_of_the_whole_suite() -> None:
+    assert least_turn(None) == MIN_TURN
+    assert least_turn(1.0) == MIN_TURN
+    assert least_turn(20.0) == SUITE_RUNS * 20.0
+    turns = Turns(["a", "b", "c"], least=least_turn(20.0))
+    first = next(iter(turns))
+    assert turns.share(first, 100.0) == 80.0  # not a third of it: one candidate's runs
+
+
+def test_first_turns_come_first_for_the_items_asked_in_their_order() -> None:
+    turns = Turns(["b1", "v1", "b2", "v2"], first=lambda t: t.startswith("v"))
+    assert [(t.index, t.item) for t in turns] == [(1, "v1"), (3, "v2"), (0, "b1"), (2, "b2")]

@@ -2,15 +2,20 @@
 
 One test whose state no candidate explains can spend the whole budget on candidates that
 each fail, while the tests after it, often a one-line fix each, never start. So each test
-first gets an equal share of what is left (at least :data:`MIN_TURN` seconds; all of it
-when it is the last to start). A test its share stopped gets a second turn once every
+first gets an equal share of what is left (at least :data:`MIN_TURN` seconds, or
+:data:`SUITE_RUNS` runs of the whole suite when verification runs it: a repair that
+cannot verify one candidate in its share only wastes it; all of it when it is the last
+to start). A test its share stopped gets a second turn once every
 test has had its first, with all that is left then, in the order they were stopped.
+Victims take their first turns before brittles: a victim's fix puts back what one
+polluter changed, a brittle's has to build what its state-setters leave (on Tale, three
+brittles no candidate explained took the turns its victims never got).
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Generic, Optional, TypeVar
 
@@ -18,6 +23,9 @@ T = TypeVar("T")
 
 #: The least a first turn gets (seconds), when the budget allows.
 MIN_TURN = 20.0
+#: ... or this many runs of the whole suite, when verification runs it (the two unpatched
+#: runs a first verification needs, and the patched run of one or two candidates).
+SUITE_RUNS = 4
 
 
 @dataclass(frozen=True)
@@ -32,8 +40,14 @@ class Turn(Generic[T]):
 class Turns(Generic[T]):
     """The turns of ``items``, in order, then the second turns (see the module doc)."""
 
-    def __init__(self, items: Sequence[T]) -> None:
-        self._queue: deque[Turn[T]] = deque(Turn(i, item) for i, item in enumerate(items))
+    def __init__(
+        self, items: Sequence[T], least: float = MIN_TURN, first: Callable[[T], bool] = bool
+    ) -> None:
+        """``first``: the items whose first turns come before the others' (the order
+        given kept within each)."""
+        turns = [Turn(i, item) for i, item in enumerate(items)]
+        self._queue = deque(sorted(turns, key=lambda t: not first(t.item)))
+        self.least = max(MIN_TURN, least)
 
     def __iter__(self) -> Iterator[Turn[T]]:
         while self._queue:
@@ -46,7 +60,7 @@ class Turns(Generic[T]):
         firsts = 1 + sum(1 for t in self._queue if not t.second)
         if firsts == 1:
             return seconds
-        return min(seconds, max(MIN_TURN, seconds / firsts))
+        return min(seconds, max(self.least, seconds / firsts))
 
     def again(self, turn: Turn[T]) -> bool:
         """Give a stopped first turn a second one (False: it was a second turn)."""
@@ -56,4 +70,10 @@ class Turns(Generic[T]):
         return True
 
 
-__all__ = ["MIN_TURN", "Turn", "Turns"]
+def least_turn(suite_seconds: Optional[float]) -> float:
+    """The least a first turn gets, for a suite whose original order takes
+    ``suite_seconds`` (None: verification does not run it)."""
+    return max(MIN_TURN, SUITE_RUNS * (suite_seconds or 0.0))
+
+
+__all__ = ["MIN_TURN", "SUITE_RUNS", "Turn", "Turns", "least_turn"]

@@ -44,7 +44,7 @@ from orderdep.shells.commands.fix_steps import (
     share_setups,
     table_row,
 )
-from orderdep.shells.commands.fix_turns import Turns
+from orderdep.shells.commands.fix_turns import Turns, least_turn
 from orderdep.shells.fix_output import fix_lines
 from orderdep.shells.fixes_file import fix_entry, save_fixes
 from orderdep.shells.options import (
@@ -226,7 +226,19 @@ def fix(
             rows.append((test, kind or "?", "not repaired (budget)", "-"))
             return 1
 
-        turns = Turns(selected)  # a fair share each first, then the rest to those it cut
+        suite_s = None  # the unpatched suite's time, which a turn's least share counts
+        if budget is not None and len(selected) > 1:
+            try:  # verification needs that run anyway
+                with runs_until(time.monotonic() + (limit.left() or 0.0)):
+                    suite_s = repairer.verifier.baseline_seconds()
+            except OutOfTime:
+                pass
+
+        def victim(item: tuple[str, Optional[ODFinding]]) -> bool:
+            return item[1] is not None and item[1].kind == "victim"
+
+        # a fair share each, victims first, then the rest to those a share stopped
+        turns = Turns(selected, least_turn(suite_s), first=victim)
         for turn in turns:
             index, (test, found) = turn.index, turn.item
             left_s = limit.left()  # what a set check of the patches so far needs is kept

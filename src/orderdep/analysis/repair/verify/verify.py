@@ -190,6 +190,16 @@ class Verifier:
         if len(result.order) == len(self.engine.suite.ids):
             self._suite_walls.append(result.wall_seconds)
 
+    def baseline_seconds(self) -> Optional[float]:
+        """:meth:`suite_seconds`, running the unpatched original order first when none ran
+        yet (verification needs it: the fork check's run of it is taken when offered);
+        None when verification does not run the whole suite."""
+        if not self.full_suite:
+            return None
+        if not self._suite_walls:
+            self.before(list(self.engine.suite.ids))
+        return self.suite_seconds()
+
     def suite_seconds(self) -> Optional[float]:
         """Wall seconds of the unpatched suite in its original order, once it has run (the
         faster of its runs: the first also warms the engine up)."""

@@ -88,6 +88,8 @@ def test_no_cov_comes_after_the_users_arguments(tmp_path: Path) -> None:
         (("-pno:pytest_cov",), {}, False),
         ((), {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}, False),
         (("-p", "pytest_cov"), {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}, True),
+        ((), {"PYTEST_ADDOPTS": "-p no:hypothesispytest -p no:pytest_cov"}, False),
+        ((), {"PYTEST_ADDOPTS": "-p no:hypothesispytest"}, True),
     ],
 )
 def test_no_cov_only_where_the_plugin_loads(
@@ -98,5 +100,6 @@ def test_no_cov_only_where_the_plugin_loads(
     added: bool,
 ) -> None:
     monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", raising=False)
+    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
     config = EngineConfig(tmp_path, pytest_args=args, extra_env=env)
     assert ("--no-cov" in config.pytest_command(tmp_path / "cache")) is added

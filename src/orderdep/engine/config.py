@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
+import shlex
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -138,7 +139,8 @@ class EngineConfig:
         """pytest options of every process the engine starts: :meth:`in_order_args`, then
         the options that switch off measuring plugins (:data:`_QUIET_IF_PRESENT`)."""
         out = self.in_order_args()
-        args = list(self.pytest_args)
+        env = {**os.environ, **self.extra_env}
+        args = [*shlex.split(env.get("PYTEST_ADDOPTS", "")), *self.pytest_args]
         for module, (off, kept_by) in sorted(_QUIET_IF_PRESENT.items()):
             asked = any(a == kept_by or a.startswith(kept_by + "=") for a in args)
             if self._plugin_loads(module, args) and not asked:
@@ -147,7 +149,8 @@ class EngineConfig:
 
     def _plugin_loads(self, module: str, args: list[str]) -> bool:
         """Whether the plugin ``module`` (registered under that name) will be loaded, so
-        that its options exist: installed, not ``-p no:`` it, and not left out by
+        that its options exist: installed, not ``-p no:`` it (in ``args``, which hold
+        ``PYTEST_ADDOPTS`` too), and not left out by
         ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` unless ``-p`` names it."""
         named = {b for a, b in zip(args, args[1:]) if a == "-p"}
         named |= {a[2:] for a in args if a.startswith("-p") and len(a) > 2}

@@ -57,8 +57,9 @@ def _side_by_side(
     more, one after the other otherwise (and with ``exclusive``, the fork runner's test
     processes stopped before the fresh pytest starts: see
     :func:`~orderdep.analysis.fork_collect.alone_collects`); a line every
-    :data:`HEARTBEAT` seconds while they run. When ``budget`` runs out (or on Ctrl-C with a budget), both runs are killed
-    and :class:`~orderdep.analysis.budget.BudgetExhausted` is raised; on Ctrl-C without a
+    :data:`HEARTBEAT` seconds while they run. When ``budget`` runs out (or on Ctrl-C
+    with a budget), both runs are killed and
+    :class:`~orderdep.analysis.budget.BudgetExhausted` is raised; on Ctrl-C without a
     budget (or any error) both runs are killed, and their threads have ended, before the
     exception goes on. One after the other, when what is left of ``budget`` after the fork
     runner's run cannot hold a fresh pytest of the whole order, the fresh pytest runs the

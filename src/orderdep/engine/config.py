@@ -143,11 +143,11 @@ class EngineConfig:
         args = [*shlex.split(env.get("PYTEST_ADDOPTS", "")), *self.pytest_args]
         for module, (off, kept_by) in sorted(_QUIET_IF_PRESENT.items()):
             asked = any(a == kept_by or a.startswith(kept_by + "=") for a in args)
-            if self._plugin_loads(module, args) and not asked:
+            if self._plugin_loads(module, args, env) and not asked:
                 out.append(off)
         return out
 
-    def _plugin_loads(self, module: str, args: list[str]) -> bool:
+    def _plugin_loads(self, module: str, args: list[str], env: dict[str, str]) -> bool:
         """Whether the plugin ``module`` (registered under that name) will be loaded, so
         that its options exist: installed, not ``-p no:`` it (in ``args``, which hold
         ``PYTEST_ADDOPTS`` too), and not left out by
@@ -156,7 +156,6 @@ class EngineConfig:
         named |= {a[2:] for a in args if a.startswith("-p") and len(a) > 2}
         if f"no:{module}" in named or not self._is_installed(module):
             return False
-        env = {**os.environ, **self.extra_env}
         return not env.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") or module in named
 
     def in_order_args(self) -> list[str]:

@@ -240,14 +240,14 @@ class Verifier:
         only once they are stopped (:attr:`exclusive`), and the unpatched outcomes of the
         ``compared`` orders are run before (:meth:`before`), not beside, the copy's."""
         config = copy_config(self.config, copy)
-        local = not isinstance(self.engine, DaskEngine)
+        dask = self.engine if isinstance(self.engine, DaskEngine) else None
+        local = dask is None
 
         def started() -> Engine:
             if local and self.exclusive:
                 for order in compared:
                     self.before(order)
                 self.engine.release()
-            dask = self.engine if isinstance(self.engine, DaskEngine) else None
             made = Engine(config) if dask is None else dask.on_copy(config)
             try:
                 made.suite  # noqa: B018 (collects)

@@ -8,14 +8,15 @@ step is killed and the row says where it stopped):
 2. each known row that reproduced by hand confirmed again with plain pytest, one fresh
    process per order (the manifest's ``reset`` applied before each: paths removed, tests
    run, ports waited for), judged by the row's own outcome, not the exit code;
-3. ``orderdep detect . --classify --budget B --seed S`` in the activated venv, on the
-   tree as the reset leaves it (orderdep's working copies start from it); scored:
+3. ``orderdep detect . --classify --budget B --seed S`` in the activated venv, in a fresh
+   copy of the tree as the reset leaves it (the tree itself stays unpatched); scored:
    known rows found, of the right kind, with a right partner (a known one, or one plain
    pytest confirms), unlisted OD tests checked with plain pytest (the report's partner, or
    its failing and passing orders; a brittle passing alone in a run of its own file is
    run alone again with the whole suite collected, as orderdep's runs and shuffled runs
    collect it), wall time against the budget;
-4. ``orderdep fix . --apply --budget B`` on a fresh copy of the reset tree, then plain
+4. ``orderdep fix . --apply --budget B`` in the same copy, with the same results store
+   (the tree's own: fix reuses detect's fork check, as in a user's tree), then plain
    pytest there: each confirmed victim after the partners that failed it (a brittle
    alone), and the original order's outcomes unchanged (a test whose outcome differs
    between two unpatched runs too is left out); the patch (``diff -ruN``) is kept and
@@ -60,6 +61,9 @@ def pytest_collection_modifyitems(config, items):
         items[:] = [i for i in items if i.nodeid in keep]
 """
 PASSING = ("PASSED", "XFAIL")  # not a failure: an expected failure that failed as expected
+# An unlisted OD test's outcome changes with the order when it fails in one and is not a
+# failure in the other: a test skipped alone and failing after another is one.
+NOT_FAILING = (*PASSING, "SKIPPED")
 UNLISTED_CHECKS = 10  # unlisted OD tests checked with plain pytest, at most, per project
 
 
@@ -267,20 +271,21 @@ def partners_of(finding: dict[str, Any], kind: str) -> list[list[str]]:
     return [[p] for p in finding.get(one) or []] + [list(g) for g in finding.get(many) or []]
 
 
-def holds_for(tree: Tree, kind: str, test: str, group: list[str]) -> bool:
+def holds_for(tree: Tree, kind: str, test: str, group: list[str],
+              passing: tuple[str, ...] = PASSING) -> bool:  # fmt: skip
     """Plain pytest agrees: the test fails after the group (victim), passes after it and
-    fails alone (brittle)."""
+    fails alone (brittle); ``passing``: the outcomes that count as passing."""
     if kind == "brittle":
         if tree.outcome([test], test) in FAILED:
-            return tree.outcome([*group, test], test) in PASSING
+            return tree.outcome([*group, test], test) in passing
         # passes alone in a run of its own file: the same two runs with the suite collected
         collected = getattr(tree, "collected", None)
         return (
             collected is not None
             and collected([test], test) in FAILED
-            and collected([*group, test], test) in PASSING
+            and collected([*group, test], test) in passing
         )
-    return tree.outcome([test], test) in PASSING and tree.outcome([*group, test], test) in FAILED
+    return tree.outcome([test], test) in passing and tree.outcome([*group, test], test) in FAILED
 
 
 def score_report(tree: Tree, report: dict[str, Any], known: list[Known],
@@ -305,21 +310,21 @@ def score_report(tree: Tree, report: dict[str, Any], known: list[Known],
         kind, test = finding.get("kind"), finding["test"]
         groups = partners_of(finding, kind) if kind else []
         if groups:
-            ok = holds_for(tree, kind, test, groups[0])
+            ok = holds_for(tree, kind, test, groups[0], NOT_FAILING)
         else:
             ok = (tree.outcome(list(finding["failing_order"]), test) in FAILED
-                  and tree.outcome(list(finding["passing_order"]), test) in PASSING)  # fmt: skip
+                  and tree.outcome(list(finding["passing_order"]), test) in NOT_FAILING)  # fmt: skip
         out.unlisted_confirmed += ok
     out.unlisted_unchecked = max(0, len(unlisted) - UNLISTED_CHECKS)
 
 
-def orderdep(python: Path, verb: list[str], work: Path, tag: str, args: list[str],
-             store: bool = True) -> list[str]:  # fmt: skip
-    """The command as a user types it in the activated venv, its files in ``work``."""
-    report, db = work / f"{tag}-report.json", work / f"{tag}-store.db"
-    for stale in (report, *(db.with_name(db.name + end) for end in ("", "-wal", "-shm"))):
-        stale.unlink(missing_ok=True)
-    where = ["--report", str(report), *(["--store", str(db)] if store else [])]
+def orderdep(python: Path, verb: list[str], work: Path, tag: str, args: list[str]) -> list[str]:
+    """The command as a user types it in the activated venv, its report in ``work``; the
+    results store is the tree's own (``.orderdep/``), as a user's is, so ``fix`` reuses
+    ``detect``'s fork check."""
+    report = work / f"{tag}-report.json"
+    report.unlink(missing_ok=True)
+    where = ["--report", str(report)]
     return [str(python.parent / "orderdep"), *verb, *where, *[f"--pytest-arg={a}" for a in args]]
 
 
@@ -339,12 +344,11 @@ def repair(entry: dict[str, Any], source: Path, python: Path, work: Path, known:
            out: Row) -> None:  # fmt: skip
     origin = Tree(entry, source, python, deadline)
     origin.reset()  # what the checks above left behind
-    copy = fresh_copy(source, work / "fix-copy")
+    copy = work / "copy" / source.name  # where detect ran
     report = json.loads((work / "detect-report.json").read_text())
-    report["project"] = str(copy)
     b = f"{opts['budget']:g}"
     cmd = orderdep(python, ["fix", ".", "--apply", "--budget", b], work, "fix",
-                   list(entry.get("pytest_args") or []), store=False)  # fmt: skip
+                   list(entry.get("pytest_args") or []))  # fmt: skip
     (work / "fix-report.json").write_text(json.dumps(report))
     install_project(python, entry, copy)
     try:
@@ -471,8 +475,15 @@ def run_project(entry: dict[str, Any], opts: dict[str, Any], work_dir: str) -> d
         b = f"{opts['budget']:g}"
         cmd = orderdep(python, ["detect", ".", "--classify", "--budget", b, "--seed",
                                 str(opts["seed"])], work, "detect", args)  # fmt: skip
-        out.detect_exit, out.detect_wall = logged(cmd, source, python, work, "detect",
-                                                  opts["budget"] * 3 + 600, deadline)  # fmt: skip
+        # detect and fix run in one copy, as a user's do in one tree; ``source`` stays
+        # unpatched for the checks
+        copy = fresh_copy(source, work / "copy")
+        install_project(python, entry, copy)
+        try:
+            out.detect_exit, out.detect_wall = logged(cmd, copy, python, work, "detect",
+                                                      opts["budget"] * 3 + 600, deadline)  # fmt: skip
+        finally:
+            install_project(python, entry, source)
         path = work / "detect-report.json"
         report = json.loads(path.read_text()) if path.exists() else {"od_tests": []}
         listed = {r["test"] for r in entry.get("known", [])}

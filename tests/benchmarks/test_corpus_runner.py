@@ -109,6 +109,19 @@ def test_score_counts_kind_partner_and_checks_unlisted_findings() -> None:
     assert (out.unlisted, out.unlisted_confirmed) == (1, 0)
 
 
+def test_an_unlisted_test_skipped_alone_and_failing_after_its_partner_is_confirmed() -> None:
+    report = {"tests": ["p", "w", "v"], "od_tests": [
+        {"test": "w", "kind": "victim", "polluters": ["p"]},  # unlisted
+        {"test": "v", "kind": "victim", "polluters": ["p"]},  # listed
+    ]}  # fmt: skip
+    table = {("w",): "SKIPPED", ("p", "w"): "ERROR", ("v",): "SKIPPED", ("p", "v"): "FAILED"}
+    out = Row("x", "x")
+    score_report(FakeTree(table), report, [Known("v", "victim", ["q"])], {"v"}, out)  # type: ignore[arg-type]
+    assert (out.unlisted, out.unlisted_confirmed) == (1, 1)
+    # a known row is held to passing: skipped alone, its partner is not confirmed
+    assert (out.found, out.right_partner) == (1, 0)
+
+
 def test_a_brittle_found_as_a_victim_is_the_wrong_kind() -> None:
     report = {"tests": ["s", "b"], "od_tests": [{"test": "b", "kind": "victim", "polluters": []}]}
     out = Row("x", "x")
@@ -276,6 +289,10 @@ def test_whole_run_on_a_git_project_then_resumed(tmp_path: Path, capsys: Any) ->
     assert row["status"] == "scored", row
     assert (row["confirmed"], row["found"], row["right_kind"], row["right_partner"]) == (1, 1, 1, 1)
     assert row["repaired"] == 1 and row["holds"] == "yes" and row["changed_lines"] > 0
+    # fix runs where detect ran, with its store: the fork check is not run again
+    work = tmp_path / "work" / "shop"
+    assert "checking the fork runner" in (work / "detect.out").read_text()
+    assert "checking the fork runner" not in (work / "fix.out").read_text()
     gone = json.loads((tmp_path / "work" / "gone" / "result.json").read_text())["row"]
     assert gone["status"] == "skipped"
     capsys.readouterr()
@@ -297,9 +314,17 @@ def test_confirm_only_checks_rows_without_running_orderdep(tmp_path: Path, capsy
 @pytest.mark.slow
 def test_projects_run_as_tasks_of_a_given_dask_scheduler(tmp_path: Path) -> None:
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:  # fmt: skip
-        corpus.main([*_manifest(tmp_path), "--dask", cluster.scheduler_address])
+    # the modules the runner uploads are imported again by the scheduler, which runs in
+    # this process: their names (realsetup.REPO, say) would point at its scratch copy
+    modules = [sys.modules[m[:-3]] for m in corpus.MODULES]
+    saved = [dict(vars(m)) for m in modules]
+    try:
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as cluster:  # fmt: skip
+            corpus.main([*_manifest(tmp_path), "--dask", cluster.scheduler_address])
+    finally:
+        for module, names in zip(modules, saved):
+            vars(module).update(names)
     row = _scored(tmp_path)
     assert (row["status"], row["found"], row["repaired"]) == ("scored", 1, 1)
 

@@ -63,7 +63,7 @@ from orderdep.analysis.repair.candidates.candidates import (
     target_for,
     with_comments,
 )
-from orderdep.analysis.repair.candidates.cleaners import cleaner_candidates
+from orderdep.analysis.repair.candidates.cleaners import Cleaners
 from orderdep.analysis.repair.candidates.file_copies import own_copy_candidates
 from orderdep.analysis.repair.candidates.fixture_candidates import (
     autouse_candidates,
@@ -188,18 +188,15 @@ class Repairer:
                 victim.module = result.debug.test_module
             if result.debug is not None:
                 result.debug = self._every_polluter(result.debug, target, victim, result.notes)
+        donors: Optional[Cleaners] = None
         if "cleaner" in self.strategies:
             culprits = result.debug.culprits if result.debug is not None else []
             resets = reset_statements(self.project, victim, culprits) if kind == "brittle" else []
-            cleaners = cleaner_candidates(
+            donors = Cleaners(
                 self.project, self.screen, self.progress, finding, kind, target, victim,
                 culprits, result.notes, resets,
             )  # fmt: skip
-            candidates += cleaners
-            if kind == "brittle":  # a TestCase's setUp reads the state before the body
-                _, classes, _ = function_path(finding.test)
-                for method in placements(victim.source, classes, polluter=False)[1:]:
-                    candidates += [placed(c, method) for c in cleaners if method]
+            candidates += donors.take()
         if "fixture" in self.strategies and kind == "victim":
             candidates += narrow_candidates(self.project, finding)
             candidates += setup_function_candidates(self.project, finding)
@@ -237,6 +234,12 @@ class Repairer:
             early = [with_comments(c, finding, kind, roots) for c in early]
             result.candidates += len(early)
             self._rank_and_verify(early, target, result)
+        while result.fix is None and donors is not None and donors.left():
+            # the donors not minimised while the first that worked was enough
+            more = donors.take()
+            more = [with_comments(c, finding, kind, roots) for c in more]
+            result.candidates += len(more)
+            self._rank_and_verify(more, target, result)
         return result
 
     def _every_polluter(

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Callable, Optional
 
-from orderdep.analysis.repair.candidates.candidates import Candidate
+from orderdep.analysis.repair.candidates.candidates import Candidate, placed
 from orderdep.analysis.repair.candidates.generated import Screen
 from orderdep.analysis.repair.candidates.root_statements import guard_statements, restore_statements
 from orderdep.analysis.repair.candidates.scoping import scope_statements
@@ -28,7 +28,13 @@ from orderdep.analysis.repair.candidates.sources import (
 from orderdep.analysis.repair.locate.module_names import ModuleNames
 from orderdep.analysis.repair.locate.root_info import RootInfo
 from orderdep.analysis.repair.verify.verify import Target
-from orderdep.analysis.repair.write.patches import FIXTURE_PARAMS, Insertion, insertion
+from orderdep.analysis.repair.write.patches import (
+    FIXTURE_PARAMS,
+    Insertion,
+    function_path,
+    insertion,
+)
+from orderdep.analysis.repair.write.unittest_patches import placements
 from orderdep.core.ddmin import DDMinPreconditionError, ddmin
 from orderdep.core.report import ODFinding
 from orderdep.errors import UsageError
@@ -37,22 +43,133 @@ MAX_CLEANERS = 5
 MAX_CLEANER_STATEMENTS = 40
 
 
-def cleaner_candidates(
+class Cleaners:
+    """Candidates from the statements of cleaners (state-setters, for a brittle), a donor
+    at a time: :meth:`take` minimises donors, best first, until one's statements make
+    the test pass in its failing order, so a suite whose screen is slow does not pay for
+    every donor when the first will do; the next call goes on with the rest. For a
+    brittle, each candidate also comes after each of ``resets`` (reset-method calls of
+    the roots it needs, see :func:`~.generated.reset_statements`): the state is then set
+    up from scratch, and not a second time where the state-setters ran before it."""
+
+    def __init__(
+        self,
+        project: Path,
+        screen: Screen,
+        progress: Callable[[str], None],
+        finding: ODFinding,
+        kind: str,
+        target: Target,
+        victim: FunctionSource,
+        culprits: Sequence[RootInfo],
+        notes: list[str],
+        resets: Sequence[tuple[list[str], str]] = (),
+    ) -> None:
+        self.project, self.screen, self.progress = project, screen, progress
+        self.test = finding.test
+        self.kind, self.target, self.victim = kind, target, victim
+        self.culprits, self.notes, self.resets = culprits, notes, resets
+        self.donors, self.what = _donors(project, finding, kind, target, victim, culprits, notes)
+        self.donors = self.donors[:MAX_CLEANERS]
+
+    def left(self) -> bool:
+        """Whether donors are still to be minimised."""
+        return bool(self.donors)
+
+    def take(self) -> list[Candidate]:
+        """The candidates of the next donors, up to and with the first whose statements
+        were shown to work (the donors taken are gone); for a brittle in a TestCase, each
+        also in its ``setUp``, which reads the state before the body runs."""
+        out: list[Candidate] = []
+        while self.donors:
+            group = self.donors.pop(0)
+            made, proven = self._candidates(group)
+            out += made
+            if proven:
+                break
+        if self.kind != "brittle":
+            return out
+        _, classes, _ = function_path(self.test)
+        methods = [m for m in placements(self.victim.source, classes, polluter=False)[1:] if m]
+        return [*out, *(placed(c, m) for m in methods for c in out)]
+
+    def _candidates(self, group: list[str]) -> tuple[list[Candidate], bool]:
+        kind, target, victim, culprits = self.kind, self.target, self.victim, self.culprits
+        what, notes, resets = self.what, self.notes, self.resets
+        out: list[Candidate] = []
+        name = f"{what} {group[0]}" if len(group) == 1 else f"{what} group {' + '.join(group)}"
+        self.progress(f"minimising the statements of {name}")
+        try:
+            sources = [read_function(self.project, d) for d in group]
+        except UsageError as exc:
+            notes.append(f"cleaner: {exc}")
+            return out, False
+        # the donor's own checks set nothing up: a patch does not repeat another test's asserts
+        stmts = [
+            (i, st) for i, fs in enumerate(sources) for st in fs.statements if not is_check(st)
+        ]
+        stmts = stmts[:MAX_CLEANER_STATEMENTS]
+        if not stmts:
+            notes.append(f"cleaner: {name} has no statements but its own checks")
+            return out, False
+
+        def patch(sub: list[tuple[int, str]], sources: list[FunctionSource] = sources) -> Insertion:
+            return transplant_group(sub, sources, victim)
+
+        seen: list[bool] = []
+
+        def works(sub: list[tuple[int, str]]) -> bool:
+            ins = patch(sub)
+            fixtures = [f for f in ins.fixtures if f not in FIXTURE_PARAMS]
+            seen.append(self.screen(target, "\n".join(ins.statements), victim.module, fixtures))
+            return seen[-1]
+
+        kept, how = _minimised(stmts, works, name)
+        proven = any(seen)  # some of its statements made the test pass
+        ins = patch(kept)
+        if kind == "brittle":
+            for stmts_reset, what_reset in resets:
+                after = insertion(ins.test, [*stmts_reset, *ins.statements], ins.fixtures)
+                out.append(Candidate("cleaner", f"{how}, after {what_reset}", [after]))
+        if kind == "brittle":  # the setter's writes, undone when the test ends
+            scoped, changed = scope_statements(ins.statements)
+            if changed:
+                fixtures = ("monkeypatch", *ins.fixtures)
+                out.append(
+                    Candidate(
+                        "cleaner",
+                        f"{how}, through monkeypatch",
+                        [insertion(ins.test, scoped, fixtures)],
+                    )
+                )
+                out.append(Candidate("cleaner", how, [ins], leaks=True))
+                return out, proven
+            guarded = _guarded(ins, culprits, victim)
+            fresh = _on_fresh_state(ins, culprits, victim)
+            if fresh is not None:  # run after its state-setter, the test would set it up twice
+                fresh_guarded = _guarded(fresh, culprits, victim)
+                if fresh_guarded is not None:
+                    how_fresh = f"{how}, on fresh state, undone when it ends"
+                    out.append(Candidate("cleaner", how_fresh, [fresh_guarded]))
+                out.append(Candidate("cleaner", f"{how}, on fresh state", [fresh], leaks=True))
+            if guarded is not None:
+                out.append(Candidate("cleaner", f"{how}, undone when it ends", [guarded]))
+                out.append(Candidate("cleaner", how, [ins], leaks=True))
+                return out, proven
+        out.append(Candidate("cleaner", how, [ins]))
+        return out, proven
+
+
+def _donors(
     project: Path,
-    screen: Screen,
-    progress: Callable[[str], None],
     finding: ODFinding,
     kind: str,
     target: Target,
     victim: FunctionSource,
     culprits: Sequence[RootInfo],
     notes: list[str],
-    resets: Sequence[tuple[list[str], str]] = (),
-) -> list[Candidate]:
-    """Candidates from the statements of cleaners (state-setters, for a brittle); for a
-    brittle, each also after each of ``resets`` (reset-method calls of the roots it
-    needs, see :func:`~.generated.reset_statements`): the state is then set up from
-    scratch, and not a second time where the state-setters ran before it."""
+) -> tuple[list[list[str]], str]:
+    """The donors, best first, and what they are (cleaner or state-setter)."""
     donors: list[list[str]]
     if kind == "victim":
         cleaners = list(dict.fromkeys(c for cs in finding.cleaners.values() for c in cs))
@@ -73,66 +190,7 @@ def cleaner_candidates(
             )
     if not donors:
         notes.append(f"cleaner: the report names no {what} for this test")
-        return []
-    out = []
-    for group in donors[:MAX_CLEANERS]:
-        name = f"{what} {group[0]}" if len(group) == 1 else f"{what} group {' + '.join(group)}"
-        progress(f"minimising the statements of {name}")
-        try:
-            sources = [read_function(project, d) for d in group]
-        except UsageError as exc:
-            notes.append(f"cleaner: {exc}")
-            continue
-        # the donor's own checks set nothing up: a patch does not repeat another test's asserts
-        stmts = [
-            (i, st) for i, fs in enumerate(sources) for st in fs.statements if not is_check(st)
-        ]
-        stmts = stmts[:MAX_CLEANER_STATEMENTS]
-        if not stmts:
-            notes.append(f"cleaner: {name} has no statements but its own checks")
-            continue
-
-        def patch(sub: list[tuple[int, str]], sources: list[FunctionSource] = sources) -> Insertion:
-            return transplant_group(sub, sources, victim)
-
-        def works(sub: list[tuple[int, str]]) -> bool:
-            ins = patch(sub)
-            fixtures = [f for f in ins.fixtures if f not in FIXTURE_PARAMS]
-            return screen(target, "\n".join(ins.statements), victim.module, fixtures)
-
-        kept, how = _minimised(stmts, works, name)
-        ins = patch(kept)
-        if kind == "brittle":
-            for stmts_reset, what_reset in resets:
-                after = insertion(ins.test, [*stmts_reset, *ins.statements], ins.fixtures)
-                out.append(Candidate("cleaner", f"{how}, after {what_reset}", [after]))
-        if kind == "brittle":  # the setter's writes, undone when the test ends
-            scoped, changed = scope_statements(ins.statements)
-            if changed:
-                fixtures = ("monkeypatch", *ins.fixtures)
-                out.append(
-                    Candidate(
-                        "cleaner",
-                        f"{how}, through monkeypatch",
-                        [insertion(ins.test, scoped, fixtures)],
-                    )
-                )
-                out.append(Candidate("cleaner", how, [ins], leaks=True))
-                continue
-            guarded = _guarded(ins, culprits, victim)
-            fresh = _on_fresh_state(ins, culprits, victim)
-            if fresh is not None:  # run after its state-setter, the test would set it up twice
-                fresh_guarded = _guarded(fresh, culprits, victim)
-                if fresh_guarded is not None:
-                    how_fresh = f"{how}, on fresh state, undone when it ends"
-                    out.append(Candidate("cleaner", how_fresh, [fresh_guarded]))
-                out.append(Candidate("cleaner", f"{how}, on fresh state", [fresh], leaks=True))
-            if guarded is not None:
-                out.append(Candidate("cleaner", f"{how}, undone when it ends", [guarded]))
-                out.append(Candidate("cleaner", how, [ins], leaks=True))
-                continue
-        out.append(Candidate("cleaner", how, [ins]))
-    return out
+    return donors, what
 
 
 def _on_fresh_state(

@@ -148,7 +148,8 @@ def choose_default(
 @dataclass(frozen=True)
 class DefaultPlan:
     """What the default search runs after the original order: ``strategies`` in order
-    (``isolation`` first when ``alone`` runs), and whether timing orders ran for it."""
+    (``isolation`` first when ``alone`` runs), and ``timed``: the strategies whose timing
+    orders ran to choose it (empty when none ran)."""
 
     strategies: list[str]
     timed: list[str]

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from orderdep.analysis.repair.candidates.candidates import Candidate, placed
-from orderdep.analysis.repair.candidates.generated import Screen
 from orderdep.analysis.repair.candidates.root_statements import guard_statements, restore_statements
 from orderdep.analysis.repair.candidates.scoping import scope_statements
 from orderdep.analysis.repair.candidates.sources import (
@@ -27,6 +26,7 @@ from orderdep.analysis.repair.candidates.sources import (
 )
 from orderdep.analysis.repair.locate.module_names import ModuleNames
 from orderdep.analysis.repair.locate.root_info import RootInfo
+from orderdep.analysis.repair.locate.screening import Screen
 from orderdep.analysis.repair.verify.verify import Target
 from orderdep.analysis.repair.write.patches import (
     FIXTURE_PARAMS,
@@ -121,7 +121,9 @@ class Cleaners:
         def works(sub: list[tuple[int, str]]) -> bool:
             ins = patch(sub)
             fixtures = [f for f in ins.fixtures if f not in FIXTURE_PARAMS]
-            seen.append(self.screen(target, "\n".join(ins.statements), victim.module, fixtures))
+            # where the patch puts them: at the start of the body, after the set-up
+            code = "\n".join(ins.statements)
+            seen.append(self.screen(target, code, victim.module, fixtures, call=True))
             return seen[-1]
 
         kept, how = _minimised(stmts, works, name)

@@ -16,6 +16,7 @@ from orderdep.analysis.repair.candidates.reset_calls import generate
 from orderdep.analysis.repair.candidates.sources import FunctionSource, read_function
 from orderdep.analysis.repair.locate.module_names import ModuleNames, attribute_reference
 from orderdep.analysis.repair.locate.root_info import RootInfo
+from orderdep.analysis.repair.locate.screening import Screen
 from orderdep.analysis.repair.verify.verify import Target
 from orderdep.analysis.repair.write.patches import insertion
 from orderdep.core.ddmin import ddmin
@@ -23,9 +24,6 @@ from orderdep.core.report import ODFinding
 from orderdep.errors import UsageError
 
 MAX_GENERATED_PER_ROOT = 2
-
-# screen(target, code, namespace, fixtures): whether code makes the OD test pass there
-Screen = Callable[[Target, str, Optional[str], Sequence[str]], bool]
 
 
 def generated_candidates(

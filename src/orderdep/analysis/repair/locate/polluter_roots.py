@@ -19,13 +19,13 @@ from typing import Any, Callable, Optional
 from orderdep.analysis.repair.locate.debugger import DebugError
 from orderdep.analysis.repair.locate.root_changes import change_lines
 from orderdep.analysis.repair.locate.root_info import DebugResult, RootInfo, object_attributes
+from orderdep.analysis.repair.locate.screening import Screen
 from orderdep.analysis.repair.locate.value_view import ValueView
 from orderdep.analysis.repair.verify.verify import Target
 
 MAX_ORDERS = 12
 MAX_DEBUGS = 3
 
-Screen = Callable[[Target, str, Optional[str], Sequence[str]], bool]
 DebugOrder = Callable[[list[str]], DebugResult]
 Restores = Callable[[RootInfo], list[tuple[list[str], list[str]]]]
 

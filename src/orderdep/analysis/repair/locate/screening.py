@@ -10,14 +10,28 @@ question more than once.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Optional
+from typing import Optional, Protocol
 
 from orderdep.analysis.repair.locate.debugger import PROBE_MODULE
 from orderdep.analysis.repair.verify.verify import Target
 from orderdep.engine.executor import Executor
 from orderdep.engine.probe import ProbeSpec
 
-ScreenKey = tuple[str, Optional[str], str, tuple[str, ...], tuple[tuple[str, ...], ...]]
+ScreenKey = tuple[str, Optional[str], str, tuple[str, ...], tuple[tuple[str, ...], ...], bool]
+
+
+class Screen(Protocol):
+    """``screen(target, code, namespace, fixtures, call=...)``: whether ``code`` makes
+    the OD test pass in its failing orders (see :class:`Screener`)."""
+
+    def __call__(
+        self,
+        target: Target,
+        code: str,
+        namespace: Optional[str],
+        fixtures: Sequence[str] = (),
+        call: bool = False,
+    ) -> bool: ...
 
 
 class Screener:
@@ -29,24 +43,35 @@ class Screener:
         self._answers: dict[ScreenKey, bool] = {}
 
     def __call__(
-        self, target: Target, code: str, namespace: Optional[str], fixtures: Sequence[str] = ()
+        self,
+        target: Target,
+        code: str,
+        namespace: Optional[str],
+        fixtures: Sequence[str] = (),
+        call: bool = False,
     ) -> bool:
-        """Whether ``code`` run in ``namespace`` makes the OD test pass in its failing orders;
-        with ``fixtures``, in its call phase with those fixtures' values bound."""
+        """Whether ``code`` run in ``namespace`` makes the OD test pass in its failing orders:
+        before the test's set-up, or, with ``fixtures`` (their values bound) or ``call``,
+        in its call phase, where statements inserted at the start of its body run."""
         orders = tuple(tuple(order) for order in target.failing_orders)
-        key = (code, namespace, target.test, tuple(fixtures), orders)
+        key = (code, namespace, target.test, tuple(fixtures), orders, call or bool(fixtures))
         if key not in self._answers:
-            self._answers[key] = self._screen(target, code, namespace, fixtures)
+            self._answers[key] = self._screen(target, code, namespace, fixtures, call)
         return self._answers[key]
 
     def _screen(
-        self, target: Target, code: str, namespace: Optional[str], fixtures: Sequence[str]
+        self,
+        target: Target,
+        code: str,
+        namespace: Optional[str],
+        fixtures: Sequence[str],
+        call: bool,
     ) -> bool:
         for order in target.failing_orders:
             options: dict[str, object] = {
                 "mode": "exec", "at": len(order) - 1, "code": code, "namespace": namespace
             }  # fmt: skip
-            if fixtures:
+            if fixtures or call:
                 options.update(phase="call", fixtures=list(fixtures))
             self.runs += 1
             res = self.executor.run(order, probe=ProbeSpec(PROBE_MODULE, options))

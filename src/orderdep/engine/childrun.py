@@ -122,11 +122,31 @@ def _clone(item: pytest.Item) -> pytest.Item:
     return item
 
 
+class UnloadedProbe:
+    """A probe that could not be made: the order runs without it, and its answer is the
+    error (``probe["error"]``), which the analysis that asked for it reports."""
+
+    def __init__(self, error: str) -> None:
+        self.error = error
+
+    def before_test(self, index: int, test_id: str) -> None:
+        pass
+
+    def after_test(self, index: int, test_id: str) -> None:
+        pass
+
+    def result(self) -> dict[str, Any]:
+        return {"error": self.error}
+
+
 def load_probe(spec: Optional[dict[str, Any]], rootdir: str) -> Any:
     if not spec:
         return None
-    module = importlib.import_module(spec["module"])
-    return module.make_probe(spec.get("options") or {}, rootdir)
+    try:
+        module = importlib.import_module(spec["module"])
+        return module.make_probe(spec.get("options") or {}, rootdir)
+    except Exception:  # user code (a conftest, a plugin) decides what is importable
+        return UnloadedProbe(traceback.format_exc())
 
 
 def items_by_id(session: pytest.Session) -> dict[str, pytest.Item]:

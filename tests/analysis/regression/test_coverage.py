@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from orderdep.analysis.regression.coverage import (
+    NO_COVERAGE,
     CoverageData,
     collect_coverage,
     function_ranges,
@@ -18,7 +19,7 @@ from orderdep.analysis.regression.coverage import (
 )
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
-from orderdep.errors import ReportError
+from orderdep.errors import EngineError, ReportError
 
 
 def test_function_ranges_nested_methods_decorators() -> None:
@@ -170,3 +171,14 @@ def test_collect_coverage_credits_fixture_setup_and_teardown(tmp_path: Path) -> 
     assert ("setter", 4, 5) in data.function_ranges["app/core.py"]
     # Module-level code ran at collection, before any test: credited to none.
     assert not any(1 in per.get("app/core.py", []) for per in data.statements.values())
+
+
+def test_coverage_missing_where_the_tests_run_is_a_clear_error(tmp_path: Path) -> None:
+    # the project's Python cannot import coverage.py (it is an optional extra now)
+    _write(tmp_path, {**PROJECT, "conftest.py": "import sys\n\nsys.modules['coverage'] = None\n"})
+    with Engine(EngineConfig(tmp_path, runner="fork")) as engine:
+        with pytest.raises(EngineError) as err:
+            collect_coverage(engine, tmp_path)
+    message = str(err.value)
+    assert message.startswith(NO_COVERAGE) and "Traceback" not in message
+    assert "-m pip install 'coverage>=7.3'" in message

@@ -25,6 +25,7 @@ import ast
 import json
 import math
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +43,8 @@ SCHEMA = "orderdep.coverage/1"
 DEFAULT_PATH = Path(".orderdep") / "coverage.json"
 COVERAGE_COMMAND = "orderdep coverage"
 _PROBE_MODULE = __name__
+#: How the probe says that coverage.py cannot be imported where the tests run.
+NO_COVERAGE = "orderdep coverage: coverage.py is not installed in the test process's Python"
 
 PathLike = Union[str, "os.PathLike[str]"]
 FunctionRange = tuple[str, int, int]
@@ -224,8 +227,11 @@ def collect_coverage(
 def coverage_from_result(result: OrderResult, root: Path) -> CoverageData:
     """Turn the probe's answer and the results of the coverage run into :class:`CoverageData`."""
     probe = result.probe or {}
-    if probe.get("error"):
-        raise EngineError(f"per-test coverage failed in the test process:\n{probe['error']}")
+    error = str(probe.get("error") or "")
+    if NO_COVERAGE in error:  # the message, not the traceback around it
+        raise EngineError(error[error.index(NO_COVERAGE) :].splitlines()[0])
+    if error:
+        raise EngineError(f"per-test coverage failed in the test process:\n{error}")
     if "lines" not in probe:
         raise EngineError(
             "the coverage run returned no per-test coverage (the run was cut short or the "
@@ -270,7 +276,14 @@ class CoverageProbe:
     """Switches coverage.py's dynamic context to each test around its setup..teardown."""
 
     def __init__(self, options: Mapping[str, Any], rootdir: str) -> None:
-        import coverage  # only in the test process
+        try:
+            import coverage  # only in the test process
+        except ImportError as exc:
+            raise ImportError(
+                f"{NO_COVERAGE} ({sys.executable}): install it there with `{sys.executable} "
+                "-m pip install 'coverage>=7.3'` (or `pip install 'orderdep[coverage]'` in "
+                "the project's venv)"
+            ) from exc
 
         # The engine starts the test process in the project's working copy.
         self.base = os.getcwd()

@@ -176,9 +176,8 @@ def test_collect_coverage_credits_fixture_setup_and_teardown(tmp_path: Path) -> 
 def test_coverage_missing_where_the_tests_run_is_a_clear_error(tmp_path: Path) -> None:
     # the project's Python cannot import coverage.py (it is an optional extra now)
     _write(tmp_path, {**PROJECT, "conftest.py": "import sys\n\nsys.modules['coverage'] = None\n"})
-    with Engine(EngineConfig(tmp_path, runner="fork")) as engine:
-        with pytest.raises(EngineError) as err:
-            collect_coverage(engine, tmp_path)
+    with Engine(EngineConfig(tmp_path, runner="fork")) as engine, pytest.raises(EngineError) as err:
+        collect_coverage(engine, tmp_path)
     message = str(err.value)
     assert message.startswith(NO_COVERAGE) and "Traceback" not in message
     assert "-m pip install 'coverage>=7.3'" in message

@@ -42,6 +42,17 @@ def test_a_first_turn_gets_at_least_a_few_runs_of_the_whole_suite() -> None:
     assert turns.share(first, 100.0) == 80.0  # not a third of it: one candidate's runs
 
 
-def test_first_turns_come_first_for_the_items_asked_in_their_order() -> None:
+def test_first_turns_alternate_between_the_two_kinds_in_their_order() -> None:
     turns = Turns(["b1", "v1", "b2", "v2"], first=lambda t: t.startswith("v"))
-    assert [(t.index, t.item) for t in turns] == [(1, "v1"), (3, "v2"), (0, "b1"), (2, "b2")]
+    assert [(t.index, t.item) for t in turns] == [(1, "v1"), (0, "b1"), (3, "v2"), (2, "b2")]
+
+
+def test_the_rest_of_the_longer_kind_takes_its_turns_last() -> None:
+    items = ["v1", "v2", "v3", "b1"]
+    assert [t.item for t in Turns(items, first=lambda t: t.startswith("v"))] == [
+        "v1", "b1", "v2", "v3"
+    ]  # fmt: skip
+    items = ["b1", "b2", "v1"]
+    assert [t.item for t in Turns(items, first=lambda t: t.startswith("v"))] == [
+        "v1", "b1", "b2"
+    ]  # fmt: skip

@@ -7,9 +7,11 @@ first gets an equal share of what is left (at least :data:`MIN_TURN` seconds, or
 cannot verify one candidate in its share only wastes it; all of it when it is the last
 to start). A test its share stopped gets a second turn once every
 test has had its first, with all that is left then, in the order they were stopped.
-Victims take their first turns before brittles: a victim's fix puts back what one
-polluter changed, a brittle's has to build what its state-setters leave (on Tale, three
-brittles no candidate explained took the turns its victims never got).
+Victims and brittles take their first turns in alternation, a victim first: a victim's
+fix puts back what one polluter changed, a brittle's has to build what its state-setters
+leave, and neither kind may starve the other (on Tale, three brittles no candidate
+explained took the turns its victim never got; on hera, nine victims would take all the
+turns before its brittle's).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import zip_longest
 from typing import Generic, Optional, TypeVar
 
 T = TypeVar("T")
@@ -43,10 +46,13 @@ class Turns(Generic[T]):
     def __init__(
         self, items: Sequence[T], least: float = MIN_TURN, first: Callable[[T], bool] = bool
     ) -> None:
-        """``first``: the items whose first turns come before the others' (the order
-        given kept within each)."""
+        """``first``: the items whose first turns alternate with the others', one of
+        them first (the order given kept within each; the rest of the longer kind last)."""
         turns = [Turn(i, item) for i, item in enumerate(items)]
-        self._queue = deque(sorted(turns, key=lambda t: not first(t.item)))
+        ahead = [t for t in turns if first(t.item)]
+        behind = [t for t in turns if not first(t.item)]
+        both = zip_longest(ahead, behind)
+        self._queue = deque(t for pair in both for t in pair if t is not None)
         self.least = max(MIN_TURN, least)
 
     def __iter__(self) -> Iterator[Turn[T]]:

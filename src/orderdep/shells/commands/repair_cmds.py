@@ -237,7 +237,7 @@ def fix(
         def victim(item: tuple[str, Optional[ODFinding]]) -> bool:
             return item[1] is not None and item[1].kind == "victim"
 
-        # a fair share each, victims first, then the rest to those a share stopped
+        # a fair share each, victims and brittles in turn, then the rest to those a share stopped
         turns = Turns(selected, least_turn(suite_s), first=victim)
         for turn in turns:
             index, (test, found) = turn.index, turn.item

@@ -30,8 +30,15 @@ class HelpArgument(click.Argument):
 
 
 def argument(*param_decls: str, **attrs: Any) -> Callable[[F], F]:
-    """``click.argument`` with ``help`` on every click version."""
-    decorator: Callable[[F], F] = click.argument(*param_decls, cls=HelpArgument, **attrs)
+    """``click.argument`` with ``help`` on every click version. The decorator may be put
+    on many commands: each gets a ``click.argument`` of its own, since click up to 8.1.3
+    pops ``cls`` from the attributes it was given the first time its decorator runs
+    (the next command then got a plain ``click.Argument``, which refuses ``help``)."""
+
+    def decorator(func: F) -> F:
+        made: Callable[[F], F] = click.argument(*param_decls, cls=HelpArgument, **attrs)
+        return made(func)
+
     return decorator
 
 

@@ -56,3 +56,13 @@ def test_the_rest_of_the_longer_kind_takes_its_turns_last() -> None:
     assert [t.item for t in Turns(items, first=lambda t: t.startswith("v"))] == [
         "v1", "b1", "b2"
     ]  # fmt: skip
+
+
+def test_the_items_of_one_group_count_as_one_share() -> None:
+    # three victims of one polluter function, one of another: two shares, not four
+    items = ["v1", "v2", "v3", "w1"]
+    turns = Turns(items, first=bool, group=lambda t: "p" if t.startswith("v") else "q")
+    first = next(iter(turns))
+    assert turns.share(first, 120.0) == 60.0
+    ungrouped = Turns(items)
+    assert ungrouped.share(next(iter(ungrouped)), 120.0) == 30.0

@@ -44,10 +44,18 @@ class Turns(Generic[T]):
     """The turns of ``items``, in order, then the second turns (see the module doc)."""
 
     def __init__(
-        self, items: Sequence[T], least: float = MIN_TURN, first: Callable[[T], bool] = bool
+        self,
+        items: Sequence[T],
+        least: float = MIN_TURN,
+        first: Callable[[T], bool] = bool,
+        group: Optional[Callable[[T], str]] = None,
     ) -> None:
         """``first``: the items whose first turns alternate with the others', one of
-        them first (the order given kept within each; the rest of the longer kind last)."""
+        them first (the order given kept within each; the rest of the longer kind last).
+        ``group``: items of one group (the victims of one polluter) count as one when
+        shares are made: one repair at the polluter often repairs them all, and the rest
+        then only find nothing left to fix."""
+        self.group = group or (lambda item: str(id(item)))
         turns = [Turn(i, item) for i, item in enumerate(items)]
         ahead = [t for t in turns if first(t.item)]
         behind = [t for t in turns if not first(t.item)]
@@ -63,7 +71,8 @@ class Turns(Generic[T]):
         """The seconds ``turn`` may use of the ``seconds`` left (None: no limit)."""
         if seconds is None or turn.second:
             return seconds
-        firsts = 1 + sum(1 for t in self._queue if not t.second)
+        mine = self.group(turn.item)
+        firsts = 1 + len({self.group(t.item) for t in self._queue if not t.second} - {mine})
         if firsts == 1:
             return seconds
         return min(seconds, max(self.least, seconds / firsts))

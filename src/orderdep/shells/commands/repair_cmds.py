@@ -237,8 +237,15 @@ def fix(
         def victim(item: tuple[str, Optional[ODFinding]]) -> bool:
             return item[1] is not None and item[1].kind == "victim"
 
+        def partner_group(item: tuple[str, Optional[ODFinding]]) -> str:
+            """The test function of its first polluter (state-setter): one share for
+            the OD tests of one, which a repair at it often repairs all at once."""
+            test, found = item
+            partners = (found.polluters or found.state_setters) if found is not None else []
+            return function_id(partners[0]) if partners else test
+
         # a fair share each, victims and brittles in turn, then the rest to those a share stopped
-        turns = Turns(selected, least_turn(suite_s), first=victim)
+        turns = Turns(selected, least_turn(suite_s), first=victim, group=partner_group)
         for turn in turns:
             index, (test, found) = turn.index, turn.item
             left_s = limit.left()  # what a set check of the patches so far needs is kept

@@ -69,8 +69,31 @@ class Cleaners:
         self.test = finding.test
         self.kind, self.target, self.victim = kind, target, victim
         self.culprits, self.notes, self.resets = culprits, notes, resets
-        self.donors, self.what = _donors(project, finding, kind, target, victim, culprits, notes)
+        self.donors, self.what = self._donors(finding)
         self.donors = self.donors[:MAX_CLEANERS]
+        if not self.donors:
+            notes.append(f"cleaner: the report names no {self.what} for this test")
+
+    def _donors(self, finding: ODFinding) -> tuple[list[list[str]], str]:
+        """The donors, best first, and what they are (cleaner or state-setter)."""
+        donors: list[list[str]]
+        if self.kind == "victim":
+            cleaners = list(dict.fromkeys(c for cs in finding.cleaners.values() for c in cs))
+            ranked = rank_cleaners(self.project, cleaners, self.victim, list(self.culprits))
+            return [[c] for c in ranked], "cleaner"
+        donors = [[s] for s in finding.state_setters]
+        donors += [list(g) for g in finding.state_setter_groups if g]
+        passing = self.target.passing_orders
+        prefix = passing[0][:-1] if passing else []
+        if not donors and prefix:
+            # classification named none: the tests of the passing order the fix is
+            # verified in set the state up, so their statements are the donors
+            donors = [list(prefix)]
+            self.notes.append(
+                "cleaner: the report names no state-setter for this test; the tests before "
+                "it in its passing order are used as one"
+            )
+        return donors, "state-setter"
 
     def left(self) -> bool:
         """Whether donors are still to be minimised."""
@@ -160,39 +183,6 @@ class Cleaners:
                 return out, proven
         out.append(Candidate("cleaner", how, [ins]))
         return out, proven
-
-
-def _donors(
-    project: Path,
-    finding: ODFinding,
-    kind: str,
-    target: Target,
-    victim: FunctionSource,
-    culprits: Sequence[RootInfo],
-    notes: list[str],
-) -> tuple[list[list[str]], str]:
-    """The donors, best first, and what they are (cleaner or state-setter)."""
-    donors: list[list[str]]
-    if kind == "victim":
-        cleaners = list(dict.fromkeys(c for cs in finding.cleaners.values() for c in cs))
-        donors = [[c] for c in rank_cleaners(project, cleaners, victim, list(culprits))]
-        what = "cleaner"
-    else:
-        donors = [[s] for s in finding.state_setters]
-        donors += [list(g) for g in finding.state_setter_groups if g]
-        what = "state-setter"
-        prefix = target.passing_orders[0][:-1] if target.passing_orders else []
-        if not donors and prefix:
-            # classification named none: the tests of the passing order the fix is
-            # verified in set the state up, so their statements are the donors
-            donors = [list(prefix)]
-            notes.append(
-                "cleaner: the report names no state-setter for this test; the tests before "
-                "it in its passing order are used as one"
-            )
-    if not donors:
-        notes.append(f"cleaner: the report names no {what} for this test")
-    return donors, what
 
 
 def _on_fresh_state(

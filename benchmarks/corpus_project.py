@@ -19,7 +19,8 @@ step is killed and the row says where it stopped):
    (the tree's own: fix reuses detect's fork check, as in a user's tree), then plain
    pytest there: each confirmed victim after the partners that failed it (a brittle
    alone), and the original order's outcomes unchanged (a test whose outcome differs
-   between two unpatched runs too is left out); the patch (``diff -ruN``) is kept and
+   between two unpatched runs too is left out, and a parametrized test whose ids change
+   between processes is compared by its function's outcomes); the patch (``diff -ruN``) is kept and
    its lines counted.
 """
 
@@ -368,7 +369,8 @@ def repair(entry: dict[str, Any], source: Path, python: Path, work: Path, known:
     # the original order keeps its outcomes, but for OD tests that failed in it and now pass
     repaired = {row.test for row in known if after.get(row.test) == "PASSED"}
     changed = sorted(t for t in set(before) | set(after)
-                     if before.get(t) != after.get(t) and t not in repaired)  # fmt: skip
+                     if before.get(t) != after.get(t) and t not in repaired
+                     and not renamed(t, before, after))  # fmt: skip
     if changed:  # a test whose outcome differs between two unpatched runs too is not the patch's
         again = outcomes(origin.run([]))
         flaky = {t for t in changed if again.get(t) != before.get(t)}
@@ -383,6 +385,20 @@ def repair(entry: dict[str, Any], source: Path, python: Path, work: Path, known:
                       for t in changed) + "\n")  # fmt: skip
     out.lines.append(f"fix: exit {out.fix_exit} in {wall:.0f} s, {out.repaired} of "
                      f"{len(known)} repaired, {out.changed_lines} lines; see {work / 'fix.patch'}")  # fmt: skip
+
+
+def renamed(test: str, before: dict[str, str], after: dict[str, str]) -> bool:
+    """Whether ``test``, present in one run only, is a parametrized test whose ids change
+    between processes (built from a set, the clock): its function's outcomes are the same
+    in both runs, under other ids."""
+    if (test in before) == (test in after) or "[" not in test:
+        return False
+    base = test.split("[", 1)[0]
+
+    def of(run: dict[str, str]) -> list[str]:
+        return sorted(o for t, o in run.items() if t.split("[", 1)[0] == base)
+
+    return of(before) == of(after)
 
 
 def count_repaired(tree: Any, known: list[Known], patch: str) -> tuple[int, str]:

@@ -527,3 +527,14 @@ def test_detect_and_fix_start_from_the_tree_the_reset_leaves(tmp_path: Path) -> 
     row = json.loads((tmp_path / "work" / "cache" / "result.json").read_text())["row"]
     assert (row["confirmed"], row["found"], row["right_kind"]) == (1, 1, 1), row
     assert row["unlisted"] == 0 and row["repaired"] == 1, row
+
+
+def test_ids_that_change_between_processes_are_no_changed_outcome() -> None:
+    before = {"t.py::test_x[a1]": "PASSED", "t.py::test_x[b2]": "PASSED", "t.py::test_y": "PASSED"}
+    after = {"t.py::test_x[b2]": "PASSED", "t.py::test_x[c3]": "PASSED", "t.py::test_y": "PASSED"}
+    assert corpus_project.renamed("t.py::test_x[a1]", before, after)
+    assert corpus_project.renamed("t.py::test_x[c3]", before, after)
+    # the function's outcomes differ: a real change, whatever the ids
+    after["t.py::test_x[c3]"] = "FAILED"
+    assert not corpus_project.renamed("t.py::test_x[c3]", before, after)
+    assert not corpus_project.renamed("t.py::test_y", before, {})

@@ -201,3 +201,32 @@ def test_one_after_the_other_a_fresh_pytest_runs_the_prefix_that_fits(tmp_path: 
         assert len(engine._offered) == 1
     said = [n for n in notices if "left a fresh pytest time for the first" in n]
     assert said and "of the original order's 4 tests after the fork runner's run" in said[0]
+
+
+def test_one_after_the_other_a_slow_test_leaves_the_check_its_fast_tests(tmp_path: Path) -> None:
+    """With --jobs 1 the fork runner's run of the original order leaves a fresh pytest
+    time for its first two tests only (its third sleeps 3 s): too few to judge. Both
+    runners then run the order without the sleeping test, agree, and the fork runner is
+    kept with its whole run of the original order."""
+    fast = "\n\n".join(f"def test_{i}():\n    pass" for i in range(11))
+    project = write_files(
+        tmp_path / "p",
+        {
+            "tests/test_mostly_fast.py": fast.replace(
+                "def test_2():\n    pass", "def test_2():\n    import time\n    time.sleep(3)"
+            ),
+        },
+    )
+    notices: list[str] = []
+    cache = VerdictCache(tmp_path / "v.json")
+    with Engine(EngineConfig(project, jobs=1)) as engine:
+        budget = Budget(12.0, clock=lambda: 0.0)  # the shares: 6 s and 2.4 s, whatever the load
+        report = trust_fork(engine, cache, notices.append, budget)
+        assert report is not None and report.faithful, notices
+        assert engine.runner == "fork"
+        assert cache.get(config_key(engine.config)) is None
+        assert len(engine._offered) == 1  # the fork runner's whole original order
+    slow = "tests/test_mostly_fast.py::test_2"
+    assert any(f"1 slow test(s) taking 3 s (slowest {slow})" in n for n in notices), notices
+    assert any("on the original order's 10 fast tests the fork runner and a fresh pytest "
+               "agree" in n for n in notices)  # fmt: skip

@@ -80,10 +80,13 @@ class Budget:
         return max(0.0, self.seconds - self.elapsed())
 
     def share(self, fraction: float) -> Optional[float]:
-        """Seconds from now until ``fraction`` of the whole budget is spent (None: unlimited)."""
+        """Seconds from now until ``fraction`` of the whole budget is spent, and at least
+        ``fraction`` of what is left: what ran before the phase (the fork check of a slow
+        suite, say) does not leave it nothing (None: unlimited)."""
         if self.seconds is None:
             return None
-        return max(0.001, self.seconds * fraction - self.elapsed())
+        left = self.left() or 0.0
+        return max(0.001, self.seconds * fraction - self.elapsed(), fraction * left)
 
     def part(self, fraction: float) -> Budget:
         """A budget for one phase starting now: ``fraction`` of this whole budget, at most
@@ -149,6 +152,8 @@ class BudgetedExecutor:
         self.jobs = max(1, jobs)
         self._spent = 0.0  # budget seconds spent in the wrapped executor
         self._executions = 0  # test executions it ran in that time
+        self._test_seconds = 0.0  # the tests' own time in those executions
+        self._own: dict[str, float] = {}  # each test's own time, as it last ran
         # what the latest order cost beyond its tests' own time (a fresh pytest's start-up
         # and collection): every order costs at least that, however short. Kept apart for
         # probed orders (traced, in a fresh process) and plain ones (often a fork).
@@ -189,11 +194,10 @@ class BudgetedExecutor:
         left = self.budget.left()
         if left is None or not self._executions:
             return len(orders)
-        pace = self._spent / self._executions
         floor = self._overhead.get(probed, self._overhead.get(False, 0.0))
         expected, n = 0.0, 0
         for order in orders:
-            expected += max(len(order) * pace, floor)
+            expected += max(self._expected(order), floor)
             if expected > left:
                 break
             n += 1
@@ -201,6 +205,24 @@ class BudgetedExecutor:
             self.budget.stop("budget")
             raise BudgetExhausted("budget")
         return n
+
+    def expected(self, order: Sequence[str]) -> Optional[float]:
+        """Budget seconds ``order`` is expected to take (None before any order ran)."""
+        if not self._executions:
+            return None
+        floor = self._overhead.get(False, 0.0)
+        return max(self._expected(order), floor)
+
+    def _expected(self, order: Sequence[str]) -> float:
+        """Budget seconds ``order`` is expected to take at the pace so far, weighing each
+        test by its own time where it ran before: a few slow tests left out make an order
+        cheaper than its length says."""
+        pace = self._spent / self._executions
+        if self._test_seconds <= 0:
+            return len(order) * pace
+        mean = self._test_seconds / self._executions
+        own = sum(self._own.get(t, mean) for t in order)
+        return own * self._spent / self._test_seconds
 
     def _whole_budget_end(self) -> Optional[float]:
         """When the command's whole budget ends (``time.monotonic()``; None: never): an
@@ -245,6 +267,10 @@ class BudgetedExecutor:
             ran_for = sum(r.wall_seconds for r in results) / self.jobs
             self._spent += max(self.budget.clock() - began, ran_for)
             self._executions += sum(len(o) for o in batch)
+            for r in results:
+                for t in r.results:
+                    self._own[t.test] = t.duration
+            self._test_seconds += sum(self._own.get(t, 0.0) for o in batch for t in o)
             for r in results:
                 if r.wall_seconds > 0:
                     beyond = r.wall_seconds - sum(t.duration for t in r.results)

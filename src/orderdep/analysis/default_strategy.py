@@ -24,6 +24,8 @@ from typing import Callable, Optional
 from orderdep.analysis.estimate import TIMING_STRATEGY, TUSCAN_EXCESS, Cost, Pace, timing_orders
 from orderdep.analysis.search import Search
 from orderdep.core import orders as gen
+from orderdep.core.outcomes import OrderResult
+from orderdep.core.slow_tests import SLOW_SHARE, SlowSplit, split_slow
 from orderdep.core.tuscan import order_lower_bound
 
 # Time allowed for the default tuscan strategy when no budget is given.
@@ -171,7 +173,7 @@ def plan_default(
     one line to ``notice``) from the pace of those and of the original order, the first
     of ``search.results``; ``per_od(pace, length)`` prices an OD test found in an order of
     ``length`` tests (None: the whole suite)."""
-    original = search.results[0]
+    original = restricted(search.results[0], ids)
     before = len(search.results)
     short = timing_orders(list(ids), random.Random(f"{seed}/timing"))
     timed: list[str] = []
@@ -194,6 +196,50 @@ def plan_default(
     )  # fmt: skip
     notice(f"orderdep: no --strategy given, running {strategy}: {why}")
     return DefaultPlan(["isolation", strategy] if alone.runs else [strategy], timed, alone)
+
+
+def leave_out_slow(
+    original: OrderResult, seconds_left: Optional[float], notice: Callable[[str], None]
+) -> Optional[SlowSplit]:
+    """The slow tests the default search leaves out of its orders (see
+    :mod:`orderdep.core.slow_tests`), said in one line; None when every test stays (or
+    ``original`` did not run whole)."""
+    if not original.complete or len(original.results) != len(original.order):
+        return None
+    split = split_slow([(r.test, r.duration) for r in original.results], seconds_left)
+    if split is None or seconds_left is None:
+        return None
+    took = split.kept_seconds + split.left_out_seconds
+    notice(
+        f"orderdep: the original order's tests took {took:.0f} s, more than "
+        f"{SLOW_SHARE:.0%} of the {seconds_left:.0f} s left; {split.describe()}: search "
+        f"orders run without the slow ones (they stay in the original order; a larger "
+        f"--budget searches them too)"
+    )
+    return split
+
+
+def kept_groups(groups: Sequence[Sequence[str]], kept: Sequence[str]) -> list[list[str]]:
+    """``groups`` with only the ``kept`` tests (groups left empty dropped)."""
+    keep = set(kept)
+    out = [[t for t in g if t in keep] for g in groups]
+    return [g for g in out if g]
+
+
+def restricted(original: OrderResult, ids: Sequence[str]) -> OrderResult:
+    """``original`` with only the results of ``ids``, its wall time less the others' own
+    time: what an order of those tests is expected to cost."""
+    keep = set(ids)
+    if all(r.test in keep for r in original.results):
+        return original
+    results = [r for r in original.results if r.test in keep]
+    dropped = sum(r.duration for r in original.results if r.test not in keep)
+    return OrderResult(
+        [r.test for r in results],
+        results,
+        runner=original.runner,
+        wall_seconds=max(0.0, original.wall_seconds - dropped),
+    )
 
 
 def run_isolation(
@@ -225,6 +271,8 @@ __all__ = [
     "TuscanEstimate",
     "choose_default",
     "estimate_tuscan",
+    "kept_groups",
+    "leave_out_slow",
     "plan_default",
     "plan_isolation",
     "run_isolation",

@@ -54,6 +54,8 @@ from orderdep.analysis.default_strategy import (
     TuscanEstimate,
     choose_default,
     estimate_tuscan,
+    kept_groups,
+    leave_out_slow,
     plan_default,
     run_isolation,
 )
@@ -211,11 +213,21 @@ def detect(
     chosen = list(dict.fromkeys(strategies))
     timed: list[str] = []
     alone: Optional[IsolationPlan] = None  # each test alone, when the default adds it
+    ids, slow_left_out = suite.ids, None  # the tests the search orders are made of
+    if not chosen and search.results and not search.stopped:
+        whole = getattr(executor, "budget", None)
+        slow = leave_out_slow(
+            search.results[0], whole.left() if whole is not None else search.budget_left(), say
+        )
+        if slow is not None:
+            ids, groups = slow.kept, kept_groups(groups, slow.kept)
+            slow_left_out = {"tests": len(slow.left_out), "seconds": slow.left_out_seconds,
+                             "slowest": slow.left_out[0]}  # fmt: skip
     if not chosen and search.results:
         plan = plan_default(
-            search, suite.ids, groups, seed=seed, jobs=jobs, rng=rng, notice=say,
+            search, ids, groups, seed=seed, jobs=jobs, rng=rng, notice=say,
             per_od=lambda pace, length: per_od_test(
-                pace, len(suite), confirm_runs=confirm_runs, classify=classify_after,
+                pace, len(ids), confirm_runs=confirm_runs, classify=classify_after,
                 jobs=jobs, failing_length=length,
             ),
         )  # fmt: skip
@@ -233,7 +245,7 @@ def detect(
             break
         open_ended = False
         if strategy == "isolation" and alone is not None and alone.runs:
-            run_isolation(search, suite.ids, alone, chosen[-1], say)
+            run_isolation(search, ids, alone, chosen[-1], say)
         elif strategy == "random-reverse":
             total = _rounds(rounds, search)
             open_ended = total is None
@@ -246,9 +258,9 @@ def detect(
                 strategy, stream if total is None else itertools.islice(stream, total), total
             )
         elif strategy == "pairs":
-            search.run_stream(strategy, gen.pairs(suite.ids), gen.pairs_count(suite.ids))
+            search.run_stream(strategy, gen.pairs(ids), gen.pairs_count(ids))
         elif strategy == "nio":
-            search.run_stream(strategy, [[t, t] for t in suite.ids], len(suite), nio=True)
+            search.run_stream(strategy, [[t, t] for t in ids], len(ids), nio=True)
         else:
             planned = gen.generate(strategy, groups, rng)
             first = (start_at or {}).get(strategy, 0) % max(1, len(planned))
@@ -263,7 +275,7 @@ def detect(
     # (neither is "stopped early" unless interrupted).
     finished = not search.stopped or (open_ended and search.stop_reason in ("budget", "max-orders"))
     if not search.stopped:
-        used += spend_leftover(search, suite.ids, groups, random.Random(f"{seed}/leftover"))
+        used += spend_leftover(search, ids, groups, random.Random(f"{seed}/leftover"))
     early = search.stopped and not (finished and search.stop_reason in ("budget", "max-orders"))
     search_orders, search_executions = runner.orders_run, runner.executions
 
@@ -318,6 +330,7 @@ def detect(
                 else {}
             ),
             "next_order": next_order,
+            **({"slow_left_out": slow_left_out} if slow_left_out is not None else {}),
             "coverage": [a.summary() for a in search.accounts.values()],
         },
     )

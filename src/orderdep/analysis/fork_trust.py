@@ -21,6 +21,7 @@ from orderdep.analysis.fidelity_partial import CheckCut, fitting_prefix, partial
 from orderdep.analysis.fork_collect import alone_collects, without_missing
 from orderdep.core.fidelity import FidelityReport, SampleOrder, unstable
 from orderdep.core.outcomes import OrderResult
+from orderdep.core.slow_tests import split_slow
 from orderdep.core.volatile import param_base, shown_ids, volatile_notice
 from orderdep.engine.plain import PlainRunner
 from orderdep.engine.runner import Engine
@@ -43,6 +44,9 @@ ORIGINAL_SHARE = 0.5
 #: Share for the failing tests alone, once the original order compared (each costs a
 #: fresh pytest, which the subprocess runner would pay for every order).
 CHECK_SHARE = 0.2
+#: Of that share, what the original order without its slow tests may take under one
+#: runner, when the check compares on it (twice that, and start-ups, must fit).
+WITHOUT_SLOW_SHARE = 0.35
 
 
 def _side_by_side(
@@ -215,6 +219,7 @@ def trust_fork(
             plain.set_reference(ids)
             report = FidelityReport(["fork", "plain"], planned=1)
             checked: dict[str, OrderResult] = {}  # the original order, once compared
+            exclusive = False
             try:
                 original = _side_by_side(engine, plain, ids, notice, part)
                 exclusive = alone_collects(engine, plain, ids, original, notice)
@@ -250,8 +255,8 @@ def trust_fork(
                 report.left_out = ids_left_out = list(plain.ids.missing)
                 kept = None if ids_left_out else original.get("fork")
             except BudgetExhausted as stop:
-                cut_short = _cut_short(engine, ids, checked, report, stop, notice, part,
-                                       offer=not plain.ids.missing)  # fmt: skip
+                cut_short = _cut_short(engine, plain, ids, checked, report, stop, notice,
+                                       part, exclusive, offer=not plain.ids.missing)  # fmt: skip
                 if cut_short is not None:
                     return cut_short
                 notice(_unchecked(stop.reason, len(ids), part))
@@ -286,19 +291,22 @@ def _disagree(engine: Engine, report: FidelityReport, notice: Callable[[str], No
 
 def _cut_short(
     engine: Engine,
+    plain: PlainRunner,
     ids: Sequence[str],
     checked: dict[str, OrderResult],
     report: FidelityReport,
     stop: BudgetExhausted,
     notice: Callable[[str], None],
     share: Optional[Budget],
+    exclusive: bool,
     *,
     offer: bool,
 ) -> Optional[FidelityReport]:
     """The verdict of a check its share stopped (never kept): on the original order,
-    from the tests both runners ran to an end (see :mod:`fidelity_partial`); on the
-    failing tests alone, the original order's, when it was compared whole. None when it
-    cannot tell."""
+    from the tests both runners ran to an end (see :mod:`fidelity_partial`), or else on
+    the original order without its slow tests (:func:`_without_slow`); on the failing
+    tests alone, the original order's, when it was compared whole. None when it cannot
+    tell."""
     if not isinstance(stop, CheckCut):
         return None
     if checked:  # the original order compared whole; a test alone was cut
@@ -314,6 +322,8 @@ def _cut_short(
     else:
         partial = partial_verdict(ids, stop, notice, share)
         if partial is None:
+            partial = _without_slow(engine, plain, ids, stop, notice, share, exclusive)
+        if partial is None:
             return None
         verdict, fork = partial, stop.results.get("fork")
     if not verdict.faithful:
@@ -322,6 +332,50 @@ def _cut_short(
     if offer and fork is not None and whole(fork) and fork.order == list(ids):
         engine.offer(fork)
     return verdict
+
+
+def _without_slow(
+    engine: Engine,
+    plain: PlainRunner,
+    ids: Sequence[str],
+    cut: CheckCut,
+    notice: Callable[[str], None],
+    share: Optional[Budget],
+    exclusive: bool,
+) -> Optional[FidelityReport]:
+    """One after the other, the fork runner ran the original order whole but left a
+    fresh pytest time for too little of it (a suite whose few slow tests take most of its
+    time): both runners run the original order without its slow tests
+    (:func:`~orderdep.core.slow_tests.split_slow`), in a :data:`CHECK_SHARE` of their own,
+    and their verdict on it is the check's. None when there are no such tests or that
+    did not finish."""
+    fork = cut.results.get("fork")
+    if not cut.planned or share is None or share.parent is None or fork is None:
+        return None
+    if not whole(fork) or fork.order != list(ids):
+        return None
+    part = share.parent.part(CHECK_SHARE)
+    durations = [(r.test, r.duration) for r in fork.results]
+    split = split_slow(durations, part.left(), share=WITHOUT_SLOW_SHARE)
+    if split is None:
+        return None
+    notice(f"orderdep: checking the fork runner on the original order without its slow "
+           f"tests: {split.describe()}")  # fmt: skip
+    report = FidelityReport(["fork", "plain"], planned=1)
+    try:
+        results = _side_by_side(engine, plain, split.kept, notice, part, exclusive)
+        _add_settled(report, SampleOrder("original", tuple(split.kept)), results, engine,
+                     plain, notice, part, exclusive)  # fmt: skip
+    except BudgetExhausted:
+        return None
+    if report.faithful:
+        notice(
+            f"orderdep: checking the fork runner: on the original order's {len(split.kept)} "
+            f"fast tests the fork runner and a fresh pytest agree; using the fork runner "
+            f"(the slow ones are not compared, and the verdict is not kept: the next run "
+            f"checks again)"
+        )
+    return report
 
 
 def _add_settled(

@@ -171,7 +171,10 @@ class Search:
         out: list[set[str]] = []
         i = 0
         while i < len(orders) and self._may_start():
-            batch = orders[i : i + self.slice_size()]
+            batch = self._fitting(orders[i : i + self.slice_size()])
+            if not batch:
+                self.stop_reason = "budget"
+                break
             results = self._run_slice(batch)
             if results is None:
                 break
@@ -185,6 +188,28 @@ class Search:
             self.count += len(batch)
             if not nio:
                 self._recover(results, fresh)
+        return out
+
+    def _fitting(self, batch: Sequence[Sequence[str]]) -> list[Sequence[str]]:
+        """The leading orders of ``batch`` expected to end within the search's time, as
+        the executor expects them to take (orders differ: one test alone, or the whole
+        suite; a budgeted executor weighs each test by its own time). Once a test has
+        flipped, none may overrun it (its confirmation needs that time); before, the
+        first always starts."""
+        left = self.budget_left()
+        estimate = getattr(getattr(self.runner, "executor", None), "expected", None)
+        if left is None or not callable(estimate):
+            return list(batch)
+        out: list[Sequence[str]] = []
+        expected = 0.0
+        for order in batch:
+            cost = estimate(order)
+            if cost is None:
+                return list(batch)
+            expected += cost
+            if expected > left and (out or self.flipped):
+                break
+            out.append(order)
         return out
 
     def _run_slice(self, batch: Sequence[Sequence[str]]) -> Optional[list[OrderResult]]:

@@ -75,6 +75,13 @@ def shortfalls(report: Report) -> list[str]:
                 f"{strategy}: {unrun} test position(s) got no outcome although nothing "
                 f"crashed or hung before them{first}; those orders count as failed runs"
             )
+    slow = extras.get("slow_left_out")
+    if isinstance(slow, Mapping) and _int(slow.get("tests")):
+        out.append(
+            f"{_int(slow.get('tests'))} slow test(s) ran only in the original order: the "
+            f"search orders left them out to fit the budget (a larger --budget searches "
+            f"them too)"
+        )
     fewer = [f.observed_fewer for f in report.od_tests if f.observed_fewer is not None]
     unfinished = extras.get("unfinished")
     if isinstance(unfinished, Mapping) and "confirmation" in unfinished:

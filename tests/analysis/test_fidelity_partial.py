@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from tests.engine.conftest import write_files
 
-from orderdep.analysis import fork_trust
+from orderdep.analysis import fork_pair
 from orderdep.analysis.budget import Budget
 from orderdep.analysis.fidelity import VerdictCache, config_key
 from orderdep.analysis.fidelity_partial import (
@@ -54,8 +54,8 @@ def test_agreement_on_a_third_of_the_order_or_more_trusts_the_fork_runner() -> N
     assert said == [
         "orderdep: checking the fork runner: its share of the budget (30 s) ended after the "
         "first 3 of the original order's 6 tests, and on those the fork runner and a fresh "
-        "pytest agree; using the fork runner (the rest is not compared, and the verdict is "
-        "not kept: the next run checks again)"
+        "pytest agree; using the fork runner (the rest is not compared; the verdict is kept "
+        "for runs within a budget; one without --budget checks the whole order)"
     ]
 
 
@@ -105,7 +105,7 @@ def test_a_check_cut_short_after_most_of_the_order_keeps_the_fork_runner(
         """The share (5 of 10 s) ends once the fresh pytest reaches its last test."""
         return 100.0 if (marks / "plain-at-d").exists() else 0.0
 
-    monkeypatch.setattr(fork_trust, "HEARTBEAT", 0.1)  # the clock is read that often
+    monkeypatch.setattr(fork_pair, "HEARTBEAT", 0.1)  # the clock is read that often
     notices: list[str] = []
     cache = VerdictCache(tmp_path / "v.json")
     began = time.monotonic()
@@ -153,7 +153,7 @@ def test_a_check_cut_short_on_a_failing_test_alone_keeps_the_fork_runner(
     def clock() -> float:
         return 100.0 if (marks / "plain-alone").exists() else 0.0
 
-    monkeypatch.setattr(fork_trust, "HEARTBEAT", 0.1)  # the clock is read that often
+    monkeypatch.setattr(fork_pair, "HEARTBEAT", 0.1)  # the clock is read that often
     notices: list[str] = []
     cache = VerdictCache(tmp_path / "v.json")
     with Engine(EngineConfig(project, jobs=1)) as engine:
@@ -164,7 +164,8 @@ def test_a_check_cut_short_on_a_failing_test_alone_keeps_the_fork_runner(
     assert notices[-1] == (
         "orderdep: checking the fork runner: the original order agrees; its share of the "
         "budget ended before every failing test alone was compared; using the fork runner "
-        "(the verdict is not kept: the next run checks again)"
+        "(the verdict is kept for runs within a budget; one without --budget checks the whole "
+        "order)"
     )
 
 
@@ -230,3 +231,15 @@ def test_one_after_the_other_a_slow_test_leaves_the_check_its_fast_tests(tmp_pat
     assert any(f"1 slow test(s) taking 3 s (slowest {slow})" in n for n in notices), notices
     assert any("on the original order's 10 fast tests the fork runner and a fresh pytest "
                "agree" in n for n in notices)  # fmt: skip
+    # the next command within a budget takes that verdict instead of the same cut check
+    again: list[str] = []
+    with Engine(EngineConfig(project, jobs=1)) as engine:
+        report = trust_fork(engine, cache, again.append, Budget(12.0, clock=lambda: 0.0))
+        assert report is not None and report.faithful
+        assert engine.runner == "fork" and engine.orders_run == 0
+    assert len(again) == 1 and "an earlier run's check, cut short by its budget" in again[0]
+    # without a budget, the whole order is checked
+    with Engine(EngineConfig(project, jobs=1)) as engine:
+        report = trust_fork(engine, cache, lambda line: None)
+        assert report is not None and report.faithful and engine.orders_run == 1
+    assert cache.get(config_key(EngineConfig(project, jobs=1))) is not None

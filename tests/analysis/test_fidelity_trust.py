@@ -93,9 +93,9 @@ def test_a_cached_verdict_runs_nothing_and_offers_nothing(tmp_path: Path) -> Non
 def test_a_long_check_says_every_so_often_that_it_is_still_running(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from orderdep.analysis import fork_trust
+    from orderdep.analysis import fork_pair
 
-    monkeypatch.setattr(fork_trust, "HEARTBEAT", 0.2)
+    monkeypatch.setattr(fork_pair, "HEARTBEAT", 0.2)
     project = write_files(
         tmp_path / "p",
         {"tests/test_slow.py": "import time\n\ndef test_slow():\n    time.sleep(1.5)\n"},
@@ -267,10 +267,10 @@ def test_ctrl_c_during_the_check_stops_it_like_the_budget(
 ) -> None:
     """With a budget, Ctrl-C kills the check's runs and is kept for the command, which
     saves its report before it stops."""
-    from orderdep.analysis import fork_trust
+    from orderdep.analysis import fork_pair
 
     project, pids = sleeper(tmp_path)
-    real_wait = fork_trust.wait
+    real_wait = fork_pair.wait
     pressed: list[int] = []
 
     def interrupted(futures: Any, timeout: Optional[float] = None) -> Any:
@@ -281,7 +281,7 @@ def test_ctrl_c_during_the_check_stops_it_like_the_budget(
         pressed.append(1)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(fork_trust, "wait", interrupted)
+    monkeypatch.setattr(fork_pair, "wait", interrupted)
     notices: list[str] = []
     with Engine(EngineConfig(project, jobs=2)) as engine:
         budget = Budget(None)

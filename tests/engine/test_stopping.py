@@ -123,13 +123,13 @@ def test_ctrl_c_as_the_fork_check_starts_kills_runs_not_started_yet(
     """Ctrl-C comes before the check's runs have their processes (their threads are
     starting them): they are killed as soon as they start, not left to run the whole
     original order while the command ends."""
-    from orderdep.analysis import fidelity, fork_trust
+    from orderdep.analysis import fidelity, fork_pair, fork_trust
     from orderdep.analysis.budget import Budget
 
     pids_file = tmp_path / "pids"
     project = make_project(APPENDING)
-    monkeypatch.setattr(fork_trust, "STOP_WAIT", 5.0)
-    real_wait = fork_trust.wait
+    monkeypatch.setattr(fork_pair, "STOP_WAIT", 5.0)
+    real_wait = fork_pair.wait
     pressed: list[int] = []
 
     def ctrl_c_at_once(futures: Any, timeout: Optional[float] = None) -> Any:
@@ -138,7 +138,7 @@ def test_ctrl_c_as_the_fork_check_starts_kills_runs_not_started_yet(
             raise KeyboardInterrupt
         return real_wait(futures, timeout=timeout)
 
-    monkeypatch.setattr(fork_trust, "wait", ctrl_c_at_once)
+    monkeypatch.setattr(fork_pair, "wait", ctrl_c_at_once)
     config = EngineConfig(project, jobs=jobs, extra_env={"OD_PIDS": str(pids_file)})
     with Engine(config) as engine:
         budget = Budget(None)

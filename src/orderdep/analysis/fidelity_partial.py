@@ -7,8 +7,8 @@ runners agree on every test of a large enough common prefix of the order (a thir
 it at least), the fork runner is used, and the user is told how much was compared. With
 ``--jobs 1`` the two run one after the other: when the fork runner's run leaves too little
 of the share for a fresh pytest of the whole order, the fresh pytest runs the prefix that
-fits (:func:`fitting_prefix`), and the same rule decides. The verdict is not cached: the
-next run checks again. When they disagree, or too little was compared, the engine goes
+fits (:func:`fitting_prefix`), and the same rule decides. The verdict is cached apart
+from whole ones: the next command within a budget uses it, one without checks whole. When they disagree, or too little was compared, the engine goes
 to the subprocess runner as before.
 """
 
@@ -92,8 +92,8 @@ def partial_verdict(
         notice(
             f"orderdep: checking the fork runner: its share of the budget{seconds} {when}, "
             f"and on those the fork runner and a fresh pytest agree; using the fork runner "
-            f"(the rest is not compared, and the verdict is not kept: the next run checks "
-            f"again)"
+            f"(the rest is not compared; the verdict is kept for runs within a budget; one "
+            f"without --budget checks the whole order)"
         )
     return report
 

@@ -1,7 +1,8 @@
 """The fork check the analysing commands run before they rely on the fork runner.
 
 :func:`trust_fork` runs the original order, and each test that failed in it alone,
-under the fork runner and plain pytest, side by side when ``--jobs`` allows; verdicts are
+under the fork runner and plain pytest (:mod:`fork_pair`), side by side when ``--jobs``
+allows; verdicts are
 cached per code version (:class:`~orderdep.analysis.fidelity.VerdictCache`), so a project
 is checked once until its code changes. Within a budget the check has shares of its own;
 what a check its share cut short still tells is in :mod:`fidelity_partial`.
@@ -9,16 +10,15 @@ what a check its share cut short still tells is in :mod:`fidelity_partial`.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import Callable, Optional
 
 from orderdep.analysis.budget import Budget, BudgetExhausted
 from orderdep.analysis.fidelity import VerdictCache, config_key
-from orderdep.analysis.fidelity_partial import CheckCut, fitting_prefix, partial_verdict, whole
+from orderdep.analysis.fidelity_partial import CheckCut, partial_verdict, whole
 from orderdep.analysis.fork_collect import alone_collects, without_missing
+from orderdep.analysis.fork_pair import side_by_side
 from orderdep.core.fidelity import FidelityReport, SampleOrder, unstable
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.slow_tests import split_slow
@@ -28,10 +28,6 @@ from orderdep.engine.runner import Engine
 from orderdep.engine.tempdirs import make_workdir
 
 QUICK_SINGLES = 5
-# Seconds between two lines saying the check is still running.
-HEARTBEAT = 15.0
-# Seconds to wait for killed runs to report back.
-STOP_WAIT = 30.0
 #: Runs of an order again under the fork runner when it disagrees with a fresh pytest,
 #: before one more run of both: a test whose outcome changes is non-deterministic.
 FORK_RERUNS = 3
@@ -44,112 +40,11 @@ ORIGINAL_SHARE = 0.5
 #: Share for the failing tests alone, once the original order compared (each costs a
 #: fresh pytest, which the subprocess runner would pay for every order).
 CHECK_SHARE = 0.2
+#: Suffix of the cache key of a verdict a share cut short (see :func:`trust_fork`).
+PARTIAL = "/partial"
 #: Of that share, what the original order without its slow tests may take under one
 #: runner, when the check compares on it (twice that, and start-ups, must fit).
 WITHOUT_SLOW_SHARE = 0.35
-
-
-def _side_by_side(
-    engine: Engine,
-    plain: PlainRunner,
-    order: Sequence[str],
-    notice: Callable[[str], None],
-    budget: Optional[Budget] = None,
-    exclusive: bool = False,
-) -> dict[str, OrderResult]:
-    """``order`` under the fork runner and plain pytest: at once when ``--jobs`` is 2 or
-    more, one after the other otherwise (and with ``exclusive``, the fork runner's test
-    processes stopped before the fresh pytest starts: see
-    :func:`~orderdep.analysis.fork_collect.alone_collects`); a line every
-    :data:`HEARTBEAT` seconds while they run. When ``budget`` runs out (or on Ctrl-C
-    with a budget), both runs are killed and
-    :class:`~orderdep.analysis.budget.BudgetExhausted` is raised; on Ctrl-C without a
-    budget (or any error) both runs are killed, and their threads have ended, before the
-    exception goes on. One after the other, when what is left of ``budget`` after the fork
-    runner's run cannot hold a fresh pytest of the whole order, the fresh pytest runs the
-    prefix that fits and :class:`CheckCut` (``planned``) is raised with both results."""
-    if budget is not None:
-        budget.check()
-    sequential = engine.config.jobs < 2 or exclusive
-    shortened: list[OrderResult] = []  # the fork run, when a fresh pytest got a prefix
-
-    def plain_run() -> OrderResult:
-        if exclusive:
-            engine.release()
-        fork = futures["fork"] if sequential and budget is not None else None
-        if fork is not None and budget is not None and _returned(fork):
-            n = fitting_prefix(fork.result(), budget.left())
-            if n:  # a fresh pytest of the whole order would not fit; a prefix does
-                shortened.append(fork.result())
-                return plain.run(list(order)[:n])
-        return plain.run(order)
-
-    runs: dict[str, Callable[[], OrderResult]] = {
-        "fork": lambda: engine.run(order),
-        "plain": plain_run,
-    }
-    results: dict[str, OrderResult] = {}
-    started = last = time.monotonic()
-    pool = ThreadPoolExecutor(max_workers=1 if sequential else min(2, engine.config.jobs))
-
-    def stop_runs() -> None:
-        # Kill both runs (also one whose thread is only starting it) and wait for their
-        # threads: the caller removes their working copies next.
-        pool.shutdown(wait=False, cancel_futures=True)
-        engine.block()
-        plain.block()
-        try:
-            # A future cancelled before it started is never "done" for wait().
-            wait([f for f in futures.values() if not f.cancelled()], timeout=STOP_WAIT)
-        finally:
-            engine.unblock()
-            plain.unblock()
-
-    futures: dict[str, Future[OrderResult]] = {}
-    try:
-        for name, run in runs.items():
-            futures[name] = pool.submit(run)
-        while True:
-            left = None if budget is None else budget.left()
-            if left == 0:
-                assert budget is not None
-                budget.stop("budget")
-                stop_runs()
-                # what each run had done when killed (or its whole result, if it ended)
-                ran = {n: f.result() for n, f in futures.items() if _returned(f)}
-                raise CheckCut("budget", ran)
-            timeout = HEARTBEAT if left is None else min(HEARTBEAT, left)
-            done, pending = wait(futures.values(), timeout=timeout)
-            for future in done:
-                future.result()  # an engine error is raised here, in the caller's thread
-            if not pending:
-                break
-            if time.monotonic() - last >= HEARTBEAT * 0.99:
-                last = time.monotonic()
-                running = [name for name, f in futures.items() if f in pending]
-                notice(
-                    f"orderdep: checking the fork runner: {' and '.join(running)} still "
-                    f"running ({last - started:.0f} s)"
-                )
-        for name, future in futures.items():
-            results[name] = future.result()
-    except KeyboardInterrupt as exc:
-        stop_runs()
-        if budget is None:
-            raise
-        budget.interrupted(exc)  # the command writes its report, then stops
-        raise BudgetExhausted("interrupted") from None
-    except BaseException:
-        stop_runs()
-        raise
-    pool.shutdown()
-    if shortened:
-        raise CheckCut("budget", results, planned=True)
-    return results
-
-
-def _returned(future: Future[OrderResult]) -> bool:
-    return future.done() and not future.cancelled() and future.exception() is None
 
 
 def _unchecked(reason: str, tests: int, budget: Optional[Budget]) -> str:
@@ -192,11 +87,14 @@ def trust_fork(
     and :data:`CHECK_SHARE` for the failing tests alone (on a loaded machine a fresh
     pytest of a few tests can take seconds, and giving up the check sends every order to
     one), so it never eats the search: when a share runs out before the check ends, its
-    runs are killed and nothing is cached. The fork runner is still used when what ran
+    runs are killed (see :data:`PARTIAL` for what is kept). The fork runner is still used when what ran
     agrees: a common prefix of the original order of a third of it or more (see
     :mod:`fidelity_partial`), or the original order whole when a test alone was cut.
     Otherwise the engine switches to the subprocess runner (fresh processes need no
-    check) and None is returned. On Ctrl-C the whole budget is marked
+    check) and None is returned. A cut-short verdict that agreed is kept apart
+    (:data:`PARTIAL`): the next command within a budget uses the fork runner on it
+    rather than pay for the same cut-short check again (a slow suite's ``fix`` after its
+    ``detect``); one without a budget checks whole. On Ctrl-C the whole budget is marked
     stopped (so the analysis writes its report at once) and None is returned.
     """
     if engine.runner != "fork":
@@ -204,6 +102,14 @@ def trust_fork(
     key = config_key(engine.config)
     report = cache.get(key)
     kept: Optional[OrderResult] = None
+    earlier = cache.get(key + PARTIAL) if report is None and budget is not None else None
+    if earlier is not None and earlier.faithful:
+        notice(
+            "orderdep: using the fork runner: an earlier run's check, cut short by its "
+            "budget, agreed on what it compared (a run without --budget, or `orderdep "
+            "doctor`, checks the whole order)"
+        )
+        return earlier
     if report is None:
         ids = engine.suite.ids
         notice(
@@ -221,13 +127,13 @@ def trust_fork(
             checked: dict[str, OrderResult] = {}  # the original order, once compared
             exclusive = False
             try:
-                original = _side_by_side(engine, plain, ids, notice, part)
+                original = side_by_side(engine, plain, ids, notice, part)
                 exclusive = alone_collects(engine, plain, ids, original, notice)
                 engine.id_notices.add(plain.ids, notice)
                 compared = without_missing(ids, plain, notice)
                 if compared != ids:  # nothing to compare when no test is left
                     original = (
-                        _side_by_side(engine, plain, compared, notice, part, exclusive)
+                        side_by_side(engine, plain, compared, notice, part, exclusive)
                         if compared
                         else {}
                     )
@@ -248,7 +154,7 @@ def trust_fork(
                     part = budget.part(CHECK_SHARE)  # a second share, from now
                 for sample in alone[:QUICK_SINGLES]:
                     report.planned += 1
-                    results = _side_by_side(engine, plain, sample.order, notice, part, exclusive)
+                    results = side_by_side(engine, plain, sample.order, notice, part, exclusive)
                     _add_settled(report, sample, results, engine, plain, notice, part, exclusive)
                 engine.id_notices.add(plain.ids, notice)
                 report.volatile = list(plain.ids.renamed)
@@ -258,6 +164,8 @@ def trust_fork(
                 cut_short = _cut_short(engine, plain, ids, checked, report, stop, notice,
                                        part, exclusive, offer=not plain.ids.missing)  # fmt: skip
                 if cut_short is not None:
+                    if cut_short.faithful:  # the next command within a budget takes it
+                        cache.put(key + PARTIAL, cut_short)
                     return cut_short
                 notice(_unchecked(stop.reason, len(ids), part))
                 if stop.reason != "interrupted":
@@ -315,7 +223,8 @@ def _cut_short(
         notice(
             "orderdep: checking the fork runner: the original order agrees; its share of "
             "the budget ended before every failing test alone was compared; using the fork "
-            "runner (the verdict is not kept: the next run checks again)"
+            "runner (the verdict is kept for runs within a budget; one without --budget "
+            "checks the whole order)"
         )
         verdict = report
         fork = checked.get("fork")
@@ -363,7 +272,7 @@ def _without_slow(
            f"tests: {split.describe()}")  # fmt: skip
     report = FidelityReport(["fork", "plain"], planned=1)
     try:
-        results = _side_by_side(engine, plain, split.kept, notice, part, exclusive)
+        results = side_by_side(engine, plain, split.kept, notice, part, exclusive)
         _add_settled(report, SampleOrder("original", tuple(split.kept)), results, engine,
                      plain, notice, part, exclusive)  # fmt: skip
     except BudgetExhausted:
@@ -372,8 +281,8 @@ def _without_slow(
         notice(
             f"orderdep: checking the fork runner: on the original order's {len(split.kept)} "
             f"fast tests the fork runner and a fresh pytest agree; using the fork runner "
-            f"(the slow ones are not compared, and the verdict is not kept: the next run "
-            f"checks again)"
+            f"(the slow ones are not compared; the verdict is kept for runs within a budget; "
+            f"one without --budget checks the whole order)"
         )
     return report
 
@@ -404,7 +313,7 @@ def _add_settled(
         if unstable(found, reruns) == tests:
             break
     if unstable(found, reruns) != tests:
-        again = _side_by_side(engine, plain, sample.order, notice, budget, exclusive)
+        again = side_by_side(engine, plain, sample.order, notice, budget, exclusive)
         reruns += [(name, result) for name, result in again.items()]
     flaky = unstable(found, reruns)
     if flaky:

@@ -1,0 +1,123 @@
+"""The fork runner and a fresh pytest running one order, side by side or one after the
+other, within a share of the budget (the runs :mod:`fork_trust`'s check compares)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from typing import Callable, Optional
+
+from orderdep.analysis.budget import Budget, BudgetExhausted
+from orderdep.analysis.fidelity_partial import CheckCut, fitting_prefix
+from orderdep.core.outcomes import OrderResult
+from orderdep.engine.plain import PlainRunner
+from orderdep.engine.runner import Engine
+
+# Seconds between two lines saying the check is still running.
+HEARTBEAT = 15.0
+# Seconds to wait for killed runs to report back.
+STOP_WAIT = 30.0
+
+
+def side_by_side(
+    engine: Engine,
+    plain: PlainRunner,
+    order: Sequence[str],
+    notice: Callable[[str], None],
+    budget: Optional[Budget] = None,
+    exclusive: bool = False,
+) -> dict[str, OrderResult]:
+    """``order`` under the fork runner and plain pytest: at once when ``--jobs`` is 2 or
+    more, one after the other otherwise (and with ``exclusive``, the fork runner's test
+    processes stopped before the fresh pytest starts: see
+    :func:`~orderdep.analysis.fork_collect.alone_collects`); a line every
+    :data:`HEARTBEAT` seconds while they run. When ``budget`` runs out (or on Ctrl-C
+    with a budget), both runs are killed and
+    :class:`~orderdep.analysis.budget.BudgetExhausted` is raised; on Ctrl-C without a
+    budget (or any error) both runs are killed, and their threads have ended, before the
+    exception goes on. One after the other, when what is left of ``budget`` after the fork
+    runner's run cannot hold a fresh pytest of the whole order, the fresh pytest runs the
+    prefix that fits and :class:`CheckCut` (``planned``) is raised with both results."""
+    if budget is not None:
+        budget.check()
+    sequential = engine.config.jobs < 2 or exclusive
+    shortened: list[OrderResult] = []  # the fork run, when a fresh pytest got a prefix
+
+    def plain_run() -> OrderResult:
+        if exclusive:
+            engine.release()
+        fork = futures["fork"] if sequential and budget is not None else None
+        if fork is not None and budget is not None and returned(fork):
+            n = fitting_prefix(fork.result(), budget.left())
+            if n:  # a fresh pytest of the whole order would not fit; a prefix does
+                shortened.append(fork.result())
+                return plain.run(list(order)[:n])
+        return plain.run(order)
+
+    runs: dict[str, Callable[[], OrderResult]] = {
+        "fork": lambda: engine.run(order),
+        "plain": plain_run,
+    }
+    results: dict[str, OrderResult] = {}
+    started = last = time.monotonic()
+    pool = ThreadPoolExecutor(max_workers=1 if sequential else min(2, engine.config.jobs))
+
+    def stop_runs() -> None:
+        # Kill both runs (also one whose thread is only starting it) and wait for their
+        # threads: the caller removes their working copies next.
+        pool.shutdown(wait=False, cancel_futures=True)
+        engine.block()
+        plain.block()
+        try:
+            # A future cancelled before it started is never "done" for wait().
+            wait([f for f in futures.values() if not f.cancelled()], timeout=STOP_WAIT)
+        finally:
+            engine.unblock()
+            plain.unblock()
+
+    futures: dict[str, Future[OrderResult]] = {}
+    try:
+        for name, run in runs.items():
+            futures[name] = pool.submit(run)
+        while True:
+            left = None if budget is None else budget.left()
+            if left == 0:
+                assert budget is not None
+                budget.stop("budget")
+                stop_runs()
+                # what each run had done when killed (or its whole result, if it ended)
+                ran = {n: f.result() for n, f in futures.items() if returned(f)}
+                raise CheckCut("budget", ran)
+            timeout = HEARTBEAT if left is None else min(HEARTBEAT, left)
+            done, pending = wait(futures.values(), timeout=timeout)
+            for future in done:
+                future.result()  # an engine error is raised here, in the caller's thread
+            if not pending:
+                break
+            if time.monotonic() - last >= HEARTBEAT * 0.99:
+                last = time.monotonic()
+                running = [name for name, f in futures.items() if f in pending]
+                notice(
+                    f"orderdep: checking the fork runner: {' and '.join(running)} still "
+                    f"running ({last - started:.0f} s)"
+                )
+        for name, future in futures.items():
+            results[name] = future.result()
+    except KeyboardInterrupt as exc:
+        stop_runs()
+        if budget is None:
+            raise
+        budget.interrupted(exc)  # the command writes its report, then stops
+        raise BudgetExhausted("interrupted") from None
+    except BaseException:
+        stop_runs()
+        raise
+    pool.shutdown()
+    if shortened:
+        raise CheckCut("budget", results, planned=True)
+    return results
+
+
+def returned(future: Future[OrderResult]) -> bool:
+    return future.done() and not future.cancelled() and future.exception() is None

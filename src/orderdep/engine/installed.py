@@ -27,34 +27,53 @@ else:  # pragma: no cover - Python 3.9/3.10
 
 
 def project_name(rootdir: str) -> Optional[str]:
-    """The distribution name the project declares, if it declares one we can read."""
+    """The distribution name the project declares, if it declares one we can read: the
+    first of ``pyproject.toml``'s ``[project] name``, ``setup.cfg``'s ``[metadata] name``
+    and ``setup.py``'s ``name=`` (a ``setup.cfg`` whose ``[metadata]`` has only a license
+    file leaves the name to ``setup.py``)."""
     root = Path(rootdir)
-    pyproject = root / "pyproject.toml"
-    if tomllib is not None and pyproject.is_file():
-        try:
-            name = (
-                tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {}).get("name")
-            )
-        except (OSError, ValueError):
-            name = None
-        if isinstance(name, str):
+    for read in (_pyproject_name, _setup_cfg_name, _setup_py_name):
+        name = read(root)
+        if name:
             return name
-    setup_cfg = root / "setup.cfg"
-    if setup_cfg.is_file():
-        parser = configparser.ConfigParser()
-        try:
-            parser.read(setup_cfg, encoding="utf-8")
-            return parser.get("metadata", "name", fallback=None)
-        except configparser.Error:
-            return None
-    setup_py = root / "setup.py"
-    if setup_py.is_file():
-        try:
-            found = re.search(r"""\bname\s*=\s*["']([A-Za-z0-9._-]+)["']""", setup_py.read_text())
-        except (OSError, UnicodeDecodeError):
-            return None
-        return found[1] if found else None
     return None
+
+
+def _pyproject_name(root: Path) -> Optional[str]:
+    try:
+        text = (root / "pyproject.toml").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if tomllib is None:  # Python 3.9/3.10: the table's name line, as it is written
+        table = re.search(r"(?ms)^\[project\]\s*$(.*?)(?=^\[|\Z)", text)
+        found = table and re.search(r"""(?m)^name\s*=\s*["']([A-Za-z0-9._-]+)["']""", table[1])
+        return found[1] if found else None
+    try:
+        name = tomllib.loads(text).get("project", {}).get("name")
+    except ValueError:
+        return None
+    return name if isinstance(name, str) else None
+
+
+def _setup_cfg_name(root: Path) -> Optional[str]:
+    setup_cfg = root / "setup.cfg"
+    if not setup_cfg.is_file():
+        return None
+    parser = configparser.ConfigParser()
+    try:
+        parser.read(setup_cfg, encoding="utf-8")
+        return parser.get("metadata", "name", fallback=None)
+    except (configparser.Error, UnicodeDecodeError):
+        return None
+
+
+def _setup_py_name(root: Path) -> Optional[str]:
+    try:
+        text = (root / "setup.py").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    found = re.search(r"""\bname\s*=\s*["']([A-Za-z0-9._-]+)["']""", text)
+    return found[1] if found else None
 
 
 def _editable(dist: metadata.Distribution) -> bool:

@@ -132,9 +132,24 @@ def test_random_strategies_find_a_likely_victim(strategy: str) -> None:
 def test_random_reverse_runs_the_reverse_of_orders_that_found_nothing() -> None:
     report, ex = run_detect([], ["random-reverse"], rounds=8)
     searched = ex.history[1:9]
-    # 4 chains: step 1 random orders, step 2 their reverses (nothing ever fails)
-    assert searched[4:8] == [o[::-1] for o in searched[0:4]]
+    # 4 chains: the first starts with the original order's reverse, the others with
+    # random orders, then (nothing ever fails) their reverses
+    assert searched[0] == IDS[::-1]
+    assert searched[5:8] == [o[::-1] for o in searched[1:4]]
+    assert searched[4] != IDS  # after a reverse, a random order
     assert report.od_ids == []
+
+
+def test_random_reverse_first_reverses_the_original_order() -> None:
+    """A brittle after all 30 of its state-setters in the original order: a random order
+    puts it before them one time in 31; the original order's reverse does at once."""
+    many = ids(6, 10)
+    brittle, setters = many[-1], many[20:50]
+    specs = [ODSpec(brittle, "brittle", state_setters=setters)]
+    report, ex = run_detect(specs, ["random-reverse"], rounds=1, ids=many)
+    assert ex.history[1] == many[::-1]
+    assert report.od_ids == [brittle]
+    assert_honest(report, specs)
 
 
 def test_random_rounds_default() -> None:

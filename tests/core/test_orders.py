@@ -103,6 +103,15 @@ def test_random_reverse_reverses_after_nothing_new() -> None:
     assert gen.last_kind == "random" and sorted(fifth) == sorted(first)
 
 
+def test_random_reverse_after_an_order_that_passed_starts_with_its_reverse() -> None:
+    groups = [["a1", "a2"], ["b1", "b2", "b3"]]
+    original = ["a1", "a2", "b1", "b2", "b3"]
+    gen = RandomReverse(groups, random.Random(2), after=original)
+    assert gen.next_order() == original[::-1] and gen.last_kind == "reverse"
+    gen.feedback(False)  # then a random order, as after any reverse
+    assert is_group_compatible(gen.next_order(), groups) and gen.last_kind == "random"
+
+
 def test_random_reverse_feedback_first_is_an_error() -> None:
     with pytest.raises(UsageError, match="next_order"):
         RandomReverse([IDS], random.Random(0)).feedback(False)

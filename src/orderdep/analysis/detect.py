@@ -249,7 +249,7 @@ def detect(
         elif strategy == "random-reverse":
             total = _rounds(rounds, search)
             open_ended = total is None
-            search.random_reverse(groups, rng, total)
+            search.random_reverse(groups, rng, total, original=ids)
         elif strategy == "random":
             total = _rounds(rounds, search)
             open_ended = total is None

@@ -331,10 +331,19 @@ class Search:
         return done
 
     def random_reverse(
-        self, groups: Sequence[Sequence[str]], rng: random.Random, total: Optional[int]
+        self,
+        groups: Sequence[Sequence[str]],
+        rng: random.Random,
+        total: Optional[int],
+        original: Optional[Sequence[str]] = None,
     ) -> None:
-        """``total`` orders (None: until stopped) from :data:`RR_CHAINS` random-reverse chains."""
-        chains = [gen.RandomReverse(groups, rng) for _ in range(RR_CHAINS)]
+        """``total`` orders (None: until stopped) from :data:`RR_CHAINS` random-reverse
+        chains; the first starts with the reverse of ``original`` (the original order, of
+        the tests ``groups`` hold), which the search ran first."""
+        chains = [
+            gen.RandomReverse(groups, rng, after=original if c == 0 else None)
+            for c in range(RR_CHAINS)
+        ]
         done = 0
         self.begin("random-reverse")
         self.account.promised = total

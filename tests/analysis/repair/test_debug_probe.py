@@ -45,6 +45,26 @@ def test_describe_is_structural_and_bounded() -> None:
     assert describe(len)[0] == "ref"
 
 
+def test_describe_reads_around_an_attribute_that_raises() -> None:
+    """A framework's application object holds a proxy that needs a context (Flask's
+    ``g``): reading it raises, and the rest of the object is still described."""
+
+    class Proxy:
+        def __getattribute__(self, name: str) -> object:
+            raise RuntimeError("Working outside of application context.")
+
+    class App:
+        def __init__(self) -> None:
+            self.config = {"PAGE_TITLE": "Puppetboard"}
+            self.g = Proxy()
+
+    desc = describe(App())
+    assert desc[0] == "obj" and desc[1].endswith("App")
+    attrs = dict(desc[2])
+    assert attrs["config"] == ["dict", "dict", [["'PAGE_TITLE'", ["atom", "str", "'Puppetboard'"]]]]
+    assert attrs["g"][0] == "atom" and attrs["g"][2] == "<not readable: RuntimeError>"
+
+
 def test_literal_only_for_values_that_evaluate_back() -> None:
     assert literal({"a": [1, 2.5, None, (True,)]}) == "{'a': [1, 2.5, None, (True,)]}"
     assert literal(set()) == "set()"

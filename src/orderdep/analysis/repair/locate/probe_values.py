@@ -43,6 +43,15 @@ def _short(value: Any) -> str:
 
 
 def _describe(value: Any, depth: int, budget: list[int], seen: frozenset[int]) -> Any:
+    try:
+        return _node(value, depth, budget, seen)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # a proxy that needs a context (Flask's ``g``), a property
+        return ["atom", type(value).__qualname__, f"<not readable: {type(exc).__name__}>"]
+
+
+def _node(value: Any, depth: int, budget: list[int], seen: frozenset[int]) -> Any:
     t = type(value)
     tname = t.__qualname__
     if value is None or t in (bool, int, float, complex, str, bytes):

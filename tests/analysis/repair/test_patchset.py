@@ -7,7 +7,12 @@ from typing import Any, cast
 
 import pytest
 
-from orderdep.analysis.repair.verify.patchset import distinct, merged_changes, merged_comment
+from orderdep.analysis.repair.verify.patchset import (
+    distinct,
+    joined_comment,
+    merged_changes,
+    merged_comment,
+)
 from orderdep.analysis.repair.verify.verify import Verification
 from orderdep.analysis.repair.write.patches import Insertion
 
@@ -245,3 +250,20 @@ def test_a_repaired_test_failing_in_a_random_order_as_it_does_unpatched_is_said_
         assert check.ok, check.problems
         assert list(check.elsewhere) == ["t.py::v"]
         assert "t.py::v failed in random order" in check.elsewhere["t.py::v"]
+
+
+def test_comments_that_differ_in_more_than_the_tests_are_said_once_each() -> None:
+    """Two fixtures merged into one place, for tests of two polluters: the same sentence
+    is said once, naming every test (shortened, it would read twice)."""
+    said = [
+        "Put cssutils.ser back after every test (test_rulesOfType needs it).",
+        "Put cssutils.ser back after every test (test_a and test_b need it).",
+        "Reset cssutils.log first.",
+    ]
+    assert joined_comment(said) == (
+        "Put cssutils.ser back after every test (test_rulesOfType, test_a and test_b need "
+        "it). Reset cssutils.log first."
+    )
+    assert joined_comment(["Put X back (t1 needs it).", "Put X back (t1 needs it)."]) == (
+        "Put X back (t1 needs it)."
+    )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,7 +86,7 @@ def coalesce(insertions: Sequence[Insertion]) -> list[Insertion]:
         said = list(dict.fromkeys(i.comment for i in group if i.comment))
         comment = merged_comment(said) if said else None
         if len(said) > 1 and comment == said[0]:  # they say different things: all of it
-            comment = " ".join(said)
+            comment = joined_comment(said)
         out.append(
             dataclasses.replace(
                 group[0],
@@ -95,6 +96,35 @@ def coalesce(insertions: Sequence[Insertion]) -> list[Insertion]:
             )
         )
     return out
+
+
+_NEEDS = re.compile(r" \(([^()]+?) needs? it\)")
+
+
+def joined_comment(comments: Sequence[str]) -> str:
+    """Comments that say different things, one after the other; those that say the same
+    but for the tests in their ``(test_a needs it)`` are said once, naming every test:
+    ``Put X back (test_a needs it).`` and ``Put X back (test_b and test_c need it).``
+    become ``Put X back (test_a, test_b and test_c need it).``"""
+    names: dict[str, list[str]] = {}
+    first: dict[str, str] = {}
+    for comment in comments:
+        found = _NEEDS.search(comment)
+        bare = comment if found is None else comment[: found.start()] + comment[found.end() :]
+        first.setdefault(bare, comment)
+        if found is not None:
+            listed = names.setdefault(bare, [])
+            listed += [n for n in re.split(r", | and ", found[1]) if n not in listed]
+    out = []
+    for bare, comment in first.items():
+        tests = names.get(bare)
+        found = _NEEDS.search(comment)
+        if tests and found is not None:
+            who = tests[0] if len(tests) == 1 else ", ".join(tests[:-1]) + " and " + tests[-1]
+            verb = "needs" if len(tests) == 1 else "need"
+            comment = f"{comment[: found.start()]} ({who} {verb} it){comment[found.end() :]}"
+        out.append(comment)
+    return " ".join(out)
 
 
 def merged_comment(comments: Sequence[str]) -> str:

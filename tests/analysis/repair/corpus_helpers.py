@@ -262,6 +262,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         **{f"units/length.py::units.length.{n}": (
             "victim", "units/length.py::units.length.use_unit") for n in ("unit", "show")},
     },
+    "app_config_proxy": {
+        "tests/test_pages.py::test_index_title": (
+            "victim", "tests/test_pages.py::test_custom_title"),
+    },
     "property_mocked": {
         **{f"tests/test_invoice.py::test_{n}": (
             "victim", "tests/test_invoice.py::test_due_when_the_total_is_positive")

@@ -190,8 +190,9 @@ def polluter_fixture_candidates(
             alts = [guard_statements(r, names, None) for r in roots if r.kind != "fixture"]
             if not alts or any(not a for a in alts) or len(alts) != len(roots):
                 continue
+            # the change is the polluter's (its body, or this fixture's set-up)
             comment = (
-                f"Undo this fixture's change to {what} when it ends "
+                f"Put {what} back when each test using this fixture ends "
                 f"({short_name(finding.test)} needs it)."
             )
             for i in range(max(len(a) for a in alts)):

@@ -243,3 +243,42 @@ def test_one_after_the_other_a_slow_test_leaves_the_check_its_fast_tests(tmp_pat
         report = trust_fork(engine, cache, lambda line: None)
         assert report is not None and report.faithful and engine.orders_run == 1
     assert cache.get(config_key(EngineConfig(project, jobs=1))) is not None
+
+
+def test_one_after_the_other_the_fork_runner_s_run_may_outlast_the_share(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With --jobs 1 the fork runner's run of the original order is past the check's
+    share (20 of 40 s) when it reaches its slow test (3 s): it is not killed but ends, within
+    the larger share it may take, and no fresh pytest of it fits any more. The two then
+    compare the order without the slow test, agree, and the fork runner's whole run is
+    handed on."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    fast = "\n\n".join(f"def test_{i}():\n    pass" for i in range(11))
+    slow = (
+        "def test_2():\n"
+        "    import os, sys, time\n"
+        "    if 'orderdep.engine.plainplugin' not in sys.modules:  # the fork runner\n"
+        f"        open(os.path.join({str(marks)!r}, 'fork-at-slow'), 'w').close()\n"
+        "        time.sleep(3)"
+    )
+    project = write_files(
+        tmp_path / "p",
+        {"tests/test_mostly_fast.py": fast.replace("def test_2():\n    pass", slow)},
+    )
+
+    def clock() -> float:
+        """22 of 40 s spent once the fork runner reaches the slow test."""
+        return 22.0 if (marks / "fork-at-slow").exists() else 0.0
+
+    monkeypatch.setattr(fork_pair, "HEARTBEAT", 0.1)  # the clock is read that often
+    notices: list[str] = []
+    cache = VerdictCache(tmp_path / "v.json")
+    with Engine(EngineConfig(project, jobs=1)) as engine:
+        report = trust_fork(engine, cache, notices.append, Budget(40.0, clock=clock))
+        assert report is not None and report.faithful, notices
+        assert engine.runner == "fork"
+        assert len(engine._offered) == 1  # the fork runner's whole original order
+    assert any("on the original order's 10 fast tests the fork runner and a fresh pytest "
+               "agree" in n for n in notices), notices  # fmt: skip

@@ -27,6 +27,7 @@ def side_by_side(
     notice: Callable[[str], None],
     budget: Optional[Budget] = None,
     exclusive: bool = False,
+    fork_budget: Optional[Budget] = None,
 ) -> dict[str, OrderResult]:
     """``order`` under the fork runner and plain pytest: at once when ``--jobs`` is 2 or
     more, one after the other otherwise (and with ``exclusive``, the fork runner's test
@@ -38,7 +39,10 @@ def side_by_side(
     budget (or any error) both runs are killed, and their threads have ended, before the
     exception goes on. One after the other, when what is left of ``budget`` after the fork
     runner's run cannot hold a fresh pytest of the whole order, the fresh pytest runs the
-    prefix that fits and :class:`CheckCut` (``planned``) is raised with both results."""
+    prefix that fits and :class:`CheckCut` (``planned``) is raised with both results. One
+    after the other, ``fork_budget`` (a larger share) bounds the fork runner's run instead
+    of ``budget``: the analysis needs that run of the original order anyway, and killing
+    it when nearly done would waste it."""
     if budget is not None:
         budget.check()
     sequential = engine.config.jobs < 2 or exclusive
@@ -81,10 +85,12 @@ def side_by_side(
         for name, run in runs.items():
             futures[name] = pool.submit(run)
         while True:
-            left = None if budget is None else budget.left()
-            if left == 0:
-                assert budget is not None
-                budget.stop("budget")
+            forking = sequential and fork_budget is not None and not futures["fork"].done()
+            limit = fork_budget if forking else budget
+            left = None if limit is None else limit.left()
+            if left == 0 and not all(f.done() for f in futures.values()):
+                assert limit is not None
+                limit.stop("budget")
                 stop_runs()
                 # what each run had done when killed (or its whole result, if it ended)
                 ran = {n: f.result() for n, f in futures.items() if returned(f)}

@@ -37,6 +37,9 @@ FORK_RERUNS = 3
 #: own cost; killing both at a small share would waste the order and send every later
 #: one to a fresh pytest.
 ORIGINAL_SHARE = 0.5
+#: With ``--jobs 1``, the share the fork runner's own run of the original order may take
+#: (the fresh pytest after it still ends within ORIGINAL_SHARE, or runs a prefix).
+FORK_SHARE = 0.6
 #: Share for the failing tests alone, once the original order compared (each costs a
 #: fresh pytest, which the subprocess runner would pay for every order).
 CHECK_SHARE = 0.2
@@ -117,6 +120,9 @@ def trust_fork(
             f"order ({len(ids)} tests; once per code version)"
         )
         part = budget.part(ORIGINAL_SHARE) if budget is not None else None
+        # one after the other, the fork runner's run of the original order (the search's
+        # own, when it agrees) may go on past that share, to FORK_SHARE of the budget
+        whole = budget.part(FORK_SHARE) if budget is not None else None
         # Not recorded: runs of a runner that may not be trusted are no evidence.
         with make_workdir() as tmp, engine.unrecorded():
             plain = PlainRunner(engine.config, Path(tmp) / "plain")
@@ -127,7 +133,7 @@ def trust_fork(
             checked: dict[str, OrderResult] = {}  # the original order, once compared
             exclusive = False
             try:
-                original = side_by_side(engine, plain, ids, notice, part)
+                original = side_by_side(engine, plain, ids, notice, part, fork_budget=whole)
                 exclusive = alone_collects(engine, plain, ids, original, notice)
                 engine.id_notices.add(plain.ids, notice)
                 compared = without_missing(ids, plain, notice)
@@ -253,13 +259,13 @@ def _without_slow(
     exclusive: bool,
 ) -> Optional[FidelityReport]:
     """One after the other, the fork runner ran the original order whole but left a
-    fresh pytest time for too little of it (a suite whose few slow tests take most of its
-    time): both runners run the original order without its slow tests
+    fresh pytest time for too little of it, or none (a suite whose few slow tests take
+    most of its time): both runners run the original order without its slow tests
     (:func:`~orderdep.core.slow_tests.split_slow`), in a :data:`CHECK_SHARE` of their own,
     and their verdict on it is the check's. None when there are no such tests or that
     did not finish."""
     fork = cut.results.get("fork")
-    if not cut.planned or share is None or share.parent is None or fork is None:
+    if share is None or share.parent is None or fork is None:
         return None
     if not whole(fork) or fork.order != list(ids):
         return None

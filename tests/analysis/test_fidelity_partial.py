@@ -4,7 +4,9 @@ what both runners ran to an end still gives a verdict."""
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
 import pytest
 from tests.engine.conftest import write_files
@@ -20,6 +22,7 @@ from orderdep.analysis.fidelity_partial import (
     partial_verdict,
 )
 from orderdep.analysis.fork_trust import trust_fork
+from orderdep.core.fidelity import FidelityReport
 from orderdep.core.outcomes import OrderResult, Outcome, TestResult
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
@@ -32,6 +35,34 @@ def result(*outcomes: str, runner: str = "fork") -> OrderResult:
     got = [Outcome(o) for o in outcomes] + [Outcome.NOT_RUN] * (len(IDS) - len(outcomes))
     return OrderResult(list(IDS), [TestResult(t, o, 0.0, "") for t, o in zip(IDS, got)],
                        runner=runner, interrupted=len(outcomes) < len(IDS))  # fmt: skip
+
+
+@dataclass
+class Checked:
+    report: Optional[FidelityReport]
+    notices: list[str]
+    runner: str
+    offered: int  # orders handed on to the engine
+    cached: bool  # a verdict kept as a whole check's
+
+
+def checked_on_a_clock(
+    project: Path, mark: Path, jump: float, seconds: float, monkeypatch: pytest.MonkeyPatch
+) -> Checked:
+    """The fork check with ``--jobs 1`` and a budget of ``seconds`` on a clock that stands
+    at 0 until ``mark`` exists, then at ``jump`` (a test writes it where the check is to be
+    cut)."""
+
+    def clock() -> float:
+        return jump if mark.exists() else 0.0
+
+    monkeypatch.setattr(fork_pair, "HEARTBEAT", 0.1)  # the clock is read that often
+    notices: list[str] = []
+    cache = VerdictCache(project.parent / "v.json")
+    with Engine(EngineConfig(project, jobs=1)) as engine:
+        report = trust_fork(engine, cache, notices.append, Budget(seconds, clock=clock))
+        cached = cache.get(config_key(engine.config)) is not None
+        return Checked(report, notices, engine.runner, len(engine._offered), cached)
 
 
 def test_a_killed_test_and_what_follows_it_did_not_run_to_an_end() -> None:
@@ -150,18 +181,10 @@ def test_a_check_cut_short_on_a_failing_test_alone_keeps_the_fork_runner(
         },
     )
 
-    def clock() -> float:
-        return 100.0 if (marks / "plain-alone").exists() else 0.0
-
-    monkeypatch.setattr(fork_pair, "HEARTBEAT", 0.1)  # the clock is read that often
-    notices: list[str] = []
-    cache = VerdictCache(tmp_path / "v.json")
-    with Engine(EngineConfig(project, jobs=1)) as engine:
-        report = trust_fork(engine, cache, notices.append, Budget(40.0, clock=clock))
-        assert report is not None and report.faithful, notices
-        assert engine.runner == "fork"
-        assert cache.get(config_key(engine.config)) is None
-    assert notices[-1] == (
+    got = checked_on_a_clock(project, marks / "plain-alone", 100.0, 40.0, monkeypatch)
+    assert got.report is not None and got.report.faithful, got.notices
+    assert got.runner == "fork" and not got.cached
+    assert got.notices[-1] == (
         "orderdep: checking the fork runner: the original order agrees; its share of the "
         "budget ended before every failing test alone was compared; using the fork runner "
         "(the verdict is kept for runs within a budget; one without --budget checks the whole "
@@ -268,17 +291,10 @@ def test_one_after_the_other_the_fork_runner_s_run_may_outlast_the_share(
         {"tests/test_mostly_fast.py": fast.replace("def test_2():\n    pass", slow)},
     )
 
-    def clock() -> float:
-        """22 of 40 s spent once the fork runner reaches the slow test."""
-        return 22.0 if (marks / "fork-at-slow").exists() else 0.0
-
-    monkeypatch.setattr(fork_pair, "HEARTBEAT", 0.1)  # the clock is read that often
-    notices: list[str] = []
-    cache = VerdictCache(tmp_path / "v.json")
-    with Engine(EngineConfig(project, jobs=1)) as engine:
-        report = trust_fork(engine, cache, notices.append, Budget(40.0, clock=clock))
-        assert report is not None and report.faithful, notices
-        assert engine.runner == "fork"
-        assert len(engine._offered) == 1  # the fork runner's whole original order
+    # 22 of 40 s spent once the fork runner reaches the slow test
+    got = checked_on_a_clock(project, marks / "fork-at-slow", 22.0, 40.0, monkeypatch)
+    assert got.report is not None and got.report.faithful, got.notices
+    assert got.runner == "fork"
+    assert got.offered == 1  # the fork runner's whole original order
     assert any("on the original order's 10 fast tests the fork runner and a fresh pytest "
-               "agree" in n for n in notices), notices  # fmt: skip
+               "agree" in n for n in got.notices), got.notices  # fmt: skip

@@ -194,10 +194,9 @@ class BudgetedExecutor:
         left = self.budget.left()
         if left is None or not self._executions:
             return len(orders)
-        floor = self._overhead.get(probed, self._overhead.get(False, 0.0))
         expected, n = 0.0, 0
         for order in orders:
-            expected += max(self._expected(order), floor)
+            expected += self._cost(order, probed)
             if expected > left:
                 break
             n += 1
@@ -208,15 +207,18 @@ class BudgetedExecutor:
 
     def expected(self, order: Sequence[str]) -> Optional[float]:
         """Budget seconds ``order`` is expected to take (None before any order ran)."""
-        if not self._executions:
-            return None
-        floor = self._overhead.get(False, 0.0)
-        return max(self._expected(order), floor)
+        return self._cost(order, False) if self._executions else None
 
-    def _expected(self, order: Sequence[str]) -> float:
+    def _cost(self, order: Sequence[str], probed: bool) -> float:
         """Budget seconds ``order`` is expected to take at the pace so far, weighing each
-        test by its own time where it ran before: a few slow tests left out make an order
-        cheaper than its length says."""
+        test by its own time where it ran before (a few slow tests left out make an order
+        cheaper than its length says), and never less than what the latest order of its
+        kind (probed or not) took beyond its tests."""
+        floor = self._overhead.get(probed, self._overhead.get(False, 0.0))
+        return max(self._by_tests(order), floor)
+
+    def _by_tests(self, order: Sequence[str]) -> float:
+        """What ``order``'s tests take at the pace so far, each by its own time."""
         pace = self._spent / self._executions
         if self._test_seconds <= 0:
             return len(order) * pace

@@ -8,8 +8,9 @@ it at least), the fork runner is used, and the user is told how much was compare
 ``--jobs 1`` the two run one after the other: when the fork runner's run leaves too little
 of the share for a fresh pytest of the whole order, the fresh pytest runs the prefix that
 fits (:func:`fitting_prefix`), and the same rule decides. The verdict is cached apart
-from whole ones: the next command within a budget uses it, one without checks whole. When they disagree, or too little was compared, the engine goes
-to the subprocess runner as before.
+from whole ones: the next command within a budget uses it, one without checks whole.
+When they disagree, or too little was compared, the engine goes to the subprocess
+runner as before.
 """
 
 from __future__ import annotations

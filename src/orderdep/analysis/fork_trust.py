@@ -90,8 +90,8 @@ def trust_fork(
     and :data:`CHECK_SHARE` for the failing tests alone (on a loaded machine a fresh
     pytest of a few tests can take seconds, and giving up the check sends every order to
     one), so it never eats the search: when a share runs out before the check ends, its
-    runs are killed (see :data:`PARTIAL` for what is kept). The fork runner is still used when what ran
-    agrees: a common prefix of the original order of a third of it or more (see
+    runs are killed (see :data:`PARTIAL` for what is kept). The fork runner is still used
+    when what ran agrees: a common prefix of the original order of a third of it or more (see
     :mod:`fidelity_partial`), or the original order whole when a test alone was cut.
     Otherwise the engine switches to the subprocess runner (fresh processes need no
     check) and None is returned. A cut-short verdict that agreed is kept apart

@@ -44,9 +44,12 @@ def fix_lines(
             more = f" and {len(dbg.differing) - 5} more" if len(dbg.differing) > 5 else ""
             lines.append(f"  roots that differ (none alone explains it): {shown}{more}")
         return lines
+    how = fix.verification.summary()
+    if result.batched and result.notes:  # verified ahead, with other tests'
+        how += f" ({result.notes[0]})"
     lines = [
         f"fix for {result.test} ({result.kind}): {fix.strategy}, {fix.size} changed "
-        f"line(s): {fix.description}; {fix.verification.summary()}",
+        f"line(s): {fix.description}; {how}",
         fix.diff.rstrip("\n"),
     ]
     if applied:  # the set of patches is checked once every test has its patch

@@ -244,6 +244,11 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_ship.py::test_ship_is_logged": (
             "victim", "tests/test_verbose.py::test_verbose_configuration"),
     },
+    "victims_one_settings": {
+        f"tests/test_pages.py::test_{n}": (
+            "victim", "tests/test_shop_admin.py::test_admin_shows_more_per_page")
+        for n in ("first_page", "second_page", "page_count", "last_page_is_short")
+    },
     "many_polluters_conftest": {
         "tests/test_schema.py::test_default_description": (
             "victim", "tests/test_tuning.py::test_override_name"),
@@ -351,6 +356,21 @@ def repaired(
     for outcomes in plain_outcomes(root, orders, workdir):
         assert set(outcomes.values()) == {"passed"}, (outcomes, new)
     return new
+
+
+def fix_and_apply(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[Path, str, str]:
+    """A copy of corpus project ``name`` after ``detect --classify`` then ``fix --apply``:
+    the copy, fix's output and its progress."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+    root = copy_project(name, tmp_path / "p")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert main(["detect", str(root), "--classify", "--seed", "1"]) == 1
+        start = len(err.getvalue())
+        assert main(["fix", str(root), "--apply"]) == 0, out.getvalue()
+    return root, out.getvalue(), err.getvalue()[start:]
 
 
 def copy_project(name: str, dest: Path) -> Path:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from tests.analysis.repair.conftest import EngineFor
-from tests.analysis.repair.corpus_helpers import CORPUS, copy_project, plain_outcomes
+from tests.analysis.repair.corpus_helpers import CORPUS, copy_project, fix_and_apply, plain_outcomes
 
 from orderdep.analysis.repair.candidates.candidates import Candidate, place_count, root_cause_rank
 from orderdep.analysis.repair.fix import Repairer
@@ -276,26 +276,11 @@ def test_a_block_fixing_several_tests_of_a_module_goes_once_into_an_autouse_fixt
     assert new.count('Session.content = PropertyMock(return_value=\'{"message": "boom"}\')') == 2
 
 
-def _fix_and_apply(
-    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> tuple[Path, str, str]:
-    """A copy of corpus project ``name`` after ``detect --classify`` then ``fix --apply``:
-    the copy, fix's output and its progress."""
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
-    root = copy_project(name, tmp_path / "p")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        assert main(["detect", str(root), "--classify", "--seed", "1"]) == 1
-        start = len(err.getvalue())
-        assert main(["fix", str(root), "--apply"]) == 0, out.getvalue()
-    return root, out.getvalue(), err.getvalue()[start:]
-
-
 @pytest.mark.slow
 def test_fix_apply_on_victims_of_one_class_leaves_one_block_and_holds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root, output, _ = _fix_and_apply("block_victims", tmp_path, monkeypatch)
+    root, output, _ = fix_and_apply("block_victims", tmp_path, monkeypatch)
     assert "goes once into its setUp instead (3 copies become one)" in output
     assert f"goes once into an autouse fixture ({SHARED_FIXTURE}) instead" in output
     text = (root / "tests/test_client.py").read_text(encoding="utf-8")
@@ -313,7 +298,7 @@ def test_fix_apply_on_victims_of_one_class_leaves_one_block_and_holds(
 def test_fix_apply_on_a_state_many_polluters_write_adds_one_fixture(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root, output, progress = _fix_and_apply("many_polluters_conftest", tmp_path, monkeypatch)
+    root, output, progress = fix_and_apply("many_polluters_conftest", tmp_path, monkeypatch)
     tuning = CORPUS / "many_polluters_conftest/tests/test_tuning.py"
     assert (root / "tests/test_tuning.py").read_text("utf-8") == tuning.read_text("utf-8")
     conftest = (root / "tests/conftest.py").read_text(encoding="utf-8")

@@ -43,6 +43,9 @@ class Ahead:
 
     ready: dict[str, FixResult] = field(default_factory=dict)
     tried: set[tuple[str, frozenset[str]]] = field(default_factory=set)
+    # a victim's fix verified ahead (test -> the fix as it is in the files: the earlier
+    # victim's, whose comments name that victim)
+    written: dict[str, Fix] = field(default_factory=dict)
 
 
 def setups_for_many(
@@ -89,7 +92,7 @@ def setups_for_many(
     check = _verify(repairer, moved, keep_going=True)
     for _ in range(ROUNDS):
         left = set(check.still_failing)
-        if check.ok or not left or _others(check):
+        if check.ok or not left or other_problems(check):
             break
         # those tests need more than the set-up: the others are verified without them
         moved = [m for m in moved if m[0].test not in left]
@@ -98,7 +101,7 @@ def setups_for_many(
         progress(f"verifying the set-up for the {len(moved)} brittle(s) it may repair")
         check = _verify(repairer, moved, keep_going=True)
     if not check.ok:
-        said = (_others(check) or check.problems)[0]
+        said = (other_problems(check) or check.problems)[0]
         progress(f"the set-up does not hold for them together: {said}")
         return {}
     out: dict[str, FixResult] = {}
@@ -112,7 +115,7 @@ def setups_for_many(
     return out
 
 
-def _others(check: Verification) -> list[str]:
+def other_problems(check: Verification) -> list[str]:
     """The problems of ``check`` about other tests than the brittles it left failing (a
     brittle whose moved set-up fails also fails in the original order: one problem)."""
     return [
@@ -128,4 +131,4 @@ def _verify(
     return repairer.verifier.verify(changes, targets[0], also=targets[1:], keep_going=keep_going)
 
 
-__all__ = ["BATCHED", "MIN_BATCH", "ROUNDS", "Ahead", "setups_for_many"]
+__all__ = ["BATCHED", "MIN_BATCH", "ROUNDS", "Ahead", "other_problems", "setups_for_many"]

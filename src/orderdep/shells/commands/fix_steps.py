@@ -14,7 +14,7 @@ from typing import Any, Optional
 import click
 
 from orderdep.analysis.repair.again import repair_again
-from orderdep.analysis.repair.batch import Ahead, setups_for_many
+from orderdep.analysis.repair.batch import Ahead
 from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.fix_result import Fix, FixResult
 from orderdep.analysis.repair.verify.patchset import (
@@ -308,14 +308,18 @@ def repair_one(
     originals: Originals,
     ahead: Optional[Ahead] = None,
 ) -> tuple[FixResult, Optional[Fix]]:
-    """``finding``'s repair: one verified ahead (``ahead``, :func:`set_up_ahead`), else the
+    """``finding``'s repair: one verified ahead (``ahead``, :mod:`.fix_ahead`), else the
     fix of an ``earlier`` instance of its test function, else a shared one
     (:func:`reuse_shared`), else the set-up of an earlier brittle of its state-setter
     moved to this test, else its own (merged with the earlier instance's); and the fix as
     ``--apply`` wrote it already, when it was shared."""
     result: Optional[FixResult] = None
     if ahead and finding.test in ahead.ready and (earlier is None or earlier.fix is None):
-        return ahead.ready.pop(finding.test), None
+        result, written = ahead.ready.pop(finding.test), ahead.written.pop(finding.test, None)
+        if written is not None and result.fix is not None:  # an earlier victim's, written
+            changes = changes_from_originals(repairer.project, result.fix, originals)
+            result.fix = dataclasses.replace(result.fix, changes=changes)
+        return result, written
     if earlier is not None and earlier.fix is not None:
         result = repairer.reuse(finding, earlier.fix)
     if result is None:  # one patch per polluted state
@@ -331,26 +335,6 @@ def repair_one(
         if earlier is not None and earlier.fix is not None and result.fix is not None:
             result.fix = repairer.merge(earlier.fix, result.fix)
     return result, None
-
-
-def set_up_ahead(
-    repairer: Repairer,
-    finding: ODFinding,
-    result: FixResult,
-    later: Sequence[ODFinding],
-    ahead: Ahead,
-) -> None:
-    """When ``result`` is a brittle's new set-up, the later brittles of its state-setter
-    it repairs too, verified at once (:mod:`~orderdep.analysis.repair.batch`)."""
-    if result.fix is None or finding.kind != "brittle" or result.batched:
-        return  # a set-up verified ahead was tried for the others already
-    rest = [f for f in later if f.test not in ahead.ready]
-    try:
-        ahead.ready.update(
-            setups_for_many(repairer, finding, result.fix, rest, progress_line, ahead)
-        )
-    except OutOfTime:  # the budget ended: the brittles are left to their own turn
-        pass
 
 
 def reuse_shared(

@@ -30,6 +30,7 @@ from orderdep.shells.commands.debug_cmds import (
     report_file,
 )
 from orderdep.shells.commands.engine_cmds import open_engine
+from orderdep.shells.commands.fix_ahead import set_up_ahead, victims_ahead
 from orderdep.shells.commands.fix_steps import (
     Originals,
     apply_now,
@@ -40,7 +41,6 @@ from orderdep.shells.commands.fix_steps import (
     restore_originals,
     retry_left_out,
     set_check_reserve,
-    set_up_ahead,
     share_setups,
     table_row,
 )
@@ -264,10 +264,10 @@ def fix(
             whole = None if left_s is None else left_s - reserve
             mine = turns.share(turn, whole)
             stop_at = None if mine is None else time.monotonic() + mine
+            later = [f for _, f in selected[index + 1 :] if f is not None]
             try:  # written: a shared fix, in the files already
                 with runs_until(stop_at):
                     result, written = repair_one(repairer, finding, earlier, done, originals, ahead)
-                    later = [f for _, f in selected[index + 1 :] if f is not None]
                     set_up_ahead(repairer, finding, result, later, ahead)
             except OutOfTime:  # its share, or the budget, ended during this test's repair
                 cut = mine is not None and whole is not None and mine < whole
@@ -279,6 +279,10 @@ def fix(
                     continue
                 missing += out_of_time(test, finding.kind)
                 continue
+            room = limit.left()  # later victims its fix repairs: ahead of their turns, at once
+            if not limit.stopped and (room is None or room > reserve):
+                room = None if room is None else room - reserve
+                victims_ahead(repairer, finding, result, later, ahead, mine, room)
             if not result.reproduced:
                 pass  # it passes in its failing order: nothing left to fix, keep its patch
             elif result.fix is None:

@@ -1,0 +1,116 @@
+"""The root-cause fix verified for one victim, tried for every later victim of its
+polluters at once.
+
+Twenty victims of one polluted state (a module-level serializer, an app's config) share
+one fix: the polluter's own clean-up, or an autouse fixture restoring the state. Before,
+each later victim had the fix verified on its own when its turn came
+(:func:`~orderdep.analysis.repair.verify.sharing.shared_fixes`): a patched copy, an engine
+started on it and a run of the original order per victim, and the budget ended before the
+last ones. Once one victim's root-cause fix verifies, it is verified for every later
+victim sharing one of its polluters together: one copy, one engine, the original order
+once, and each victim's failing orders and one passing order. Victims the fix leaves
+failing are dropped and the rest verified again; those it holds for have their fix ahead
+of their turn, the others are repaired on their own as before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Optional
+
+from orderdep.analysis.repair.batch import MIN_BATCH, ROUNDS, Ahead, other_problems
+from orderdep.analysis.repair.candidates.candidates import target_for
+from orderdep.analysis.repair.fix import Repairer
+from orderdep.analysis.repair.fix_result import Fix, FixResult
+from orderdep.analysis.repair.locate.debugger import orders_for
+from orderdep.analysis.repair.verify.sharing import for_victim, is_root_cause, shared_fixes
+from orderdep.analysis.repair.verify.verify import Target, Verification
+from orderdep.core.report import ODFinding
+from orderdep.errors import UsageError
+
+
+def batched_note(first: str, others: int) -> str:
+    """The note of a victim whose fix was verified in a batch (:func:`fixes_for_victims`)."""
+    return f"the patch of {first}, checked for this test and {others} other victim(s) at once"
+
+
+def sharers(finding: ODFinding, fix: Fix, pending: Sequence[ODFinding]) -> list[ODFinding]:
+    """The victims of ``pending`` (other than ``finding``) sharing a polluter with the
+    victim ``finding``, when ``fix`` is a root-cause fix, which could repair them too."""
+    if finding.kind != "victim" or not is_root_cause(fix):
+        return []
+    return [o for o in pending if o.test != finding.test and shared_fixes(o, [(finding, fix)])]
+
+
+def fixes_for_victims(
+    repairer: Repairer,
+    finding: ODFinding,
+    fix: Fix,
+    pending: Sequence[ODFinding],
+    progress: Callable[[str], None],
+    ahead: Optional[Ahead] = None,
+) -> dict[str, FixResult]:
+    """The victims of ``pending`` sharing a polluter with ``finding`` that ``fix``
+    (verified for ``finding``) repairs too, verified in one patched copy (two or three
+    when some of them need more; see the module doc). Each result's fix names its own
+    victim in its comments; the fix as it is in the files is ``ahead.written``."""
+    targets: list[tuple[ODFinding, Target]] = []
+    full_targets: dict[str, Target] = {}
+    others = sharers(finding, fix, pending)
+    key = ("victims", frozenset(repr(dataclasses.replace(i, comment=None)) for i in fix.insertions))
+    if len(others) < MIN_BATCH or (ahead is not None and key in ahead.tried):
+        return {}  # a batch that did not hold is not tried again for the same patch
+    if ahead is not None:
+        ahead.tried.add(key)
+    for other in others:
+        if ahead is not None and other.test in ahead.ready:
+            continue
+        try:
+            kind, failing, passing = orders_for(other)
+        except UsageError:
+            continue
+        full = target_for(other, kind, failing, passing)
+        # its failing orders and one passing order: the set check later runs the rest
+        targets.append((other, Target(full.test, full.failing_orders, full.passing_orders[:1])))
+        full_targets[other.test] = full
+    if len(targets) < MIN_BATCH:
+        return {}
+    progress(f"verifying the patch of {finding.test} for {len(targets)} other victim(s) at once")
+    check = _verify(repairer, fix, targets)
+    for _ in range(ROUNDS):
+        left = set(check.still_failing)
+        if check.ok or not left or other_problems(check):
+            break
+        targets = [t for t in targets if t[0].test not in left]  # they need more than it
+        if len(targets) < MIN_BATCH:
+            return {}
+        progress(f"verifying the patch for the {len(targets)} victim(s) it may repair")
+        check = _verify(repairer, fix, targets)
+    if not check.ok:
+        said = (other_problems(check) or check.problems)[0]
+        progress(f"the patch does not hold for them together: {said}")
+        return {}
+    out: dict[str, FixResult] = {}
+    note = batched_note(finding.test, len(targets) - 1)
+    for other, _ in targets:
+        mine = dataclasses.replace(
+            for_victim(fix, finding.test, other.test), test=other.test, verification=check
+        )
+        out[other.test] = FixResult(
+            other.test, "victim", fix=mine, target=full_targets[other.test], batched=True,
+            notes=[note],
+        )  # fmt: skip
+        if ahead is not None:
+            ahead.written[other.test] = fix
+    return out
+
+
+def _verify(
+    repairer: Repairer, fix: Fix, targets: Sequence[tuple[ODFinding, Target]]
+) -> Verification:
+    first, *rest = [t for _, t in targets]
+    return repairer.verifier.verify(fix.changes, first, also=rest, keep_going=True)
+
+
+__all__ = ["batched_note", "fixes_for_victims", "sharers"]

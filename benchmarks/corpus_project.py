@@ -116,6 +116,15 @@ class Known:
         return set(self.partners) | {g[-1] for g in self.groups}
 
 
+# a run of the whole suite taking this many times the unpatched run (at least WHOLE_CAP_MIN
+# seconds) has hung: it is killed, and said so, instead of using up the project's bound
+WHOLE_CAP, WHOLE_CAP_TIMES, WHOLE_CAP_MIN = 900.0, 10.0, 120.0
+
+
+def whole_cap(suite_s: float) -> float:
+    return min(WHOLE_CAP, max(WHOLE_CAP_MIN, WHOLE_CAP_TIMES * suite_s))
+
+
 class Deadline:
     def __init__(self, seconds: float) -> None:
         self.at = time.monotonic() + seconds
@@ -135,6 +144,7 @@ class Tree:
         self.entry, self.tree, self.python, self.deadline = entry, tree, python, deadline
         self.args = list(entry.get("pytest_args") or [])
         self.suite: list[str] = []  # every test id (the report's), for collected()
+        self.whole_cap = WHOLE_CAP  # seconds a run of the whole suite may take
 
     def collected(self, order: list[str], test: str) -> str:
         """``test``'s outcome when ``order`` runs with the whole suite collected (every other
@@ -181,8 +191,22 @@ class Tree:
         run all of ``tests`` in its own order, not A then B)."""
         self.reset()
         env = venv_env(self.python)
+        cap = 900 if order else self.whole_cap
         return plain(self.python, self.tree, order, self.options() if order else self.args,
-                     env=env, timeout=self.deadline.left(900))  # fmt: skip
+                     env=env, timeout=self.deadline.left(cap))  # fmt: skip
+
+    def whole(self) -> tuple[Optional[dict[str, str]], int]:
+        """The original order's outcomes, and how many runs of it hung (killed after
+        :attr:`whole_cap` seconds): a second run when the first hangs, None when both did.
+        The project's own time bound still ends the project."""
+        for hung in range(2):
+            bound_by_project = self.deadline.left(self.whole_cap) < self.whole_cap
+            try:
+                return outcomes(self.run([])), hung
+            except subprocess.TimeoutExpired:
+                if bound_by_project:
+                    raise
+        return None, 2
 
     def options(self) -> list[str]:
         """The manifest's pytest arguments that do not name a path of the tree."""
@@ -344,6 +368,7 @@ def repair(entry: dict[str, Any], source: Path, python: Path, work: Path, known:
            before: dict[str, str], opts: dict[str, Any], deadline: Deadline,
            out: Row) -> None:  # fmt: skip
     origin = Tree(entry, source, python, deadline)
+    origin.whole_cap = whole_cap(out.suite_s)
     origin.reset()  # what the checks above left behind
     copy = work / "copy" / source.name  # where detect ran
     report = json.loads((work / "detect-report.json").read_text())
@@ -360,19 +385,35 @@ def repair(entry: dict[str, Any], source: Path, python: Path, work: Path, known:
         out.changed_lines = changed_lines(patch)
         out.repeated_blocks = repeated_blocks(patch)
         tree = Tree(entry, copy, python, deadline)
+        tree.whole_cap = whole_cap(out.suite_s)
         out.repaired, note = count_repaired(tree, known, patch)
         if note:
             out.lines.append(note)
-        after = outcomes(tree.run([]))
+        ran, hung = tree.whole()
     finally:
         install_project(python, entry, source)
-    # the original order keeps its outcomes, but for OD tests that failed in it and now pass
+    if hung:
+        out.lines.append(f"the original order hung under plain pytest in the patched copy "
+                         f"{hung} time(s) (killed after {tree.whole_cap:.0f} s)")  # fmt: skip
+    if ran is None:
+        out.holds = "no (the original order hung twice)"
+    else:
+        judge_holds(out, known, before, ran, origin, work)
+    out.lines.append(f"fix: exit {out.fix_exit} in {wall:.0f} s, {out.repaired} of "
+                     f"{len(known)} repaired, {out.changed_lines} lines; see {work / 'fix.patch'}")  # fmt: skip
+
+
+def judge_holds(out: Row, known: list[Known], before: dict[str, str], after: dict[str, str],
+                origin: Tree, work: Path) -> None:  # fmt: skip
+    """Whether the patches hold: every row repaired, and the original order keeps its
+    outcomes (``before``: unpatched; ``after``: patched), but for OD tests that failed in
+    it and now pass, and tests whose outcome differs between unpatched runs too."""
     repaired = {row.test for row in known if after.get(row.test) == "PASSED"}
     changed = sorted(t for t in set(before) | set(after)
                      if before.get(t) != after.get(t) and t not in repaired
                      and not renamed(t, before, after))  # fmt: skip
     if changed:  # a test whose outcome differs between two unpatched runs too is not the patch's
-        again = outcomes(origin.run([]))
+        again = origin.whole()[0] or before  # hung twice: nothing is taken as flaky
         flaky = {t for t in changed if again.get(t) != before.get(t)}
         if flaky:
             out.lines.append(f"outcomes that differ between unpatched runs too: {sorted(flaky)}")
@@ -383,8 +424,6 @@ def repair(entry: dict[str, Any], source: Path, python: Path, work: Path, known:
         (work / "fix-changed.txt").write_text(
             "\n".join(f"{t}: {before.get(t, 'absent')} -> {after.get(t, 'absent')}"
                       for t in changed) + "\n")  # fmt: skip
-    out.lines.append(f"fix: exit {out.fix_exit} in {wall:.0f} s, {out.repaired} of "
-                     f"{len(known)} repaired, {out.changed_lines} lines; see {work / 'fix.patch'}")  # fmt: skip
 
 
 def renamed(test: str, before: dict[str, str], after: dict[str, str]) -> bool:

@@ -538,3 +538,26 @@ def test_ids_that_change_between_processes_are_no_changed_outcome() -> None:
     after["t.py::test_x[c3]"] = "FAILED"
     assert not corpus_project.renamed("t.py::test_x[c3]", before, after)
     assert not corpus_project.renamed("t.py::test_y", before, {})
+
+
+def test_a_whole_suite_run_that_hangs_is_killed_and_run_once_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A suite that hangs on its first run (a lock, a port): killed after the tree's cap,
+    and its outcomes taken from a second run; one that hangs every time gives none."""
+    flag = tmp_path / "ran-once"
+    tests = {
+        "test_hang.py": "import os, time\n\n\ndef test_first_run_hangs():\n"
+        f"    if not os.path.exists({str(flag)!r}):\n"
+        f"        open({str(flag)!r}, 'w').close()\n        time.sleep(60)\n",
+    }
+    tree = _net_tree(tmp_path, monkeypatch, tests, ["-p", "no:hypothesispytest"])
+    tree.whole_cap = 8.0
+    assert tree.whole() == ({"tests/test_hang.py::test_first_run_hangs": "PASSED"}, 1)
+    flag.unlink()
+    (tmp_path / "tests/test_hang.py").write_text(
+        "import time\n\n\ndef test_always_hangs():\n    time.sleep(60)\n"
+    )
+    assert tree.whole() == (None, 2)
+    assert corpus_project.whole_cap(2.0) == corpus_project.WHOLE_CAP_MIN
+    assert corpus_project.whole_cap(30.0) == 300.0

@@ -13,9 +13,9 @@ import pytest
 from tests.analysis.repair.corpus_helpers import fix_and_apply, plain_outcomes
 
 from orderdep.analysis.repair.batch import Ahead
-from orderdep.analysis.repair.fix_result import Fix
+from orderdep.analysis.repair.fix_result import Fix, FixResult
 from orderdep.analysis.repair.verify.verify import Target, Verification
-from orderdep.analysis.repair.victim_batch import fixes_for_victims, sharers
+from orderdep.analysis.repair.victim_batch import fixes_for_victims, sharers, short_target
 from orderdep.analysis.repair.write.patches import Insertion
 from orderdep.core.report import ODFinding
 
@@ -86,6 +86,21 @@ def test_a_victim_the_patch_leaves_failing_is_dropped_and_the_rest_verified_agai
     assert sorted(ready) == [b.test, d.test]
 
 
+def test_the_batch_checks_each_victim_after_its_polluters_and_alone() -> None:
+    long = [f"tests/test_x.py::test_{i}" for i in range(50)]
+    victim = _victim("test_b")
+    victim.polluter_groups = [["tests/test_g.py::test_one", "tests/test_g.py::test_two"]]
+    full = Target(victim.test, [[*long, victim.test], [POLLUTER, victim.test]], [long])
+    short = short_target(victim, full)
+    assert short.failing_orders == [
+        [POLLUTER, victim.test],
+        [*victim.polluter_groups[0], victim.test],
+    ]
+    assert short.passing_orders == [[victim.test]]
+    unknown = ODFinding(victim.test, "victim")
+    assert short_target(unknown, full).failing_orders == full.failing_orders
+
+
 def test_a_change_to_the_victim_itself_is_not_shared(tmp_path: Path) -> None:
     first, b, c = (_victim(n) for n in ("test_a", "test_b", "test_c"))
     own = Fix(first.test, "cleaner", "d", [Insertion(first.test, ("x = 1",))], {},
@@ -117,3 +132,21 @@ def test_fix_apply_debugs_one_victim_of_a_polluter_and_verifies_the_rest_at_once
     orders = [[ADMIN, *(PAGES + "test_" + v for v in victims)]]
     for outcome in plain_outcomes(root, orders, tmp_path / "work"):
         assert set(outcome.values()) == {"passed"}, outcome
+
+
+def test_a_batch_the_time_stops_says_so_and_leaves_each_victim_its_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from orderdep.errors import OutOfTime
+    from orderdep.shells.commands import fix_ahead
+
+    def stopped(*args: Any) -> Any:
+        raise OutOfTime("share")
+
+    monkeypatch.setattr(fix_ahead, "fixes_for_victims", stopped)
+    first, b, c = (_victim(n) for n in ("test_a", "test_b", "test_c"))
+    result = FixResult(first.test, "victim", fix=_polluter_fix(first.test))
+    ahead = Ahead()
+    fix_ahead.victims_ahead(_Repairer(tmp_path), first, result, [b, c], ahead, 5.0, 100.0)  # type: ignore[arg-type]
+    assert ahead.ready == {}
+    assert "the check of 2 victim(s) at once did not end within 15 s" in capsys.readouterr().err

@@ -8,9 +8,9 @@ each later victim had the fix verified on its own when its turn came
 started on it and a run of the original order per victim, and the budget ended before the
 last ones. Once one victim's root-cause fix verifies, it is verified for every later
 victim sharing one of its polluters together: one copy, one engine, the original order
-once, and each victim's failing orders and one passing order. Victims the fix leaves
-failing are dropped and the rest verified again; those it holds for have their fix ahead
-of their turn, the others are repaired on their own as before.
+once, and each victim after each of its polluters and alone (:func:`short_target`).
+Victims the fix leaves failing are dropped and the rest verified again; those it holds
+for have their fix ahead of their turn, the others are repaired on their own as before.
 """
 
 from __future__ import annotations
@@ -43,6 +43,15 @@ def sharers(finding: ODFinding, fix: Fix, pending: Sequence[ODFinding]) -> list[
     return [o for o in pending if o.test != finding.test and shared_fixes(o, [(finding, fix)])]
 
 
+def short_target(victim: ODFinding, full: Target) -> Target:
+    """What the batch checks for ``victim``: each of its polluters (and polluter groups)
+    then it, and it alone; its recorded orders, which may run most of the suite, only
+    when no polluter is known. The check of the patch set runs them all later."""
+    t = victim.test
+    pairs = [[p, t] for p in victim.polluters] + [[*g, t] for g in victim.polluter_groups]
+    return Target(t, pairs or full.failing_orders, [[t]])
+
+
 def fixes_for_victims(
     repairer: Repairer,
     finding: ODFinding,
@@ -71,8 +80,7 @@ def fixes_for_victims(
         except UsageError:
             continue
         full = target_for(other, kind, failing, passing)
-        # its failing orders and one passing order: the set check later runs the rest
-        targets.append((other, Target(full.test, full.failing_orders, full.passing_orders[:1])))
+        targets.append((other, short_target(other, full)))
         full_targets[other.test] = full
     if len(targets) < MIN_BATCH:
         return {}
@@ -113,4 +121,4 @@ def _verify(
     return repairer.verifier.verify(fix.changes, first, also=rest, keep_going=True)
 
 
-__all__ = ["batched_note", "fixes_for_victims", "sharers"]
+__all__ = ["batched_note", "fixes_for_victims", "sharers", "short_target"]

@@ -62,5 +62,9 @@ def victims_ahead(
         with runs_until(None if window is None else time.monotonic() + window):
             found = fixes_for_victims(repairer, finding, result.fix, rest, progress_line, ahead)
     except OutOfTime:  # the victims are left to their own turn
+        progress_line(
+            f"the check of {served} victim(s) at once did not end within {window or 0:.0f} s; "
+            "each is verified in its own turn"
+        )
         return
     ahead.ready.update(found)

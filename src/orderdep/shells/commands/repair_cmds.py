@@ -279,10 +279,12 @@ def fix(
                     continue
                 missing += out_of_time(test, finding.kind)
                 continue
-            room = limit.left()  # later victims its fix repairs: ahead of their turns, at once
+            room = limit.left()  # victims still to come its fix repairs: ahead, at once
             if not limit.stopped and (room is None or room > reserve):
                 room = None if room is None else room - reserve
-                victims_ahead(repairer, finding, result, later, ahead, mine, room)
+                done_tests = {*entries, *left, finding.test}
+                pending = [f for _, f in selected if f is not None and f.test not in done_tests]
+                victims_ahead(repairer, finding, result, pending, ahead, mine, room)
             if not result.reproduced:
                 pass  # it passes in its failing order: nothing left to fix, keep its patch
             elif result.fix is None:

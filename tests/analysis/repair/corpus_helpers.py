@@ -247,7 +247,8 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
     "victims_one_settings": {
         f"tests/test_pages.py::test_{n}": (
             "victim", "tests/test_shop_admin.py::test_admin_shows_more_per_page")
-        for n in ("first_page", "second_page", "page_count", "last_page_is_short")
+        for n in ("first_page", "second_page", "page_count", "last_page_is_short",
+                  "full_pages[0]", "full_pages[1]", "full_pages[2]")
     },
     "many_polluters_conftest": {
         "tests/test_schema.py::test_default_description": (

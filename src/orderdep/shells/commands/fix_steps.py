@@ -314,7 +314,10 @@ def repair_one(
     moved to this test, else its own (merged with the earlier instance's); and the fix as
     ``--apply`` wrote it already, when it was shared."""
     result: Optional[FixResult] = None
-    if ahead and finding.test in ahead.ready and (earlier is None or earlier.fix is None):
+    # a brittle's set-up verified ahead goes into the test, which keeps one patch per test
+    # function; a victim's goes where the state is made
+    shared = ahead is not None and finding.test in ahead.written
+    if ahead and finding.test in ahead.ready and (shared or earlier is None or earlier.fix is None):
         result, written = ahead.ready.pop(finding.test), ahead.written.pop(finding.test, None)
         if written is not None and result.fix is not None:  # an earlier victim's, written
             changes = changes_from_originals(repairer.project, result.fix, originals)

@@ -1,3 +1,5 @@
+import pytest
+
 import shop
 
 
@@ -15,3 +17,8 @@ def test_page_count():
 
 def test_last_page_is_short():
     assert shop.last_page() == ["item-9"]
+
+
+@pytest.mark.parametrize("number", [0, 1, 2])
+def test_full_pages(number):
+    assert len(shop.page(number)) == 3

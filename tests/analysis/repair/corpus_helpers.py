@@ -244,6 +244,12 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_ship.py::test_ship_is_logged": (
             "victim", "tests/test_verbose.py::test_verbose_configuration"),
     },
+    "mutable_default_headers": {
+        f"tests/test_client.py::test_{n}": (
+            "victim", "tests/test_client.py::test_request_with_token_sends_authorization")
+        for n in ("request_without_token_sends_no_authorization",
+                  "request_sends_json_accept_header")
+    },
     "victims_one_settings": {
         f"tests/test_pages.py::test_{n}": (
             "victim", "tests/test_shop_admin.py::test_admin_shows_more_per_page")

@@ -33,6 +33,8 @@ import types
 import uuid
 from typing import Any, Optional
 
+from orderdep.analysis.state.defaults import mutable_defaults
+
 MASK = (1 << 64) - 1
 
 # Immutable values hashed by content without walking.
@@ -196,7 +198,14 @@ class Fingerprinter:
         try:
             # isinstance may look up ``obj.__class__``: a proxy can raise from there too
             if isinstance(obj, IDENTITY_TYPES):
-                return hash((t, identity(obj)))
+                defaults = mutable_defaults(obj)
+                if defaults is None:
+                    return hash((t, identity(obj)))
+                self.mutable = True  # a default a call changes in place is state
+                self._memo[key] = hash(("cycle", key))
+                out = hash((t, key, self._fp(defaults, depth + 1)))
+                self._memo[key] = out
+                return out
             if depth >= self.max_depth or self._budget <= 0:
                 self.truncated = True
                 return hash(("cut", t, key))

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from orderdep.analysis.state import fixtures
+from orderdep.analysis.state.defaults import mutable_defaults, put_defaults
 from orderdep.analysis.state.files import FileWatcher
 from orderdep.analysis.state.process_roots import DECIMAL_FIELDS
 from orderdep.analysis.state.roots import RootsConfig
@@ -154,7 +155,8 @@ def get(name: str, config: Optional[RootsConfig] = None) -> RootValue:
     if attr not in vars(owner):
         return RootValue(name, False)
     value = _raw(owner, attr)
-    return RootValue(name, True, value, _copy(value))
+    defaults = mutable_defaults(value)  # a function: what can change is its defaults
+    return RootValue(name, True, value, _copy(value if defaults is None else defaults))
 
 
 def _raw(owner: Any, attr: str) -> Any:
@@ -264,7 +266,10 @@ def restore(name: str, captured: RootValue, config: Optional[RootsConfig] = None
             if attr in vars(owner):
                 delattr(owner, attr)
             return
-        _fill(captured.value, captured.content)
+        if mutable_defaults(captured.value) is not None:
+            put_defaults(captured.value, _copy(captured.content))
+        else:
+            _fill(captured.value, captured.content)
         setattr(owner, attr, captured.value)
 
 

@@ -17,6 +17,7 @@ from orderdep.analysis.repair.candidates.container_edits import (
     guard_key_statements,
     restore_key_statements,
 )
+from orderdep.analysis.repair.candidates.default_args import defaults_guard
 from orderdep.analysis.repair.candidates.logging_statements import logging_guards, logging_restores
 from orderdep.analysis.repair.candidates.value_literals import (
     argv_arguments,
@@ -268,6 +269,9 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
             ]
             out.append(([*imports, *sets], ["monkeypatch"]))
             return out
+        restored = defaults_guard(root, ref)
+        if restored is not None:  # a mutable default changed in place: the defaults back
+            out.append(([*imports, *restored], ["monkeypatch"]))
         shallow = p.type in ("dict", "set", "list") and holds_modules(p.desc)
         if shallow:  # modules cannot be deep-copied: the container is what changes
             value = f"{ref}.copy()"

@@ -13,6 +13,7 @@ import zlib
 from collections import deque
 from typing import Any, Optional
 
+from orderdep.analysis.state.defaults import mutable_defaults
 from orderdep.analysis.state.fingerprint import is_code_like
 
 # Never compared: the engine reseeds ``random`` in every child; ``sys.modules`` as a whole
@@ -58,7 +59,12 @@ def _node(value: Any, depth: int, budget: list[int], seen: frozenset[int]) -> An
         return ["atom", tname, _short(value)]
     if isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)):
         qual = getattr(value, "__qualname__", None) or getattr(value, "__name__", "?")
-        return ["ref", tname, f"{getattr(value, '__module__', '') or ''}.{qual}"]
+        ref = f"{getattr(value, '__module__', '') or ''}.{qual}"
+        defaults = mutable_defaults(value)
+        if defaults is not None:  # what a call can change in place, shown
+            ref += f" with defaults {_short(defaults[0])}"
+            ref += f" and keyword defaults {_short(defaults[1])}" if defaults[1] else ""
+        return ["ref", tname, ref]
     if is_code_like(value):
         # what the fingerprint takes by identity (loggers, whose configuration is the
         # ``logging:`` roots and whose level caches fill as code logs; methods; caches)

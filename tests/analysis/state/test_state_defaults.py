@@ -1,0 +1,60 @@
+"""A function's mutable default arguments as state: seen by the fingerprint, captured and
+put back by the root values, described by the debug probe."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+from orderdep.analysis.repair.locate.probe_values import describe
+from orderdep.analysis.state.defaults import mutable_defaults
+from orderdep.analysis.state.fingerprint import fingerprint
+from orderdep.analysis.state.values import get, restore
+
+
+def _module(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+    module = types.ModuleType("shop_api")
+    exec(
+        "class Client:\n"
+        "    def request(self, path, headers={}, *, seen=[]):\n"
+        "        return headers\n\n"
+        "def plain(x, y=1):\n    return x\n",
+        module.__dict__,
+    )
+    monkeypatch.setitem(sys.modules, "shop_api", module)
+    return module
+
+
+def test_only_defaults_that_change_in_place_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = _module(monkeypatch)
+    request = module.Client.request
+    assert mutable_defaults(request) == (({},), {"seen": []})
+    assert mutable_defaults(module.plain) is None
+    assert mutable_defaults(len) is None and mutable_defaults({}) is None
+
+
+def test_a_default_changed_in_place_changes_the_fingerprint_and_description(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    module = _module(monkeypatch)
+    request = module.Client.request
+    before, said = fingerprint(request), describe(request)
+    assert fingerprint(module.plain) == fingerprint(module.plain)
+    request.__defaults__[0]["Authorization"] = "Bearer T"
+    assert fingerprint(request) != before
+    assert said == ["ref", "function", "shop_api.Client.request with defaults ({},) and "
+                    "keyword defaults {'seen': []}"]  # fmt: skip
+    assert "'Authorization': 'Bearer T'" in describe(request)[2]
+
+
+def test_the_captured_defaults_are_put_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = _module(monkeypatch)
+    request = module.Client.request
+    captured = get("shop_api.Client.request")
+    request.__defaults__[0]["Authorization"] = "Bearer T"
+    request.__kwdefaults__["seen"].append(1)
+    restore("shop_api.Client.request", captured)
+    assert module.Client.request is request  # the same function, its defaults as before
+    assert request.__defaults__ == ({},) and request.__kwdefaults__ == {"seen": []}

@@ -561,3 +561,32 @@ def test_a_whole_suite_run_that_hangs_is_killed_and_run_once_more(
     assert tree.whole() == (None, 2)
     assert corpus_project.whole_cap(2.0) == corpus_project.WHOLE_CAP_MIN
     assert corpus_project.whole_cap(30.0) == 300.0
+
+
+def test_tests_failing_in_the_original_order_that_pass_after_the_patch_are_no_change(
+    tmp_path: Path,
+) -> None:
+    """Two more victims of the polluter, failing in the original order and passing once
+    it is patched, are repaired too; a test the patch makes fail is a change."""
+    known = [Known("t.py::test_v", "victim", ["t.py::test_p"])]
+    before = {"t.py::test_p": "PASSED", "t.py::test_v": "FAILED", "t.py::test_w": "FAILED",
+              "t.py::test_x": "ERROR", "t.py::test_y": "PASSED"}  # fmt: skip
+    after = {**before, "t.py::test_v": "PASSED", "t.py::test_w": "PASSED",
+             "t.py::test_x": "PASSED"}  # fmt: skip
+    out = Row("p", "p", rows=1)
+    out.repaired = 1
+    corpus_project.judge_holds(out, known, before, after, None, tmp_path)  # type: ignore[arg-type]
+    assert out.holds == "yes"
+    assert "also make 2 test(s) pass" in out.lines[0]
+    unpatched = FakeWhole(before)
+    after["t.py::test_y"] = "FAILED"
+    corpus_project.judge_holds(out, known, before, after, unpatched, tmp_path)  # type: ignore[arg-type]
+    assert out.holds == "no (1 outcomes changed)"
+
+
+class FakeWhole:
+    def __init__(self, outcomes: dict[str, str]) -> None:
+        self.outcomes = outcomes
+
+    def whole(self) -> tuple[dict[str, str], int]:
+        return self.outcomes, 0

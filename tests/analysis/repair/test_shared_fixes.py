@@ -184,7 +184,7 @@ def test_a_brittle_the_shared_set_up_does_not_repair_is_left_out_of_it(
     }
     brittles, progress = _fix_brittles(root, client, checks, monkeypatch)
     assert "for 3 other brittle(s) of its state-setter at once" in progress, progress
-    assert "verifying the set-up for the 2 brittle(s) it may repair" in progress, progress
+    assert "verifying the set-up for the 2 test(s) it may repair" in progress, progress
     count = "tests/test_api.py::TestApi::test_count"
     assert f"debugging {count}" in progress  # repaired on its own
     for later in ("get", "put"):

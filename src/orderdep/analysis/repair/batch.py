@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Optional, TypeVar
 
 from orderdep.analysis.repair.candidates.candidates import target_for
 from orderdep.analysis.repair.fix import Repairer
@@ -29,6 +29,8 @@ from orderdep.analysis.repair.verify.verify import Target, Verification
 from orderdep.analysis.repair.write.patches import function_path
 from orderdep.core.report import ODFinding
 from orderdep.errors import UsageError
+
+T = TypeVar("T")
 
 BATCHED = "its set-up was verified with an earlier brittle's"
 MIN_BATCH = 2  # fewer brittles than this: their own verification costs the same
@@ -89,20 +91,11 @@ def setups_for_many(
         f"verifying the set-up of {finding.test} for {len(moved)} other brittle(s) of its "
         "state-setter at once"
     )
-    check = _verify(repairer, moved, keep_going=True)
-    for _ in range(ROUNDS):
-        left = set(check.still_failing)
-        if check.ok or not left or other_problems(check):
-            break
-        # those tests need more than the set-up: the others are verified without them
-        moved = [m for m in moved if m[0].test not in left]
-        if len(moved) < MIN_BATCH:
-            return {}
-        progress(f"verifying the set-up for the {len(moved)} brittle(s) it may repair")
-        check = _verify(repairer, moved, keep_going=True)
-    if not check.ok:
-        said = (other_problems(check) or check.problems)[0]
-        progress(f"the set-up does not hold for them together: {said}")
+    moved, check = verify_dropping(
+        moved, lambda m: m[0].test, lambda ms: _verify(repairer, ms, keep_going=True),
+        progress, "the set-up",
+    )  # fmt: skip
+    if check is None:
         return {}
     out: dict[str, FixResult] = {}
     for other, f, _ in moved:
@@ -113,6 +106,36 @@ def setups_for_many(
             notes=[BATCHED],
         )  # fmt: skip
     return out
+
+
+def verify_dropping(
+    items: list[T],
+    test_of: Callable[[T], str],
+    verify: Callable[[list[T]], Verification],
+    progress: Callable[[str], None],
+    what: str,
+) -> tuple[list[T], Optional[Verification]]:
+    """``items`` verified together; while some of their tests still fail and nothing
+    else does, those are dropped and the rest verified again (:data:`ROUNDS` times at
+    most). The items kept and the check that held; None when fewer than
+    :data:`MIN_BATCH` are left, or when it did not hold (said through ``progress``:
+    ``what`` is the shared change, "the set-up" or "the patch")."""
+    check = verify(items)
+    for _ in range(ROUNDS):
+        left = set(check.still_failing)
+        if check.ok or not left or other_problems(check):
+            break
+        # those tests need more than the shared change: the others are verified without them
+        items = [i for i in items if test_of(i) not in left]
+        if len(items) < MIN_BATCH:
+            return items, None
+        progress(f"verifying {what} for the {len(items)} test(s) it may repair")
+        check = verify(items)
+    if not check.ok:
+        said = (other_problems(check) or check.problems)[0]
+        progress(f"{what} does not hold for them together: {said}")
+        return items, None
+    return items, check
 
 
 def other_problems(check: Verification) -> list[str]:
@@ -131,4 +154,7 @@ def _verify(
     return repairer.verifier.verify(changes, targets[0], also=targets[1:], keep_going=keep_going)
 
 
-__all__ = ["BATCHED", "MIN_BATCH", "ROUNDS", "Ahead", "other_problems", "setups_for_many"]
+__all__ = [
+    "BATCHED", "MIN_BATCH", "ROUNDS", "Ahead", "other_problems", "setups_for_many",
+    "verify_dropping",
+]  # fmt: skip

@@ -19,7 +19,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Optional
 
-from orderdep.analysis.repair.batch import MIN_BATCH, ROUNDS, Ahead, other_problems
+from orderdep.analysis.repair.batch import MIN_BATCH, Ahead, verify_dropping
 from orderdep.analysis.repair.candidates.candidates import target_for
 from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.fix_result import Fix, FixResult
@@ -85,19 +85,10 @@ def fixes_for_victims(
     if len(targets) < MIN_BATCH:
         return {}
     progress(f"verifying the patch of {finding.test} for {len(targets)} other victim(s) at once")
-    check = _verify(repairer, fix, targets)
-    for _ in range(ROUNDS):
-        left = set(check.still_failing)
-        if check.ok or not left or other_problems(check):
-            break
-        targets = [t for t in targets if t[0].test not in left]  # they need more than it
-        if len(targets) < MIN_BATCH:
-            return {}
-        progress(f"verifying the patch for the {len(targets)} victim(s) it may repair")
-        check = _verify(repairer, fix, targets)
-    if not check.ok:
-        said = (other_problems(check) or check.problems)[0]
-        progress(f"the patch does not hold for them together: {said}")
+    targets, check = verify_dropping(
+        targets, lambda t: t[0].test, lambda ts: _verify(repairer, fix, ts), progress, "the patch"
+    )
+    if check is None:
         return {}
     out: dict[str, FixResult] = {}
     note = batched_note(finding.test, len(targets) - 1)

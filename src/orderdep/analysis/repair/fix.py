@@ -74,6 +74,7 @@ from orderdep.analysis.repair.candidates.fixture_candidates import (
 )
 from orderdep.analysis.repair.candidates.garbage import garbage_candidates
 from orderdep.analysis.repair.candidates.generated import generated_candidates, reset_statements
+from orderdep.analysis.repair.candidates.merged_polluters import with_merged
 from orderdep.analysis.repair.candidates.param_copies import param_copy_candidates
 from orderdep.analysis.repair.candidates.ranking import (
     ranked_patches,
@@ -346,9 +347,11 @@ class Repairer:
                     lambda r: restore_statements(r, names, victim.module), "restores",
                 )  # fmt: skip
             if "polluter" in self.strategies and kind == "victim":
-                out += polluter_candidates(self.project, finding, group, False, dbg)
+                cands = polluter_candidates(self.project, finding, group, False, dbg)
+                out += with_merged(cands, self.project)
         if "polluter" in self.strategies and kind == "victim":
-            out += polluter_candidates(self.project, finding, roots, single, dbg)
+            cands = polluter_candidates(self.project, finding, roots, single, dbg)
+            out += with_merged(cands, self.project)
             for group in [[r] for r in roots] if single else [roots]:
                 what = ", ".join(friendly(r.name) for r in group)
                 out += polluter_fixture_candidates(self.project, finding, group, what)

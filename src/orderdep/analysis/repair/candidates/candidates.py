@@ -293,7 +293,8 @@ def _comment_text(
     if kind == "brittle":
         partners = finding.state_setters or [m for g in finding.state_setter_groups for m in g]
     first = short_name(partners[0]) if partners else ""
-    if ins.test != finding.test and ins.method == "setUp":  # polluters of one class
+    shared = ins.method == "setUp" or (ins.edit == "autouse" and cand.strategy == "polluter")
+    if ins.test != finding.test and shared:  # polluters of one class or module
         victim = short_name(finding.test)
         return f"Undo each test's change to {what} when it ends ({victim} needs it)."
     if ins.test != finding.test:  # a polluter's own clean-up

@@ -108,6 +108,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_kv.py::test_write": (
             "victim", "tests/test_kv.py::test_writes_refused_in_maintenance"),
     },
+    "class_attr_chain_graph": {
+        "tests/test_graph.py::TestGraph::test_first_vertex": (
+            "victim", "tests/test_graph.py::TestGraph::test_loop"),
+    },
     "class_attr_helper": {
         "tests/test_render.py::test_full": ("victim", "tests/test_render.py::test_compact"),
     },

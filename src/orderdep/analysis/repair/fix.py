@@ -74,6 +74,7 @@ from orderdep.analysis.repair.candidates.fixture_candidates import (
 )
 from orderdep.analysis.repair.candidates.garbage import garbage_candidates
 from orderdep.analysis.repair.candidates.generated import generated_candidates, reset_statements
+from orderdep.analysis.repair.candidates.initializers import made_anew
 from orderdep.analysis.repair.candidates.merged_polluters import with_merged
 from orderdep.analysis.repair.candidates.param_copies import param_copy_candidates
 from orderdep.analysis.repair.candidates.ranking import (
@@ -334,6 +335,9 @@ class Repairer:
                 # each root a brittle needs is necessary, none alone may be enough
                 restores += combine("restore", finding.test, roots, False, restores_of, "restores")
             out += restores
+            out += (
+                [] if whole else made_anew(self.project, victim, finding.test, roots, single, names)
+            )
             # a TestCase reads state in setUp before the body runs: restore it there too
             _, classes, _ = function_path(finding.test)
             for method in placements(victim.source, classes, polluter=False)[1:]:

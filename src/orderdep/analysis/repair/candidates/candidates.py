@@ -35,6 +35,9 @@ class Candidate:
     # a polluter's own clean-up while the search for polluters did not finish: tests it
     # did not reach may leave the same state, and a fix at the victim covers them too
     partial: bool = False
+    # a new object in place of the polluted one (its module's initializer made again):
+    # after an in-place reset of the same standing, which code holding the old one sees
+    remade: bool = False
 
 
 def _dedupe(orders: Sequence[Sequence[str]]) -> list[list[str]]:

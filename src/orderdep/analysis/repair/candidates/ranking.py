@@ -107,12 +107,13 @@ def ranked_patches(
 ) -> list[tuple[Candidate, Changes]]:
     """Each candidate with its changes to ``project``, best first: the root cause before
     a fixture before a change to the OD test (:func:`root_cause_rank`), changes that end
-    with the test before ones that leak state, then the fewest changed lines (long lines
+    with the test before ones that leak state, a reset in place before a new object made
+    in the polluted one's place, then the fewest changed lines (long lines
     count more); at equal size iFixFlakies' cleaners, then ODRepair's generated calls (003
     §5.2 recommends that order), then the rest in ``strategies`` order; then characters.
     A candidate that names orderdep's temporary copy, does not apply, changes nothing or
     repeats an earlier one's patch is left out (the first two with a note in ``notes``)."""
-    built: list[tuple[tuple[int, bool, int, int, int, int], Candidate, Changes]] = []
+    built: list[tuple[tuple[int, bool, bool, int, int, int, int], Candidate, Changes]] = []
     seen: set[str] = set()
     for i, cand in enumerate(candidates):
         private = workdir_path(cand, project)
@@ -132,6 +133,6 @@ def ranked_patches(
             continue
         seen.add(key)
         size = (reading_size(key), list(strategies).index(cand.strategy), changed_chars(key), i)
-        built.append(((root_cause_rank(cand), cand.leaks, *size), cand, changes))
+        built.append(((root_cause_rank(cand), cand.leaks, cand.remade, *size), cand, changes))
     built.sort(key=lambda b: b[0])
     return [(cand, changes) for _, cand, changes in built]

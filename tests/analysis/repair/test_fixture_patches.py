@@ -252,4 +252,7 @@ def test_a_comment_names_the_modules_own_state_bare_and_counts_past_three() -> N
     # imported as test_location (rootdir on sys.path), or from another module
     assert state_names(["test_location.x", "other.y"], test) == "x, other.y"
     assert state_names(["pkg.test.test_location"], test) == "pkg.test.test_location"
+    # the rootdir is itself a package: the module is imported under its name
+    assert state_names(["proj.pkg.test.test_location.T.graph"], test) == "T.graph"
+    assert state_names(["other.test_location.x"], test) == "other.test_location.x"
     assert state_names(["env:HOME"], test) == "$HOME"

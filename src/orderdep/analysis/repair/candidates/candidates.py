@@ -281,6 +281,9 @@ def state_names(roots: Sequence[str], test: str) -> str:
     for root in roots:
         name = friendly(root)
         prefix = next((p for p in own if name.startswith(p) and len(name) > len(p)), "")
+        if not prefix and f".{own[0]}" in name:
+            # its whole path, imported under a package above the rootdir (proj.tests.test_a)
+            prefix = name[: name.index(f".{own[0]}") + 1 + len(own[0])]
         names.append(name[len(prefix) :])
     if len(names) > 3:
         return f"{names[0]} and {len(names) - 1} more"

@@ -59,14 +59,17 @@ def test_sys_argv_holds_the_users_pytest_arguments(tmp_path: Path) -> None:
     assert "tests/test_argcli.py::test_parser_defaults" in failed
 
 
-def test_import_time_thread_falls_back_to_subprocess_and_agrees(tmp_path: Path) -> None:
+def test_import_time_thread_falls_back_to_forking_before_collection_and_agrees(
+    tmp_path: Path,
+) -> None:
     project = copy_corpus_project("import_thread", tmp_path / "import_thread")
     runs = run_three(project, tmp_path / "work")
-    assert runs.runner_used["fork"] == "subprocess"
-    assert runs.notices["fork"] == [
-        "orderdep: cannot fork (threads are alive after collection: jobs-worker); "
-        "using the subprocess runner"
-    ]
+    assert runs.runner_used["fork"] == "prefork"
+    (notice,) = runs.notices["fork"]
+    assert notice.startswith(
+        "orderdep: cannot fork after collection (threads are alive after collection: "
+        "jobs-worker); forking before it instead"
+    ), notice
     assert_same_everywhere(runs)
 
 

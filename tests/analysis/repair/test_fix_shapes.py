@@ -99,16 +99,20 @@ def test_a_brittle_adding_to_a_shared_object_sets_up_on_fresh_state(
     )
 
 
-def test_a_restore_naming_orderdeps_own_copy_is_never_offered(engine_for: EngineFor) -> None:
+def test_a_restore_naming_orderdeps_own_copy_names_the_path_from_the_test_file(
+    engine_for: EngineFor,
+) -> None:
     """A module computes a path from its ``__file__``: in orderdep's runs that is a path
-    into its temporary copy of the project, so restoring the literal cannot hold; the
-    polluter undoing its change can."""
+    into its temporary copy of the project, gone after the run; the restore names it
+    from the test file instead. The polluter undoing its change still ranks first."""
     engine = engine_for("module_path_from_file")
     t = "tests/test_docgen.py::TestDocgen::"
     finding = ODFinding(t + "test_render_default", "victim", polluters=[t + "test_custom_template"])
     restore = Repairer(engine.config, engine, strategy="restore").repair(finding)
-    assert restore.fix is None
-    assert any("not offered" in n and "temporary copy" in n for n in restore.notes), restore.notes
+    assert restore.fix is not None, restore.notes
+    text = "\n".join(s for ins in restore.fix.insertions for s in ins.statements)
+    assert "orderdep-" not in text
+    assert "os.path.join(os.path.dirname(__file__), '../docgen/templates/api.rst')" in text
     auto = Repairer(engine.config, engine).repair(finding)
     assert auto.fix is not None and auto.fix.strategy == "polluter", auto.notes
     text = "\n".join(s for ins in auto.fix.insertions for s in ins.statements)

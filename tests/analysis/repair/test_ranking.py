@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from orderdep.analysis.repair.candidates.ranking import LINE_WIDTH, changed_chars, reading_size
 
 HEADER = "--- a/t.py\n+++ b/t.py\n@@ -1,2 +1,3 @@\n"
@@ -20,3 +22,32 @@ def test_changed_characters_count_added_and_removed_lines_only() -> None:
     assert changed_chars(HEADER + " context\n+    a()\n-    bb()\n") == len("+    a()") + len(
         "-    bb()"
     )
+
+
+def test_a_literal_naming_orderdeps_copy_is_written_from_the_statements_file(
+    tmp_path: Path,
+) -> None:
+    import tempfile
+
+    from orderdep.analysis.repair.candidates.candidates import Candidate
+    from orderdep.analysis.repair.candidates.copy_paths import relocated
+    from orderdep.analysis.repair.write.patches import Insertion
+
+    project = tmp_path / "shop"
+    copy = f"{tempfile.gettempdir()}/orderdep-x1y2/w0/tree/shop"
+    cand = Candidate("restore", "d", [
+        Insertion("pkg/tests/test_a.py::test_b", (
+            f"monkeypatch.setattr(Tool, '_cwd', '{copy}/pkg/tests/fixtures')",
+            f'monkeypatch.setattr(Tool, "_root", "{copy}")',
+            "monkeypatch.setattr(Tool, '_other', '/srv/shop/data')",
+        ), ("monkeypatch",)),
+    ])  # fmt: skip
+    (ins,) = relocated(cand, project).insertions
+    assert ins.statements == (
+        "import os",
+        "monkeypatch.setattr(Tool, '_cwd', os.path.join(os.path.dirname(__file__), 'fixtures'))",
+        "monkeypatch.setattr(Tool, \"_root\", os.path.join(os.path.dirname(__file__), '../..'))",
+        "monkeypatch.setattr(Tool, '_other', '/srv/shop/data')",  # not the copy: kept
+    )
+    # another project's copy, or none: unchanged
+    assert relocated(cand, tmp_path / "other") is cand

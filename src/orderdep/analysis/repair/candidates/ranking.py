@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable, Optional, TypeVar
 
 from orderdep.analysis.repair.candidates.candidates import Candidate, root_cause_rank
+from orderdep.analysis.repair.candidates.copy_paths import relocated
 from orderdep.analysis.repair.write.patches import Changes, apply_insertions, unified_diff
 from orderdep.engine.tempdirs import PREFIX
 from orderdep.errors import UsageError
@@ -116,6 +117,7 @@ def ranked_patches(
     built: list[tuple[tuple[int, bool, bool, int, int, int, int], Candidate, Changes]] = []
     seen: set[str] = set()
     for i, cand in enumerate(candidates):
+        cand = relocated(cand, project)  # paths into orderdep's copy, as the project's own
         private = workdir_path(cand, project)
         if private is not None:
             notes.append(

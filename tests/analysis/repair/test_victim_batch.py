@@ -76,6 +76,33 @@ def test_later_victims_of_the_polluter_are_verified_in_one_check(tmp_path: Path)
     assert len(repairer.verifier.calls) == 1
 
 
+def test_a_reset_at_the_victim_is_copied_to_the_victims_of_its_class_and_checked_at_once(
+    tmp_path: Path,
+) -> None:
+    source = "class TestPages:\n" + "".join(
+        f"    def test_{n}(self, cr):\n        pass\n\n" for n in "abcd"
+    )
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests/test_pages.py").write_text(source)
+    first, b, c = (_victim(f"TestPages::test_{n}") for n in "abc")
+    other_file = ODFinding("tests/test_more.py::test_d", "victim", polluters=[POLLUTER],
+                           failing_order=[POLLUTER, "tests/test_more.py::test_d"])  # fmt: skip
+    reset = Insertion(first.test, ("cr._configure_columns()",), ("cr",))
+    fix = Fix(first.test, "generated", "calls cr._configure_columns()", [reset], {},
+              Verification(True))  # fmt: skip
+    assert sharers(first, fix, [b, c, other_file]) == [b, c]
+    repairer, ahead = _Repairer(tmp_path), Ahead()
+    ready = fixes_for_victims(repairer, first, fix, [b, other_file, c], lambda s: None, ahead)  # type: ignore[arg-type]
+    assert repairer.verifier.calls == [[b.test, c.test]]
+    mine = ready[c.test].fix
+    assert mine is not None and [i.test for i in mine.insertions] == [c.test]
+    assert (
+        "    def test_c(self, cr):\n        cr._configure_columns()"
+        in next(iter(mine.changes.values()))[1]
+    )
+    assert not ahead.written  # each copy is written in its own turn
+
+
 def test_a_victim_the_patch_leaves_failing_is_dropped_and_the_rest_verified_again(
     tmp_path: Path,
 ) -> None:
@@ -101,15 +128,15 @@ def test_the_batch_checks_each_victim_after_its_polluters_and_alone() -> None:
     assert short_target(unknown, full).failing_orders == full.failing_orders
 
 
-def test_a_change_to_the_victim_itself_is_not_shared(tmp_path: Path) -> None:
+def test_a_change_in_the_victims_set_up_or_another_class_is_not_shared(tmp_path: Path) -> None:
     first, b, c = (_victim(n) for n in ("test_a", "test_b", "test_c"))
-    own = Fix(first.test, "cleaner", "d", [Insertion(first.test, ("x = 1",))], {},
-              Verification(True))  # fmt: skip
-    assert sharers(first, own, [b, c]) == []
-    assert sharers(first, _polluter_fix(first.test), [b, c]) == [b, c]
-    repairer = _Repairer(tmp_path)
-    assert fixes_for_victims(repairer, first, own, [b, c], lambda s: None) == {}  # type: ignore[arg-type]
-    assert repairer.verifier.calls == []
+    in_set_up = Fix(first.test, "cleaner", "d", [Insertion(first.test, ("x = 1",), method="setUp")],
+                    {}, Verification(True))  # fmt: skip
+    assert sharers(first, in_set_up, [b, c]) == []
+    at_start = Fix(first.test, "cleaner", "d", [Insertion(first.test, ("x = 1",))], {},
+                   Verification(True))  # fmt: skip
+    elsewhere = _victim("TestOther::test_d")  # the statements may name its class's self
+    assert sharers(first, at_start, [b, elsewhere, c]) == [b, c]
 
 
 PAGES = "tests/test_pages.py::"

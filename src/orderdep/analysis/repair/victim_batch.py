@@ -11,12 +11,19 @@ victim sharing one of its polluters together: one copy, one engine, the original
 once, and each victim after each of its polluters and alone (:func:`short_target`).
 Victims the fix leaves failing are dropped and the rest verified again; those it holds
 for have their fix ahead of their turn, the others are repaired on their own as before.
+
+A fix at the victim itself (a reset call at its start, for sixteen victims of one
+session fixture a test reconfigured) is copied to the start of each later victim of the
+same class (or module) sharing a polluter, and the copies verified together the same
+way; the patch set then puts them once into a fixture (:func:`~orderdep.analysis.repair.
+verify.sharing.hoist_blocks`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Optional
 
 from orderdep.analysis.repair.batch import MIN_BATCH, Ahead, verify_dropping
@@ -24,8 +31,10 @@ from orderdep.analysis.repair.candidates.candidates import target_for
 from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.fix_result import Fix, FixResult
 from orderdep.analysis.repair.locate.debugger import orders_for
+from orderdep.analysis.repair.verify.patchset import merged_changes
 from orderdep.analysis.repair.verify.sharing import for_victim, is_root_cause, shared_fixes
 from orderdep.analysis.repair.verify.verify import Target, Verification
+from orderdep.analysis.repair.write.patches import apply_insertions, function_path
 from orderdep.core.report import ODFinding
 from orderdep.errors import UsageError
 
@@ -35,12 +44,45 @@ def batched_note(first: str, others: int) -> str:
     return f"the patch of {first}, checked for this test and {others} other victim(s) at once"
 
 
+def _polluters(finding: ODFinding) -> set[str]:
+    return set(finding.polluters) | {p for g in finding.polluter_groups for p in g}
+
+
+def _at_the_victim(finding: ODFinding, fix: Fix) -> bool:
+    """Whether ``fix`` only inserts statements at the start of the victim itself."""
+    return bool(fix.insertions) and all(
+        i.test == finding.test and i.edit == "insert" and i.method is None for i in fix.insertions
+    )
+
+
 def sharers(finding: ODFinding, fix: Fix, pending: Sequence[ODFinding]) -> list[ODFinding]:
     """The victims of ``pending`` (other than ``finding``) sharing a polluter with the
-    victim ``finding``, when ``fix`` is a root-cause fix, which could repair them too."""
-    if finding.kind != "victim" or not is_root_cause(fix):
+    victim ``finding`` that ``fix`` could repair too: all of them for a root-cause fix;
+    for statements at the start of the victim, those of the same class (or module),
+    each getting a copy (the patch set then puts the copies once into a fixture)."""
+    if finding.kind != "victim":
         return []
-    return [o for o in pending if o.test != finding.test and shared_fixes(o, [(finding, fix)])]
+    others = [o for o in pending if o.test != finding.test and o.kind in (None, "victim")]
+    if is_root_cause(fix):
+        return [o for o in others if shared_fixes(o, [(finding, fix)])]
+    if not _at_the_victim(finding, fix):
+        return []
+    place, mine = function_path(finding.test)[:2], _polluters(finding)
+    return [o for o in others if function_path(o.test)[:2] == place and mine & _polluters(o)]
+
+
+def moved_to(fix: Fix, finding: ODFinding, other: ODFinding, project: Path) -> Optional[Fix]:
+    """``fix`` for ``other``: the same fix for a root-cause one; for statements at the
+    start of ``finding``, the same statements at the start of ``other`` (None when they
+    do not apply there)."""
+    if is_root_cause(fix):
+        return fix
+    insertions = [dataclasses.replace(i, test=other.test) for i in fix.insertions]
+    try:
+        changes = apply_insertions(project, insertions)
+    except UsageError:
+        return None
+    return dataclasses.replace(fix, insertions=insertions, changes=changes)
 
 
 def short_target(victim: ODFinding, full: Target) -> Target:
@@ -64,7 +106,7 @@ def fixes_for_victims(
     (verified for ``finding``) repairs too, verified in one patched copy (two or three
     when some of them need more; see the module doc). Each result's fix names its own
     victim in its comments; the fix as it is in the files is ``ahead.written``."""
-    targets: list[tuple[ODFinding, Target]] = []
+    targets: list[tuple[ODFinding, Fix, Target]] = []
     full_targets: dict[str, Target] = {}
     others = sharers(finding, fix, pending)
     key = ("victims", frozenset(repr(dataclasses.replace(i, comment=None)) for i in fix.insertions))
@@ -80,36 +122,41 @@ def fixes_for_victims(
         except UsageError:
             continue
         full = target_for(other, kind, failing, passing)
-        targets.append((other, short_target(other, full)))
-        full_targets[other.test] = full
+        moved = moved_to(fix, finding, other, repairer.project)
+        if moved is not None:
+            targets.append((other, moved, short_target(other, full)))
+            full_targets[other.test] = full
     if len(targets) < MIN_BATCH:
         return {}
     progress(f"verifying the patch of {finding.test} for {len(targets)} other victim(s) at once")
     targets, check = verify_dropping(
         targets, lambda t: t[0].test, lambda ts: _verify(repairer, fix, ts), progress, "the patch"
-    )
+    )  # fmt: skip
     if check is None:
         return {}
     out: dict[str, FixResult] = {}
     note = batched_note(finding.test, len(targets) - 1)
-    for other, _ in targets:
-        mine = dataclasses.replace(
-            for_victim(fix, finding.test, other.test), test=other.test, verification=check
-        )
+    for other, moved, _ in targets:
+        if moved is fix:  # one patch in the files for all: its comments name this victim
+            moved = for_victim(fix, finding.test, other.test)
+        mine = dataclasses.replace(moved, test=other.test, verification=check)
         out[other.test] = FixResult(
             other.test, "victim", fix=mine, target=full_targets[other.test], batched=True,
             notes=[note],
         )  # fmt: skip
-        if ahead is not None:
+        if ahead is not None and is_root_cause(fix):
             ahead.written[other.test] = fix
     return out
 
 
 def _verify(
-    repairer: Repairer, fix: Fix, targets: Sequence[tuple[ODFinding, Target]]
+    repairer: Repairer, fix: Fix, targets: Sequence[tuple[ODFinding, Fix, Target]]
 ) -> Verification:
-    first, *rest = [t for _, t in targets]
-    return repairer.verifier.verify(fix.changes, first, also=rest, keep_going=True)
+    first, *rest = [t for *_, t in targets]
+    changes = fix.changes
+    if not is_root_cause(fix):  # a copy at the start of each victim
+        changes = merged_changes(repairer.project, [i for _, f, _ in targets for i in f.insertions])
+    return repairer.verifier.verify(changes, first, also=rest, keep_going=True)
 
 
-__all__ = ["batched_note", "fixes_for_victims", "sharers", "short_target"]
+__all__ = ["batched_note", "fixes_for_victims", "moved_to", "sharers", "short_target"]

@@ -225,7 +225,8 @@ def test_detect_on_a_cluster_without_shared_paths_survives_a_killed_worker(
         shipped = [sorted(d.glob("local/**/orderdep-projects/*")) for d in cluster.worker_dirs]
         assert all(len(s) == 1 for s in shipped), shipped
         assert shipped[0][0].name == shipped[1][0].name
-        assert (shipped[0][0] / "tests" / "test_catalog.py").read_text() == (
+        # under the project's own name, as every working copy (sandbox.copy_path)
+        assert (shipped[0][0] / project.name / "tests" / "test_catalog.py").read_text() == (
             project / "tests" / "test_catalog.py"
         ).read_text()
     assert code == 1, err

@@ -68,7 +68,7 @@ def test_import_time_thread_falls_back_to_forking_before_collection_and_agrees(
     (notice,) = runs.notices["fork"]
     assert notice.startswith(
         "orderdep: cannot fork after collection (threads are alive after collection: "
-        "jobs-worker); forking before it instead"
+        "jobs-worker (started at jobs/__init__.py:28)); forking before it instead"
     ), notice
     assert_same_everywhere(runs)
 

@@ -31,6 +31,7 @@ from orderdep.analysis.repair.candidates.sources import FunctionSource
 from orderdep.analysis.repair.locate.module_names import (
     ModuleNames,
     attribute_reference,
+    imported_from,
     module_reference,
 )
 from orderdep.analysis.repair.locate.root_info import RootInfo
@@ -118,10 +119,7 @@ def _imported_names(tree: ast.Module, module: str) -> dict[str, tuple[str, Optio
                     head = alias.name.split(".")[0]
                     out[head] = (head, None)
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                pkg = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
-                base = f"{pkg}.{base}".strip(".") if base else pkg
+            base = imported_from(node, package)
             for alias in node.names:
                 if alias.name != "*":
                     out[alias.asname or alias.name] = (base, alias.name)

@@ -52,10 +52,7 @@ class ModuleNames:
                         for i in range(1, len(parts) + 1):
                             out.imports.setdefault(".".join(parts[:i]), ".".join(parts[:i]))
             elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    pkg = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
-                    base = f"{pkg}.{base}".strip(".") if base else pkg
+                base = imported_from(node, package)
                 for alias in node.names:
                     if alias.name == "*":
                         out.star_imports.add(base)
@@ -66,6 +63,16 @@ class ModuleNames:
                     )
                     out.imports.setdefault(f"{base}.{alias.name}".strip("."), bound)
         return out
+
+
+def imported_from(node: ast.ImportFrom, package: str) -> str:
+    """The absolute name of the module ``from ... import`` reads, in ``package``
+    (``from ..io import x`` in ``app.sub`` reads ``app.io``)."""
+    base = node.module or ""
+    if node.level:
+        pkg = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+        base = f"{pkg}.{base}".strip(".") if base else pkg
+    return base
 
 
 def through_shadowed(name: str, shadowed: Collection[str]) -> bool:

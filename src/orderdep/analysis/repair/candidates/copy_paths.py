@@ -29,7 +29,7 @@ from orderdep.engine.tempdirs import PREFIX
 
 def _copy_literal(project_name: str) -> re.Pattern[str]:
     """A quoted string naming a working copy of a project called ``project_name``, or a
-    path in it (group 2: what follows the copy's root)."""
+    path in it (group 3: what follows the copy's root)."""
     base = re.escape(os.path.join(tempfile.gettempdir(), PREFIX))
     root = rf"{base}[^/'\"\s]*/(?:[^/'\"\s]+/)*?tree/{re.escape(project_name)}"
     return re.compile(rf"(['\"])({root})((?:/[^'\"]*)?)\1")

@@ -267,3 +267,24 @@ def test_comments_that_differ_in_more_than_the_tests_are_said_once_each() -> Non
     assert joined_comment(["Put X back (t1 needs it).", "Put X back (t1 needs it)."]) == (
         "Put X back (t1 needs it)."
     )
+
+
+def test_an_unset_the_absent_pair_covers_is_written_once() -> None:
+    """Two fixtures of one name merge (unset before every test; put back after): the pair
+    ``setenv(K, '')``, ``delenv(K)`` unsets K and has monkeypatch put it back, so the
+    plain unset before it goes."""
+    from orderdep.analysis.repair.verify.patchset import coalesce
+
+    unset = Insertion("tests/conftest.py::_env", (
+        "monkeypatch.delenv('DATA_DIR', raising=False)",
+        "monkeypatch.delenv('OTHER', raising=False)",
+    ), ("monkeypatch",), edit="autouse")  # fmt: skip
+    back = Insertion("tests/conftest.py::_env", (
+        "monkeypatch.setenv('DATA_DIR', '')", "monkeypatch.delenv('DATA_DIR')",
+    ), ("monkeypatch",), edit="autouse")  # fmt: skip
+    (merged,) = coalesce([unset, back])
+    assert merged.statements == (
+        "monkeypatch.delenv('OTHER', raising=False)",  # no pair for it: kept
+        "monkeypatch.setenv('DATA_DIR', '')",
+        "monkeypatch.delenv('DATA_DIR')",
+    )

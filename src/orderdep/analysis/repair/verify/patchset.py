@@ -69,6 +69,27 @@ def distinct(insertions: Iterable[Insertion]) -> list[Insertion]:
     return coalesce(out)
 
 
+_UNSET = re.compile(r"monkeypatch\.delenv\((['\"])(\w+)\1, raising=False\)$")
+
+
+def _unset_once(statements: Iterable[str]) -> tuple[str, ...]:
+    """``statements`` without ``monkeypatch.delenv(K, raising=False)`` where the pair
+    ``monkeypatch.setenv(K, '')``, ``monkeypatch.delenv(K)`` follows: the pair unsets K
+    too, and has monkeypatch put back whatever K was (set or not) at the end."""
+    out = list(statements)
+    pairs = set(zip(out, out[1:]))
+    return tuple(
+        st
+        for st in out
+        if not (m := _UNSET.match(st))
+        or (
+            f"monkeypatch.setenv({m[1]}{m[2]}{m[1]}, '')",
+            f"monkeypatch.delenv({m[1]}{m[2]}{m[1]})",
+        )
+        not in pairs
+    )
+
+
 def coalesce(insertions: Sequence[Insertion]) -> list[Insertion]:
     """One insertion per place (function, method and kind of edit): the statements of
     insertions into the same place in their order, each statement once, their fixtures
@@ -90,7 +111,7 @@ def coalesce(insertions: Sequence[Insertion]) -> list[Insertion]:
         out.append(
             dataclasses.replace(
                 group[0],
-                statements=tuple(dict.fromkeys(st for i in group for st in i.statements)),
+                statements=_unset_once(dict.fromkeys(st for i in group for st in i.statements)),
                 fixtures=tuple(dict.fromkeys(f for i in group for f in i.fixtures)),
                 comment=comment,
             )

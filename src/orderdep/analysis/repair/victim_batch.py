@@ -28,6 +28,7 @@ from typing import Optional
 
 from orderdep.analysis.repair.batch import MIN_BATCH, Ahead, verify_dropping
 from orderdep.analysis.repair.candidates.candidates import target_for
+from orderdep.analysis.repair.candidates.fixture_candidates import polluters_of
 from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.fix_result import Fix, FixResult
 from orderdep.analysis.repair.locate.debugger import orders_for
@@ -42,10 +43,6 @@ from orderdep.errors import UsageError
 def batched_note(first: str, others: int) -> str:
     """The note of a victim whose fix was verified in a batch (:func:`fixes_for_victims`)."""
     return f"the patch of {first}, checked for this test and {others} other victim(s) at once"
-
-
-def _polluters(finding: ODFinding) -> set[str]:
-    return set(finding.polluters) | {p for g in finding.polluter_groups for p in g}
 
 
 def _at_the_victim(finding: ODFinding, fix: Fix) -> bool:
@@ -67,8 +64,8 @@ def sharers(finding: ODFinding, fix: Fix, pending: Sequence[ODFinding]) -> list[
         return [o for o in others if shared_fixes(o, [(finding, fix)])]
     if not _at_the_victim(finding, fix):
         return []
-    place, mine = function_path(finding.test)[:2], _polluters(finding)
-    return [o for o in others if function_path(o.test)[:2] == place and mine & _polluters(o)]
+    place, mine = function_path(finding.test)[:2], set(polluters_of(finding))
+    return [o for o in others if function_path(o.test)[:2] == place and mine & set(polluters_of(o))]
 
 
 def moved_to(fix: Fix, finding: ODFinding, other: ODFinding, project: Path) -> Optional[Fix]:

@@ -51,3 +51,33 @@ def test_partners_before_keep_the_recorded_order_and_skip_later_tests() -> None:
     recorded = ["x", "b", "y", "a", "v", "c"]
     assert partners_before("v", recorded, {"a", "b", "c", "v"}) == ["b", "a"]
     assert partners_before("v", recorded, set()) == []
+
+
+def _hidden_sibling() -> tuple[ModelExecutor, list[str]]:
+    """``p``, then a class whose first test is ``p``'s victim and whose fourth is one too,
+    but runs after ``c1``, which cleans up after ``p``: only ``[p, c3]`` shows it."""
+    c = [f"tests/test_c.py::TestC::test_{i}" for i in range(6)]
+    specs = [
+        ODSpec(c[0], "victim", polluters=["tests/test_p.py::test_p"]),
+        ODSpec(c[3], "victim", polluters=["tests/test_p.py::test_p"],
+               cleaners={"tests/test_p.py::test_p": [c[1]]}),
+    ]  # fmt: skip
+    return ModelExecutor(Suite.from_ids(["tests/test_p.py::test_p", *c]), specs), c
+
+
+def test_a_confirmed_victims_polluter_is_tried_before_its_siblings() -> None:
+    model, c = _hidden_sibling()
+    search = [model.run(list(model.suite.ids))]
+    got = []
+    for siblings in (0, 24):
+        runner = OrderRunner(model, RunLog(None), 1)
+        verdicts, pending, stop = confirm_in_chunks(
+            runner, search, confirm_runs=1, chunk=1, siblings=siblings
+        )
+        assert stop is None and pending == []
+        got.append(sorted(f.test for f in verdicts.od))
+    assert got == [[c[0]], [c[0], c[3]]]
+    runner = OrderRunner(model, RunLog(None), 1)
+    verdicts, _, _ = confirm_in_chunks(runner, search, confirm_runs=1, chunk=1)
+    found = {f.test: f.failing_order for f in verdicts.od}
+    assert found[c[3]] == ["tests/test_p.py::test_p", c[3]]

@@ -242,6 +242,24 @@ def test_a_comment_is_one_line_shortened_as_far_as_it_must() -> None:
     assert len(lines) > 1 and " ".join(x[2:] for x in lines) == undo
 
 
+def test_a_wrapped_comment_names_two_tests_of_many() -> None:
+    from orderdep.analysis.repair.write.fixture_patches import comment_lines, fewer_names
+
+    names = [f"test_reads_the_data_directory_{i}" for i in range(9)]
+    needs = ", ".join(names[:-1]) + " and " + names[-1]
+    tail = "Put $THE_PROJECTS_DATA_DIRECTORY back after every test."
+    said = f"Unset $THE_PROJECTS_DATA_DIRECTORY before every test ({needs} need it). {tail}"
+    short = (
+        "Unset $THE_PROJECTS_DATA_DIRECTORY before every test (test_reads_the_data_directory_0,"
+        f" test_reads_the_data_directory_1 and 7 other tests need it). {tail}"
+    )
+    assert fewer_names(said) == short
+    lines = [line.comment.value for line in comment_lines(said, 4)]
+    assert " ".join(x[2:] for x in lines) == short
+    three = "Put X back (test_a, test_b and test_c need it)."
+    assert fewer_names(three) == three
+
+
 def test_a_comment_names_the_modules_own_state_bare_and_counts_past_three() -> None:
     from orderdep.analysis.repair.candidates.candidates import state_names
 

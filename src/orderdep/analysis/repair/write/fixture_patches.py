@@ -39,6 +39,23 @@ _CLASS_QUALIFIED = re.compile(r"\b\w+\.(test\w*)")
 _PARENTHESIS = re.compile(r" \([^()]*\)")
 _CLAUSE = re.compile(r"[;:] ")
 _WHEN = re.compile(r" when (it|the test) ends")
+# the tests a comment names as needing its statement: "(test_a, test_b and test_c need it)"
+_NEED_LIST = re.compile(r"\(([^()]+) need it\)")
+#: Tests a comment names before "and N other tests".
+NAMED_TESTS = 2
+
+
+def fewer_names(text: str, named: int = NAMED_TESTS) -> str:
+    """``text`` with each ``(a, b, c and d need it)`` that names more than ``named + 1``
+    tests cut to ``(a, b and 2 other tests need it)``."""
+
+    def cut(found: re.Match[str]) -> str:
+        names = re.split(r", | and ", found[1])
+        if len(names) <= named + 1:
+            return found[0]
+        return f"({', '.join(names[:named])} and {len(names) - named} other tests need it)"
+
+    return _NEED_LIST.sub(cut, text)
 
 
 def one_line(text: str, width: int) -> Optional[str]:
@@ -49,7 +66,7 @@ def one_line(text: str, width: int) -> Optional[str]:
     first = named.split("; ", 1)[0].rstrip(".") + "."
     head = _CLAUSE.split(named, maxsplit=1)[0].rstrip(".") + "."
     bare = _PARENTHESIS.sub("", head)
-    for variant in (text, named, first, head, bare, _WHEN.sub("", bare)):
+    for variant in (text, named, fewer_names(named), first, head, bare, _WHEN.sub("", bare)):
         if len(variant) <= width:
             return variant
     return None
@@ -57,10 +74,11 @@ def one_line(text: str, width: int) -> Optional[str]:
 
 def comment_lines(text: Optional[str], indent: int = 0) -> list[cst.EmptyLine]:
     """``text`` as comment lines that fit in :data:`COMMENT_WIDTH` columns: one line,
-    shortened as :func:`one_line` does, when it can be."""
+    shortened as :func:`one_line` does, when it can be; else wrapped, with the tests it
+    names cut to a few (:func:`fewer_names`)."""
     width = COMMENT_WIDTH - indent - 2
     line = one_line(text or "", width)
-    lines = [line] if line else textwrap.wrap(text or "", width)
+    lines = [line] if line else textwrap.wrap(fewer_names(text or ""), width)
     return [cst.EmptyLine(comment=cst.Comment(f"# {line}")) for line in lines]
 
 

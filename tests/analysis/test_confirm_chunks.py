@@ -81,3 +81,14 @@ def test_a_confirmed_victims_polluter_is_tried_before_its_siblings() -> None:
     verdicts, _, _ = confirm_in_chunks(runner, search, confirm_runs=1, chunk=1)
     found = {f.test: f.failing_order for f in verdicts.od}
     assert found[c[3]] == ["tests/test_p.py::test_p", c[3]]
+
+
+def test_a_sibling_a_search_order_ran_right_after_the_polluter_gets_no_order() -> None:
+    model, c = _hidden_sibling()
+    p = "tests/test_p.py::test_p"
+    # the search also ran [p, c4, c5, c2]: c4 ran right after p, the other siblings did not
+    search = [model.run(list(model.suite.ids)), model.run([p, c[4], c[5], c[2]])]
+    runner = OrderRunner(model, RunLog(None), 1)
+    confirm_in_chunks(runner, search, confirm_runs=1, chunk=1)
+    two = [list(o) for o in runner.log.orders() if len(o) == 2 and o[0] == p and o[1] != c[0]]
+    assert two == [[p, c[1]], [p, c[2]], [p, c[3]], [p, c[5]]]

@@ -35,5 +35,7 @@ def test_each_polluter_and_class_is_swept_once_leaving_out_known_tests() -> None
     assert sibling_orders([(p, C + "test_3")], ORDER, set(), swept) == []
     other = "tests/test_b.py::TestD::test_0"
     assert sibling_orders([(other, C + "test_3")], ORDER, set(), swept) == [
-        [other, C + "test_2"], [other, C + "test_1"], [other, C + "test_0"]
+        [other, C + "test_2"],
+        [other, C + "test_1"],
+        [other, C + "test_0"],
     ]

@@ -21,6 +21,7 @@ from orderdep.analysis.confirm import (
 )
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.report import ODFinding
+from orderdep.core.siblings import SIBLINGS, sibling_orders
 
 
 def partners_in(findings: Sequence[ODFinding]) -> set[str]:
@@ -51,6 +52,53 @@ def suspects_of(search: Sequence[OrderResult], nio_search: Sequence[OrderResult]
     return sorted(before, key=lambda t: (before[t], first[t]))
 
 
+def _sweep(
+    runner: OrderRunner,
+    search: list[OrderResult],
+    suspects: list[str],
+    confirmed: Sequence[ODFinding],
+    swept: set[tuple[str, str]],
+    limit: int,
+) -> None:
+    """Run ``[p, s]`` for the siblings ``s`` of each victim confirmed with the failing
+    order ``[p, v]``; the orders in which ``s`` failed join ``search`` and ``s`` joins
+    ``suspects``."""
+    if limit <= 0 or not search:
+        return
+    pairs = [
+        (f.failing_order[0], f.test)
+        for f in confirmed
+        if len(f.failing_order) == 2 and f.failing_order[1] == f.test
+    ]
+    known = {*suspects, *(f.test for f in confirmed)}
+    seen = _adjacent(search, {p for p, _ in pairs})
+    orders = [
+        o
+        for o in sibling_orders(pairs, search[0].order, known, swept, limit)
+        if tuple(o) not in seen
+    ]
+    for result in runner.run(orders):
+        last = result.results[-1] if len(result.results) == 2 else None
+        if last is not None and failed(last) is True and last.test not in suspects:
+            search.append(result)
+            suspects.append(last.test)
+
+
+def _adjacent(search: Sequence[OrderResult], first: set[str]) -> set[tuple[str, str]]:
+    """The pairs ``(a, b)`` with ``a`` in ``first`` that some search order ran with ``b``
+    right after ``a``, both to an end (a sibling that ran right after the polluter
+    needs no order of its own)."""
+    out: set[tuple[str, str]] = set()
+    for result in search:
+        rs = result.results
+        out.update(
+            (a.test, b.test)
+            for a, b in zip(rs, rs[1:])
+            if a.test in first and failed(a) is not None and failed(b) is not None
+        )
+    return out
+
+
 def _alone_first(
     runner: OrderRunner, search: Sequence[OrderResult], suspects: Sequence[str]
 ) -> list[str]:
@@ -77,6 +125,7 @@ def confirm_in_chunks(
     stop: type[BaseException] = Exception,
     guide: Optional[Guide] = None,
     on_chunk: Optional[Callable[[list[ODFinding]], None]] = None,
+    siblings: int = SIBLINGS,
 ) -> tuple[Verdicts, list[str], Optional[BaseException]]:
     """:func:`confirm`, ``chunk`` suspects at a time, so that an exception of type ``stop``
     (the command's budget running out) keeps the verdicts of the chunks done.
@@ -93,8 +142,15 @@ def confirm_in_chunks(
     failing come first, since their verdict costs no further order. Each chunk tries the
     partners of the OD tests confirmed (and classified) before it first
     (:func:`partners_in`).
+
+    A victim confirmed with a two-test failing order ``[p, v]`` has up to ``siblings``
+    tests of its class tried right after ``p`` (:mod:`orderdep.core.siblings`), before
+    ``on_chunk`` gets it (unless a search order ran ``s`` right after ``p`` already); the
+    ones that fail there join the suspects (0: none tried).
     """
+    search = list(search)  # sibling orders that show a failure join it
     suspects = suspects_of(search, nio_search)
+    swept: set[tuple[str, str]] = set()
     out = Verdicts()
     done = 0
     stopped: Optional[BaseException] = None
@@ -125,7 +181,13 @@ def confirm_in_chunks(
         done += len(part)
         if got.cut is not None:
             stopped, undecided = got.cut, got.undecided
-        elif on_chunk is not None:
+            break
+        try:
+            _sweep(runner, search, suspects, out.od, swept, siblings)
+        except stop as exc:
+            stopped = exc
+            break
+        if on_chunk is not None:
             nd = nd_tests(runner.log)
             fresh = [f for f in got.od if f.test not in nd]
             if fresh:

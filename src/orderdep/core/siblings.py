@@ -32,9 +32,7 @@ def nearest_siblings(victim: str, order: Sequence[str], limit: int = SIBLINGS) -
     if victim not in members:
         return []
     at = members.index(victim)
-    ranked = sorted(
-        (i for i in range(len(members)) if i != at), key=lambda i: (abs(i - at), i)
-    )
+    ranked = sorted((i for i in range(len(members)) if i != at), key=lambda i: (abs(i - at), i))
     return [members[i] for i in ranked[: max(0, limit)]]
 
 

@@ -3,6 +3,12 @@ already confirmed are tried first for the next suspects."""
 
 from __future__ import annotations
 
+import types
+
+import pytest
+
+from orderdep.analysis import confirm_chunks
+from orderdep.analysis.budget import Budget, BudgetedExecutor
 from orderdep.analysis.confirm import OrderRunner, RunLog, partners_before
 from orderdep.analysis.confirm_chunks import confirm_in_chunks, partners_in
 from orderdep.core.odmodel import ODSpec
@@ -92,3 +98,22 @@ def test_a_sibling_a_search_order_ran_right_after_the_polluter_gets_no_order() -
     confirm_in_chunks(runner, search, confirm_runs=1, chunk=1)
     two = [list(o) for o in runner.log.orders() if len(o) == 2 and o[0] == p and o[1] != c[0]]
     assert two == [[p, c[1]], [p, c[2]], [p, c[3]], [p, c[5]]]
+
+
+def test_the_siblings_orders_stop_at_their_share_of_the_budget_left(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    model, c = _hidden_sibling()
+    p = "tests/test_p.py::test_p"
+    now = [0.0]
+
+    def tick() -> float:  # the sweep's clock: 10 s more each time it looks
+        now[0] += 10.0
+        return now[0]
+
+    monkeypatch.setattr(confirm_chunks, "time", types.SimpleNamespace(monotonic=tick))
+    # 100 s left: 25 s for the siblings, two orders a slice, looked at before each slice
+    runner = OrderRunner(BudgetedExecutor(model, Budget(100.0, clock=lambda: 0.0)), RunLog(None))
+    confirm_in_chunks(runner, [model.run(list(model.suite.ids))], confirm_runs=1, chunk=1)
+    two = [list(o) for o in runner.log.orders() if len(o) == 2 and o[0] == p and o[1] != c[0]]
+    assert two == [[p, c[1]], [p, c[2]], [p, c[3]], [p, c[4]]]

@@ -5,8 +5,11 @@ the cheapest suspects first, and the partners of OD tests already confirmed trie
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Callable, Optional
+
+from orderdep.analysis.budget import Budget
 
 from orderdep.analysis.confirm import (
     Guide,
@@ -22,6 +25,10 @@ from orderdep.analysis.confirm import (
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.report import ODFinding
 from orderdep.core.siblings import SIBLINGS, sibling_orders
+
+#: Of the budget left when a polluter's siblings are tried, the share their orders may
+#: take (on a runner that starts a fresh pytest per order, 24 of them are not cheap).
+SWEEP_SHARE = 0.25
 
 
 def partners_in(findings: Sequence[ODFinding]) -> set[str]:
@@ -62,7 +69,8 @@ def _sweep(
 ) -> None:
     """Run ``[p, s]`` for the siblings ``s`` of each victim confirmed with the failing
     order ``[p, v]``; the orders in which ``s`` failed join ``search`` and ``s`` joins
-    ``suspects``."""
+    ``suspects``. Within a budget, the orders stop once they took :data:`SWEEP_SHARE`
+    of what was left when they started."""
     if limit <= 0 or not search:
         return
     pairs = [
@@ -77,11 +85,17 @@ def _sweep(
         for o in sibling_orders(pairs, search[0].order, known, swept, limit)
         if tuple(o) not in seen
     ]
-    for result in runner.run(orders):
-        last = result.results[-1] if len(result.results) == 2 else None
-        if last is not None and failed(last) is True and last.test not in suspects:
-            search.append(result)
-            suspects.append(last.test)
+    budget = getattr(runner.executor, "budget", None)
+    left = budget.left() if isinstance(budget, Budget) else None
+    start, step = time.monotonic(), 2 * runner.jobs
+    for at in range(0, len(orders), step):
+        if left is not None and time.monotonic() - start > SWEEP_SHARE * left:
+            break  # the rest of the siblings stay untried
+        for result in runner.run(orders[at : at + step]):
+            last = result.results[-1] if len(result.results) == 2 else None
+            if last is not None and failed(last) is True and last.test not in suspects:
+                search.append(result)
+                suspects.append(last.test)
 
 
 def _adjacent(search: Sequence[OrderResult], first: set[str]) -> set[tuple[str, str]]:

@@ -117,3 +117,16 @@ def test_the_siblings_orders_stop_at_their_share_of_the_budget_left(
     confirm_in_chunks(runner, [model.run(list(model.suite.ids))], confirm_runs=1, chunk=1)
     two = [list(o) for o in runner.log.orders() if len(o) == 2 and o[0] == p and o[1] != c[0]]
     assert two == [[p, c[1]], [p, c[2]], [p, c[3]], [p, c[4]]]
+
+
+def test_the_first_chunk_is_one_suspect_when_more_follow() -> None:
+    model, vs = _one_polluter_many_victims(6)
+    runner = OrderRunner(model, RunLog(None), 2)
+    verdicts, _, stop = confirm_in_chunks(
+        runner, [model.run(list(model.suite.ids))], confirm_runs=1, chunk=4
+    )
+    assert stop is None and sorted(f.test for f in verdicts.od) == vs
+    # group testing over the 300 tests before a victim, for the first victim only: the
+    # others try its polluter first
+    searched = {o[-1] for o in runner.log.orders() if len(o) > 2}
+    assert searched == {vs[0]}

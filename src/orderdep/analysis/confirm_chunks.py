@@ -155,7 +155,8 @@ def confirm_in_chunks(
     in one batch (the cheap check, see :func:`confirm` step 1); the tests it shows always
     failing come first, since their verdict costs no further order. Each chunk tries the
     partners of the OD tests confirmed (and classified) before it first
-    (:func:`partners_in`).
+    (:func:`partners_in`); so when there are more suspects than one chunk holds, the
+    first chunk is the first suspect alone.
 
     A victim confirmed with a two-test failing order ``[p, v]`` has up to ``siblings``
     tests of its class tried right after ``p`` (:mod:`orderdep.core.siblings`), before
@@ -174,7 +175,10 @@ def confirm_in_chunks(
     except stop as exc:
         stopped = exc
     while stopped is None and done < len(suspects):
-        part = suspects[done : done + max(1, chunk)]
+        # the first suspect alone when more follow: the polluter it needed is tried first
+        # for all the others (one polluter often has many victims)
+        size = 1 if done == 0 and len(suspects) > max(1, chunk) else max(1, chunk)
+        part = suspects[done : done + size]
         try:
             got = confirm(
                 runner,

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from typing import Callable, Optional
 
 from orderdep.analysis.budget import Budget
-
 from orderdep.analysis.confirm import (
     Guide,
     OrderRunner,

@@ -177,7 +177,9 @@ def test_detect_on_a_cluster_without_shared_paths_survives_a_killed_worker(
     project = write_files(tmp_path / "shop", SHOP)
     local_report, dask_report = tmp_path / "local.json", tmp_path / "dask.json"
     local_store, dask_store = tmp_path / "local.db", tmp_path / "dask.db"
-    common = ["detect", str(project), "--seed", "7", "--no-check"]
+    # two workers, one thread each: the same --jobs (confirmation's chunks of suspects are
+    # sized by it, so the orders it runs are too)
+    common = ["detect", str(project), "--seed", "7", "--no-check", "--jobs", "2"]
 
     code = main([*common, "--report", str(local_report), "--store", str(local_store)])
     assert code == 1, capsys.readouterr().err

@@ -123,7 +123,7 @@ class DaskEngine(Engine):
         notice: Optional[Notice] = None,
     ) -> None:
         super().__init__(config, store=store, job=job, seed=seed, notice=notice)
-        self._reference: Any = None
+        self._reference: Optional[list[str]] = None
         self._own_client = isinstance(scheduler, str)
         self.client = connect(scheduler) if isinstance(scheduler, str) else scheduler
         self.address = str(self.client.scheduler.address)
@@ -202,14 +202,14 @@ class DaskEngine(Engine):
         self._suite = suite
         self._reference = None
 
-    def _reference_ids(self) -> Any:
-        """The suite's ids on every worker (scattered once): each worker collects the
-        suite itself, and may name tests with volatile parametrize ids differently."""
+    def _reference_ids(self) -> list[str]:
+        """The suite's ids, sent with every task: each worker collects the suite itself,
+        and may name tests with volatile parametrize ids differently. Sent in the task,
+        not scattered once: scattered data lives only on the workers that hold it, and a
+        killed worker takes it along, cancelling every task that needs it."""
         if self._reference is None:
-            ids = list(self.suite.ids)
-            # one object (a list given to scatter is scattered item by item)
-            self._reference = self.client.scatter([ids], broadcast=True, hash=False)[0]
-        return self._reference
+            self._reference = list(self.suite.ids)
+        return list(self._reference)
 
     def run(self, order: Sequence[str], *, probe: Optional[ProbeSpec] = None) -> OrderResult:
         return self.run_many([order], probe=probe)[0]

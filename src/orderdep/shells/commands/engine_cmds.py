@@ -67,7 +67,8 @@ def open_engine(
         )
         if params.get("jobs") == 1:
             # Analyses size their batches and estimates by --jobs: by default, the
-            # cluster's threads (results do not depend on it; the seed alone fixes them).
+            # cluster's threads (what is found does not depend on it; the seed fixes the
+            # search orders, and --jobs the size of confirmation's chunks of suspects).
             params["jobs"] = engine.threads
     else:
         engine = Engine(config, store=db, job=job, seed=seed, notice=_notice)

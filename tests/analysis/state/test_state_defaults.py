@@ -58,3 +58,20 @@ def test_the_captured_defaults_are_put_back(monkeypatch: pytest.MonkeyPatch) -> 
     restore("shop_api.Client.request", captured)
     assert module.Client.request is request  # the same function, its defaults as before
     assert request.__defaults__ == ({},) and request.__kwdefaults__ == {"seen": []}
+
+
+def test_a_dunder_method_with_a_mutable_default_counts_as_a_method() -> None:
+    from orderdep.analysis.state.namespaces import PLAIN, SKIP, classify
+
+    class Stock:
+        def __init__(self, params=[]):  # type: ignore[no-untyped-def]  # noqa: B006
+            self.params = params
+
+        def __repr__(self) -> str:
+            return "Stock"
+
+    module = Stock.__module__
+    # with the class's own functions as roots (the debugger's probe), as `request` is
+    assert classify("__init__", Stock.__init__, module, Stock, functions=True) == PLAIN
+    assert classify("__repr__", Stock.__repr__, module, Stock, functions=True) == SKIP
+    assert classify("__init__", Stock.__init__, module, Stock) == SKIP

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from types import ModuleType
 from typing import Any, Optional
 
+from orderdep.analysis.state.defaults import mutable_defaults
 from orderdep.analysis.state.files import normalise
 from orderdep.analysis.state.fingerprint import identity, is_code_like
 from orderdep.engine.installed import installed_packages, package_paths
@@ -126,8 +127,12 @@ _FLAG_TYPES = (bool, int, float, str, type(None))
 
 def _skipped_name(key: str, value: object, owner: Optional[type]) -> bool:
     """Dunders are skipped, but a class's own flag or counter (a scalar) is a root; the
-    metadata frameworks keep in class dunders (schemas, validators) is not walked."""
+    metadata frameworks keep in class dunders (schemas, validators) is not walked. A
+    dunder method with a mutable default (``def __init__(self, params=[])``) counts as
+    any method does (:func:`classify`): its defaults are state."""
     if not _is_dunder(key):
+        return False
+    if owner is not None and mutable_defaults(value) is not None:
         return False
     return owner is None or key in _CLASS_SPECIALS or not isinstance(value, _FLAG_TYPES)
 

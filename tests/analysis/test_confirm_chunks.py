@@ -130,16 +130,3 @@ def test_the_first_chunk_is_one_suspect_when_more_follow() -> None:
     # others try its polluter first
     searched = {o[-1] for o in runner.log.orders() if len(o) > 2}
     assert searched == {vs[0]}
-
-
-def test_a_confirmed_victims_namesake_in_another_module_is_tried_too() -> None:
-    p, clean = "tests/test_p.py::test_p", "tests/test_b.py::TestClean::test_clean"
-    first, again = "tests/test_a.py::TestX::test_n", "tests/test_b.py::TestX::test_n"
-    specs = [
-        ODSpec(first, "victim", polluters=[p]),
-        ODSpec(again, "victim", polluters=[p], cleaners={p: [clean]}),
-    ]
-    model = ModelExecutor(Suite.from_ids([p, first, clean, again]), specs)
-    runner = OrderRunner(model, RunLog(None), 1)
-    verdicts, _, _ = confirm_in_chunks(runner, [model.run(list(model.suite.ids))], confirm_runs=1)
-    assert {f.test: f.failing_order for f in verdicts.od} == {first: [p, first], again: [p, again]}

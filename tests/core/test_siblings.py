@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from orderdep.core.siblings import namesakes, nearest_siblings, sibling_orders
+from orderdep.core.siblings import nearest_siblings, sibling_orders
 
 ORDER = [
     "tests/test_a.py::test_p",
@@ -31,8 +31,7 @@ def test_each_polluter_and_class_is_swept_once_leaving_out_known_tests() -> None
     p = "tests/test_a.py::test_p"
     swept: set[tuple[str, str]] = set()
     first = sibling_orders([(p, C + "test_0")], ORDER, {C + "test_2"}, swept)
-    # its namesake in TestD first, then its own class's tests
-    assert first == [[p, "tests/test_b.py::TestD::test_0"], [p, C + "test_1"], [p, C + "test_3"]]
+    assert first == [[p, C + "test_1"], [p, C + "test_3"]]
     assert sibling_orders([(p, C + "test_3")], ORDER, set(), swept) == []
     other = "tests/test_b.py::TestD::test_0"
     assert sibling_orders([(other, C + "test_3")], ORDER, set(), swept) == [
@@ -40,14 +39,3 @@ def test_each_polluter_and_class_is_swept_once_leaving_out_known_tests() -> None
         [other, C + "test_1"],
         [other, C + "test_0"],
     ]
-
-
-def test_namesakes_are_the_same_test_in_other_classes_and_modules() -> None:
-    order = [
-        "tests/test_enum.py::TestNestedEnums::test_nested[a]",
-        "tests/test_enum.py::TestNestedEnums::test_nested[b]",
-        "tests/test_legacy.py::TestNestedEnums::test_nested[a]",
-        "tests/test_legacy.py::test_nested[a]",
-    ]
-    assert namesakes(order[2], order) == [order[0], order[3]]
-    assert namesakes("tests/test_x.py::test_other", order) == []

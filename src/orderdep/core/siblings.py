@@ -7,15 +7,13 @@ again; a test that fails only when it is the first to read the state after the p
 is seen once per order at best. Once a victim ``v`` is confirmed with the failing order
 ``[p, v]``, the orders ``[p, s]`` for the other tests ``s`` of ``v``'s class try each
 sibling in the one place it would fail, nearest to ``v`` in the suite's order first.
-Its namesakes come before them: tests of the same name in other classes or modules (a
-test class subclassed elsewhere, ``TestNested(TestCore)``, runs its tests again there).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 
-from orderdep.core.suite import TestInfo, split_node_id
+from orderdep.core.suite import TestInfo
 
 #: Siblings tried per polluter and class (nearest to the victim first).
 SIBLINGS = 24
@@ -38,13 +36,6 @@ def nearest_siblings(victim: str, order: Sequence[str], limit: int = SIBLINGS) -
     return [members[i] for i in ranked[: max(0, limit)]]
 
 
-def namesakes(victim: str, order: Sequence[str]) -> list[str]:
-    """The tests of ``order`` named as ``victim`` is (the same function and parameters)
-    in another class or module, in ``order``'s order."""
-    _, _, name = split_node_id(victim)
-    return [t for t in order if t != victim and split_node_id(t)[2] == name]
-
-
 def sibling_orders(
     pairs: Iterable[tuple[str, str]],
     order: Sequence[str],
@@ -52,23 +43,17 @@ def sibling_orders(
     swept: set[tuple[str, str]],
     limit: int = SIBLINGS,
 ) -> list[list[str]]:
-    """``[polluter, sibling]`` for each ``(polluter, victim)`` pair's namesakes, then
-    its nearest siblings, in ``order``, leaving out tests in ``skip`` and the polluter
-    itself; each polluter and name, and each polluter and class, once (``swept`` records
-    the ones done, and is updated)."""
+    """``[polluter, sibling]`` for each ``(polluter, victim)`` pair's nearest siblings
+    in ``order``, leaving out tests in ``skip`` and the polluter itself; each polluter
+    and class once (``swept`` records the ones done, and is updated)."""
     out: list[list[str]] = []
     planned: set[tuple[str, str]] = set()
     for polluter, victim in pairs:
-        tried: list[str] = []
-        by_name = (polluter, "name:" + split_node_id(victim)[2])
-        if by_name not in swept:
-            swept.add(by_name)
-            tried += namesakes(victim, order)[: max(0, limit)]
         key = (polluter, _group(victim))
-        if key not in swept:
-            swept.add(key)
-            tried += nearest_siblings(victim, order, limit)
-        for sibling in tried:
+        if key in swept:
+            continue
+        swept.add(key)
+        for sibling in nearest_siblings(victim, order, limit):
             if sibling == polluter or sibling in skip or (polluter, sibling) in planned:
                 continue
             planned.add((polluter, sibling))
@@ -76,4 +61,4 @@ def sibling_orders(
     return out
 
 
-__all__ = ["SIBLINGS", "namesakes", "nearest_siblings", "sibling_orders"]
+__all__ = ["SIBLINGS", "nearest_siblings", "sibling_orders"]

@@ -123,7 +123,6 @@ class DaskEngine(Engine):
         notice: Optional[Notice] = None,
     ) -> None:
         super().__init__(config, store=store, job=job, seed=seed, notice=notice)
-        self._reference: Optional[list[str]] = None
         self._own_client = isinstance(scheduler, str)
         self.client = connect(scheduler) if isinstance(scheduler, str) else scheduler
         self.address = str(self.client.scheduler.address)
@@ -200,16 +199,6 @@ class DaskEngine(Engine):
     def adopt(self, suite: Suite) -> None:
         """Orders name tests by ``suite``'s ids (see :meth:`Engine.adopt`)."""
         self._suite = suite
-        self._reference = None
-
-    def _reference_ids(self) -> list[str]:
-        """The suite's ids, sent with every task: each worker collects the suite itself,
-        and may name tests with volatile parametrize ids differently. Sent in the task,
-        not scattered once: scattered data lives only on the workers that hold it, and a
-        killed worker takes it along, cancelling every task that needs it."""
-        if self._reference is None:
-            self._reference = list(self.suite.ids)
-        return list(self._reference)
 
     def run(self, order: Sequence[str], *, probe: Optional[ProbeSpec] = None) -> OrderResult:
         return self.run_many([order], probe=probe)[0]
@@ -250,7 +239,10 @@ class DaskEngine(Engine):
                 fields,
                 [list(orders[i]) for i in members],
                 probe,
-                self._reference_ids(),
+                # the suite's ids, which each worker aligns its own collection to (volatile
+                # parametrize ids), sent with every task: data scattered once lives only
+                # on the workers holding it, and a killed worker took it along
+                list(self.suite.ids),
                 pure=False,
             )
             index[future.key] = members

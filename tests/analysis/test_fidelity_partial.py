@@ -47,7 +47,12 @@ class Checked:
 
 
 def checked_on_a_clock(
-    project: Path, mark: Path, jump: float, seconds: float, monkeypatch: pytest.MonkeyPatch
+    project: Path,
+    mark: Path,
+    jump: float,
+    seconds: float,
+    monkeypatch: pytest.MonkeyPatch,
+    confirms_fresh: bool = False,
 ) -> Checked:
     """The fork check with ``--jobs 1`` and a budget of ``seconds`` on a clock that stands
     at 0 until ``mark`` exists, then at ``jump`` (a test writes it where the check is to be
@@ -60,9 +65,13 @@ def checked_on_a_clock(
     notices: list[str] = []
     cache = VerdictCache(project.parent / "v.json")
     with Engine(EngineConfig(project, jobs=1)) as engine:
-        report = trust_fork(engine, cache, notices.append, Budget(seconds, clock=clock))
+        budget = Budget(seconds, clock=clock)
+        report = trust_fork(engine, cache, notices.append, budget, confirms_fresh=confirms_fresh)
         cached = cache.get(config_key(engine.config)) is not None
-        return Checked(report, notices, engine.runner, len(engine._offered), cached)
+        runner = engine.runner
+        if engine.search_unchecked:
+            runner = f"{runner}, searching; then {engine.confirm_fresh()}"
+        return Checked(report, notices, runner, len(engine._offered), cached)
 
 
 def test_a_killed_test_and_what_follows_it_did_not_run_to_an_end() -> None:
@@ -298,3 +307,37 @@ def test_one_after_the_other_the_fork_runner_s_run_may_outlast_the_share(
     assert got.offered == 1  # the fork runner's whole original order
     assert any("on the original order's 10 fast tests the fork runner and a fresh pytest "
                "agree" in n for n in got.notices), got.notices  # fmt: skip
+
+
+@pytest.mark.parametrize("confirms_fresh", [True, False])
+def test_a_check_cut_before_any_verdict_leaves_the_search_to_the_fork_runner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, confirms_fresh: bool
+) -> None:
+    """With --jobs 1 the fork runner ran the original order whole, and the fresh pytest
+    after it was cut before its first test ended (no slow test to leave out): no verdict.
+    A command that confirms in fresh processes (detect) searches on the fork runner, with
+    its run offered; any other goes to the subprocess runner, as before."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    plain_first = (
+        "def test_0():\n"
+        "    import os, sys, time\n"
+        "    if 'orderdep.engine.plainplugin' in sys.modules:  # the fresh pytest\n"
+        f"        open(os.path.join({str(marks)!r}, 'plain-started'), 'w').close()\n"
+        "        time.sleep(3)\n"
+    )
+    fast = "\n\n".join(f"def test_{i}():\n    pass" for i in range(1, 6))
+    project = write_files(tmp_path / "p", {"tests/test_f.py": plain_first + "\n\n" + fast})
+    # 25 of 40 s spent once the fresh pytest starts: past the original order's share
+    got = checked_on_a_clock(
+        project, marks / "plain-started", 25.0, 40.0, monkeypatch, confirms_fresh
+    )
+    assert got.report is None and not got.cached
+    if confirms_fresh:
+        assert got.runner == "fork, searching; then subprocess"
+        assert got.offered == 1  # the fork runner's whole original order
+        assert "searching with the fork runner, whose run of the original order ended, and " \
+               "confirming what it finds in fresh processes" in got.notices[-1]  # fmt: skip
+    else:
+        assert got.runner == "subprocess" and got.offered == 0
+        assert "using the subprocess runner, which needs no check" in got.notices[-1]

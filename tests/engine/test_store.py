@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sqlite3
 import threading
@@ -231,3 +232,30 @@ def test_parallel_resume_counts_duplicates_separately(
     assert (second.reused, second.orders_run) == (2, 2)
     assert executions(trace) == 4
     assert len(store.job_runs("p", [A])) == 3
+
+
+def test_recorded_run_reads_the_latest_complete_run_of_an_order_by_a_runner(
+    tmp_path: Path,
+) -> None:
+    from orderdep.engine.store import recorded_run
+
+    (tmp_path / "test_a.py").write_text("def test_a(): pass\n")
+    order = ["test_a.py::test_a", "test_a.py::test_b"]
+    store = Store.for_project(tmp_path)
+    store.record(fake(order, Outcome.FAILED))
+    store.record(fake(order))  # the latest fork run
+    other = fake(order, Outcome.FAILED)
+    store.record(dataclasses.replace(other, runner="subprocess"))
+    store.record(fake(order[:1]))
+    store.close()
+    path = tmp_path / ".orderdep" / "results.db"
+    run = recorded_run(path, tmp_path, order, "fork")
+    assert run is not None and run.order == order and run.runner == "fork"
+    assert [r.outcome for r in run.results] == [Outcome.PASSED, Outcome.PASSED]
+    assert run.wall_seconds == 1.5
+    subprocess_run = recorded_run(path, tmp_path, order, "subprocess")
+    assert subprocess_run is not None and subprocess_run.results[0].outcome is Outcome.FAILED
+    assert recorded_run(path, tmp_path, order[::-1], "fork") is None
+    assert recorded_run(tmp_path / "missing.db", tmp_path, order, "fork") is None
+    (tmp_path / "test_a.py").write_text("def test_a(): assert 0\n")  # another code version
+    assert recorded_run(path, tmp_path, order, "fork") is None

@@ -323,7 +323,7 @@ def test_fix_does_not_compare_the_reports_nondeterministic_tests(
         f"    counter = pathlib.Path({str(counter)!r})\n"
         "    n = int(counter.read_text()) if counter.exists() else 0\n"
         "    counter.write_text(str(n + 1))\n"
-        "    assert n < 2  # the two unpatched runs of the suite pass, the patched one fails\n"
+        "    assert n != 1  # the unpatched suite's run passes, the patched one fails\n"
     )
     report = Report(
         project=str(root.resolve()), tests=[*IDS, flaky],
@@ -337,7 +337,9 @@ def test_fix_does_not_compare_the_reports_nondeterministic_tests(
     assert main(["fix", str(root), "--strategy", "cleaner", "--no-check", "--set-orders", "0"]) == 1
     out = capsys.readouterr().out
     assert f"fix for {EMPTY} (victim): cleaner, 1 changed line(s)" in out
-    assert counter.read_text() == "3"  # it did run, and fail, in the patched suite
+    # it did run, and fail, in the patched suite; being known as nondeterministic, it
+    # did not call for a second unpatched run either
+    assert counter.read_text() == "2"
 
 
 def test_fix_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

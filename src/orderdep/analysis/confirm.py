@@ -70,11 +70,14 @@ class RunLog:
     """Every run of every order seen so far, plus the store's earlier runs (evidence).
 
     Runs are told apart by their store id, so a run this detection recorded is never
-    counted twice when the store is read back.
+    counted twice when the store is read back. With :attr:`only` set (a runner's name),
+    runs of other runners are no evidence: an unchecked fork runner's search orders
+    point at suspects, and fresh processes confirm them.
     """
 
     def __init__(self, store: Optional[RunSource] = None) -> None:
         self.store = store
+        self.only: Optional[str] = None
         self._runs: dict[OrderKey, list[OrderResult]] = {}
 
     def add(self, result: OrderResult) -> None:
@@ -86,11 +89,11 @@ class RunLog:
 
     def runs(self, order: Sequence[str]) -> list[OrderResult]:
         mine = self._runs.setdefault(tuple(order), [])
-        if self.store is None:
-            return list(mine)
-        seen = {r.run_id for r in mine if r.run_id is not None}
-        earlier = [r for r in self.store.runs_of(order) if r.run_id not in seen]
-        return earlier + mine
+        earlier: list[OrderResult] = []
+        if self.store is not None:
+            seen = {r.run_id for r in mine if r.run_id is not None}
+            earlier = [r for r in self.store.runs_of(order) if r.run_id not in seen]
+        return [r for r in earlier + mine if self.only is None or r.runner == self.only]
 
     def outcomes(self, order: Sequence[str], position: int) -> list[bool]:
         """Failed (True) / passed (False) at ``position``, one entry per run that got there."""

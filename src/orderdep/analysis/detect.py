@@ -146,6 +146,7 @@ def detect(
     extend_search: Optional[Callable[[], Optional[float]]] = None,
     guided: Optional[bool] = None,
     on_confirmed: Optional[Callable[[list[ODFinding]], None]] = None,
+    fresh_confirmation: Optional[Callable[[], str]] = None,
 ) -> Report:
     """Find the order-dependent, ND, NIO and always-failing tests of ``executor.suite``.
 
@@ -173,7 +174,10 @@ def detect(
     order took at least :data:`~.guided.GUIDED_MIN_SECONDS`.
     ``on_confirmed`` receives OD findings a few at a time, as confirmation decides them
     (see :func:`~.confirm.confirm_in_chunks`): classification can take each before
-    confirmation spends more.
+    confirmation spends more. ``fresh_confirmation`` (an executor whose fork runner's
+    check did not end): called once the search ends, it switches the executor to fresh
+    processes and names their runner; confirmation then counts only that runner's runs,
+    so the search's runs point at suspects and decide nothing.
     """
     check_options(strategies, rounds, group, budget_seconds, max_orders, confirm_runs)
     suite = executor.suite
@@ -286,6 +290,8 @@ def detect(
             on_progress(DetectProgress("confirm", "", done, None, suspects, 0))
 
     runner.on_result = confirming
+    if fresh_confirmation is not None and (search.failed_seen or search.nio_results):
+        log.only = fresh_confirmation()
     # a few suspects at a time, so that a spent budget keeps the ones confirmed; rerunning
     # the command replays the orders and goes on
     verdicts, pending, stop = confirm_in_chunks(
@@ -330,6 +336,7 @@ def detect(
                 else {}
             ),
             "next_order": next_order,
+            **({"confirmed_fresh": log.only} if log.only is not None else {}),
             **({"slow_left_out": slow_left_out} if slow_left_out is not None else {}),
             "coverage": [a.summary() for a in search.accounts.values()],
         },

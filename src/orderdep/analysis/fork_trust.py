@@ -17,6 +17,7 @@ from typing import Callable, Optional
 from orderdep.analysis.budget import Budget, BudgetExhausted
 from orderdep.analysis.fidelity import VerdictCache, config_key
 from orderdep.analysis.fidelity_partial import CheckCut, partial_verdict, whole
+from orderdep.analysis.fidelity_partial import whole as ran_whole  # not the share below
 from orderdep.analysis.fork_collect import alone_collects, without_missing
 from orderdep.analysis.fork_pair import side_by_side
 from orderdep.core.fidelity import FidelityReport, SampleOrder, unstable
@@ -50,8 +51,9 @@ PARTIAL = "/partial"
 WITHOUT_SLOW_SHARE = 0.35
 
 
-def _unchecked(reason: str, tests: int, budget: Optional[Budget]) -> str:
-    """What the user reads when the check stopped before its verdict."""
+def _unchecked(reason: str, tests: int, budget: Optional[Budget], searching: bool = False) -> str:
+    """What the user reads when the check stopped before its verdict (``searching``: the
+    fork runner searches on, and fresh processes confirm)."""
     if reason == "interrupted":
         return "orderdep: interrupted while checking the fork runner; nothing was checked"
     whole = budget.parent if budget is not None and budget.parent is not None else budget
@@ -60,11 +62,18 @@ def _unchecked(reason: str, tests: int, budget: Optional[Budget]) -> str:
         "" if seconds is None else f" ({seconds:.1f} s)" if seconds < 10 else f" ({seconds:.0f} s)"
     )
     now = f" (now {whole.seconds:g} s)" if whole is not None and whole.seconds else ""
+    then = (
+        "searching with the fork runner, whose run of the original order ended, and "
+        "confirming what it finds in fresh processes (the fork runner's runs only point at "
+        "suspects)"
+        if searching
+        else "using the subprocess runner, which needs no check (each order in a fresh "
+        "pytest, slower)"
+    )
     return (
         f"orderdep: checking the fork runner against a fresh pytest (the original order of "
         f"{tests} tests, then failing tests alone) did not finish within its share of the "
-        f"budget{share}; using the subprocess runner, which needs no check (each order in a "
-        f"fresh pytest, slower). To let the check finish once (its verdict is kept for this "
+        f"budget{share}; {then}. To let the check finish once (its verdict is kept for this "
         f"code version), rerun with a larger --budget{now}; --no-check uses the fork runner "
         "unchecked"
     )
@@ -75,6 +84,8 @@ def trust_fork(
     cache: VerdictCache,
     notice: Callable[[str], None],
     budget: Optional[Budget] = None,
+    *,
+    confirms_fresh: bool = False,
 ) -> Optional[FidelityReport]:
     """The cheap check before an analysis relies on ``engine``'s fork runner.
 
@@ -99,6 +110,12 @@ def trust_fork(
     rather than pay for the same cut-short check again (a slow suite's ``fix`` after its
     ``detect``); one without a budget checks whole. On Ctrl-C the whole budget is marked
     stopped (so the analysis writes its report at once) and None is returned.
+
+    ``confirms_fresh``: the caller (detection) confirms what it finds in fresh processes
+    when asked to (:attr:`~orderdep.engine.runner.Engine.search_unchecked`). A check its
+    share stopped before any verdict, after the fork runner ran the original order
+    whole, then leaves the engine on the fork runner for the search, with that run
+    offered, instead of sending a slow suite's every order to a fresh pytest.
     """
     if engine.runner != "fork":
         return None
@@ -173,8 +190,20 @@ def trust_fork(
                     if cut_short.faithful:  # the next command within a budget takes it
                         cache.put(key + PARTIAL, cut_short)
                     return cut_short
-                notice(_unchecked(stop.reason, len(ids), part))
-                if stop.reason != "interrupted":
+                fork = stop.results.get("fork") if isinstance(stop, CheckCut) else None
+                searching = (
+                    confirms_fresh
+                    and stop.reason != "interrupted"
+                    and fork is not None
+                    and ran_whole(fork)
+                    and fork.order == list(ids)
+                    and not plain.ids.missing
+                )
+                notice(_unchecked(stop.reason, len(ids), part, searching))
+                if searching and fork is not None:
+                    engine.offer(fork)
+                    engine.search_unchecked = True
+                elif stop.reason != "interrupted":
                     engine.use_subprocess()
                 return None
             finally:

@@ -69,6 +69,9 @@ class Engine:
         self._requested: Counter[str] = Counter()
         # Orders already run before the analysis asked for them (see offer()).
         self._offered: dict[str, OrderResult] = {}
+        # The fork runner's check ended without a verdict: it may search, not confirm
+        # (see analysis.fork_trust and confirm_fresh()).
+        self.search_unchecked = False
         self._lock = threading.Lock()
         # Tests whose ids change between processes, named once (see core.volatile).
         self.id_notices = IdNotices(self.notice)
@@ -186,6 +189,13 @@ class Engine:
             yield
         finally:
             self.store = saved
+
+    def confirm_fresh(self) -> str:
+        """Once an unchecked fork runner's search ended (:attr:`search_unchecked`): every
+        later order in a fresh pytest; the runner name their results carry."""
+        self.search_unchecked = False
+        self.use_subprocess()
+        return self.runner
 
     def use_subprocess(self) -> None:
         """Run every later order in fresh subprocesses (the fork runner is not trusted)."""

@@ -129,6 +129,42 @@ def recorded_walls(path: Path, project: Path, order: Sequence[str]) -> dict[str,
     return {str(runner): float(wall) for runner, wall in rows}
 
 
+def recorded_run(
+    path: Path, project: Path, order: Sequence[str], runner: str
+) -> Optional[OrderResult]:
+    """The latest complete run of ``order`` by ``runner`` on the project's code version,
+    read without opening the store for writing (no lock, no schema change); None when
+    there is none or the store cannot be read."""
+    if not path.is_file():
+        return None
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=1)
+        try:
+            row = db.execute(
+                "SELECT id, order_blob, results_blob, wall_seconds FROM runs WHERE code_key = ?"
+                " AND order_key = ? AND runner = ? AND complete = 1 AND probe IS NULL"
+                " AND order_blob IS NOT NULL ORDER BY id DESC LIMIT 1",
+                (code_key(project), order_key(order), runner),
+            ).fetchone()
+            if row is None:
+                return None
+            rid, order_blob, results_blob, wall = row
+            numbers = decode_order(order_blob)
+            names = dict(db.execute("SELECT id, nodeid FROM tests"))
+        finally:
+            db.close()
+        result = OrderResult(
+            [names[n] for n in numbers],
+            decode_results(results_blob, numbers, names),
+            runner=runner,
+            wall_seconds=float(wall),
+        )
+    except (sqlite3.Error, KeyError, ValueError):
+        return None
+    result.run_id = int(rid)
+    return result if result.order == list(order) else None
+
+
 class Store:
     """Thread-safe access to one results database."""
 

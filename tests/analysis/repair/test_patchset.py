@@ -160,6 +160,7 @@ def _fake_verifier(tmp_path: Path, stop: int) -> Any:
     verifier.config = type("C", (), {"project": tmp_path})()
     verifier.nd_tests = frozenset()
     verifier.unstable = lambda: frozenset()
+    verifier.settled = True
     verifier.before = engine.run
     verifier.engine_on = lambda copy, compared=(): engine
     verifier.same_suite = lambda e: True

@@ -147,6 +147,10 @@ def test_flaky_even():
     assert _run("even") % 2 == 1  # fails, passes, fails, ...
 
 
+def test_flaky_third():
+    assert _run("third") >= 2  # fails, fails, passes, ...
+
+
 def test_victim():
     assert STATE == []
 """
@@ -172,10 +176,25 @@ def test_tests_flipping_between_two_unpatched_runs_are_not_compared(
     with Engine(config) as engine:
         verifier = Verifier(config, engine)
         result = verifier.verify({MOD: (source, fixed)}, TARGET)
-        # two unpatched runs of the suite, then the patched one: the late one fails there
+        # the patched suite, then an unpatched one (the even one passes there, so it
+        # failed patched) and so a second unpatched one: the even and the third one
+        # flipped between those two
         assert result.ok, result.problems
-        assert verifier.unstable() == {f"{MOD}::test_flaky_late", f"{MOD}::test_flaky_even"}
-        assert result.ignored == [f"{MOD}::test_flaky_late"]
+        assert verifier.unstable() == {f"{MOD}::test_flaky_even", f"{MOD}::test_flaky_third"}
+        assert result.ignored == [f"{MOD}::test_flaky_even"]
+        # passing patched, failing in both unpatched runs: said, not excused
+        assert result.improved == [f"{MOD}::test_flaky_late"]
+
+
+def test_the_suite_runs_unpatched_once_when_the_patched_run_agrees(project: Path) -> None:
+    config = EngineConfig(project)
+    with Engine(config) as engine:
+        verifier = Verifier(config, engine)
+        result = verifier.verify(change("    STATE.append(1)", "    pass"), TARGET)
+        assert result.ok, result.problems
+        # the failing order, the passing order and the suite, each once, unpatched
+        assert engine.orders_run == 3
+        assert not verifier.settled
 
 
 def test_nondeterministic_tests_of_the_report_are_not_compared(

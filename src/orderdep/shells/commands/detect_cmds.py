@@ -246,7 +246,7 @@ def detect(
     job = job_name(params, ("changed", *strategies) if changed else strategies, seed, group)
     limit = Budget(budget)
     with (
-        open_engine(params, job=job, seed=seed, budget=limit) as engine,
+        open_engine(params, job=job, seed=seed, budget=limit, confirms_fresh=True) as engine,
         DetectDisplay(err, limit) as display,
     ):
         policy = getattr(engine, "timeouts", None)
@@ -274,6 +274,7 @@ def detect(
             changed=touched,
             start_at=progress.start_at(job) if progress else None,
             guided=guided,
+            fresh_confirmation=engine.confirm_fresh if engine.search_unchecked else None,
         )
         if progress is not None:
             progress.save(job, report.stats.extras.get("next_order") or {})

@@ -13,7 +13,7 @@ import click
 from orderdep.core.outcomes import OrderResult, Outcome
 from orderdep.core.suite import Suite
 from orderdep.engine.runner import Engine
-from orderdep.engine.store import DEFAULT_STORE, Store, code_key
+from orderdep.engine.store import DEFAULT_STORE, Store, code_key, recorded_run
 from orderdep.engine.storelock import StoreLock
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
@@ -46,6 +46,7 @@ def open_engine(
     seed: Optional[int] = None,
     store: bool = True,
     budget: Optional[Budget] = None,
+    confirms_fresh: bool = False,
 ) -> Engine:
     """An Engine for the command's options, recording into the store (``--store``, default
     the project's), which stays locked until the command ends.
@@ -54,7 +55,8 @@ def open_engine(
     With ``check`` in ``params`` (``--check``, the default of the analysing commands)
     the fork runner is first checked against a fresh pytest on this project (see
     :func:`orderdep.analysis.fork_trust.trust_fork`), within ``budget`` (the command's
-    ``--budget``) when given.
+    ``--budget``) when given; ``confirms_fresh``: the command confirms in fresh processes
+    what an unchecked fork runner finds (see :func:`~orderdep.analysis.fork_trust.trust_fork`).
     """
     config = engine_config(params)
     db = open_store(config.project, params.get("store_path")) if store else None
@@ -78,11 +80,22 @@ def open_engine(
 
         cache = VerdictCache(fidelity_cache_path(config.project, params.get("store_path")))
         try:
-            trust_fork(engine, cache, _notice, budget)
+            trust_fork(engine, cache, _notice, budget, confirms_fresh=confirms_fresh)
         except BaseException:
             engine.close(kill=True)
             raise
     return engine
+
+
+def offer_recorded(engine: Engine, store: Optional[Path]) -> None:
+    """Offer ``engine`` the latest run of the original order that the results store
+    (``store``, default the project's) holds for this code version and this runner, an
+    earlier ``detect``'s, say: a command that does not record its runs (``fix``) then
+    does not pay a slow suite's time again for outcomes it already has."""
+    path = store if store is not None else engine.config.project / DEFAULT_STORE
+    earlier = recorded_run(path, engine.config.project, engine.suite.ids, engine.runner)
+    if earlier is not None:
+        engine.offer(earlier)
 
 
 def fidelity_cache_path(project: Path, store: Optional[Path]) -> Path:

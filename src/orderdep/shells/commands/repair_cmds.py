@@ -29,7 +29,7 @@ from orderdep.shells.commands.debug_cmds import (
     progress_line,
     report_file,
 )
-from orderdep.shells.commands.engine_cmds import open_engine
+from orderdep.shells.commands.engine_cmds import offer_recorded, open_engine
 from orderdep.shells.commands.fix_ahead import set_up_ahead, victims_ahead
 from orderdep.shells.commands.fix_steps import (
     Originals,
@@ -187,6 +187,7 @@ def fix(
     rows: list[tuple[str, str, str, str]] = []  # the closing table: test, kind, fix, lines
     with open_engine(params, store=False, budget=limit) as engine:
         engine.check([*(t for t, _ in selected), *polluters])
+        offer_recorded(engine, params.get("store_path"))  # the unpatched suite, once run
         repairer = Repairer(
             engine.config,
             engine,

@@ -12,7 +12,9 @@ A fix is only offered when, in a private copy of the project with the change app
 
 Tests known to be nondeterministic (the report's ``nd_tests``) are never compared, and in
 the original order neither are tests whose outcome differed between two runs of the
-unpatched suite: a test failing at random would reject good patches at random.
+unpatched suite: a test failing at random would reject good patches at random. The second
+unpatched run is made only when the patched run differs from the first (a slow suite's
+time each), and the first can be one an earlier command recorded in the results store.
 
 The user's tree is never touched: the copy lives in a temporary directory and a fresh
 :class:`~orderdep.engine.runner.Engine` runs it.
@@ -205,6 +207,11 @@ class Verifier:
         faster of its runs: the first also warms the engine up)."""
         return min(self._suite_walls) if self._suite_walls else None
 
+    @property
+    def settled(self) -> bool:
+        """Whether the unpatched original order ran twice (:meth:`unstable` is known)."""
+        return self._unstable is not None
+
     def unstable(self) -> frozenset[str]:
         """Tests of the original order whose outcome differs between two unpatched runs."""
         if self._unstable is None:
@@ -217,6 +224,20 @@ class Verifier:
                 if a.outcome.is_failure != b.outcome.is_failure
             )
         return self._unstable
+
+    def flipping(
+        self, order: Sequence[str], after: OrderResult, target: str, changed: ChangedCode
+    ) -> frozenset[str]:
+        """:meth:`unstable`, run only when it can matter: the second unpatched run of the
+        original order (a whole suite's time) is needed only when the patched run
+        differs from the first, by a test now failing or one now passing (the patch's
+        doing, or chance); when they agree, nothing is left to excuse."""
+        if not self.settled and not self.exclusive:
+            trial = Verification(ok=False)
+            _compare(self.before(order), after, target, "", trial, self.nd_tests, changed)
+            if not trial.problems and not trial.improved:
+                return frozenset()
+        return self.unstable()
 
     def same_suite(self, engine: Engine) -> bool:
         """Whether ``engine`` (on a patched copy) collects the tests of the unpatched
@@ -247,6 +268,8 @@ class Verifier:
             if local and self.exclusive:
                 for order in compared:
                     self.before(order)
+                if self.full_suite and list(self.engine.suite.ids) in map(list, compared):
+                    self.unstable()  # its second run cannot start beside the copy's
                 self.engine.release()
             made = Engine(config) if dask is None else dask.on_copy(config)
             try:
@@ -293,7 +316,8 @@ class Verifier:
         ]
         if self.full_suite and not orders_only:
             checks.append(("the original order", suite_order, False, target.test))
-            self.unstable()  # both baseline runs before the patched one
+            if self.exclusive:
+                self.unstable()  # both unpatched runs before the copy's engine starts
         changed = changed_code(changes)
         with make_workdir("orderdep-fix-") as tmp:
             copy = copy_path(Path(tmp), self.config.project)
@@ -318,8 +342,8 @@ class Verifier:
                             out.still_failing.append(test)
                             continue
                         ignore = self.nd_tests
-                        if not must_pass:  # the original order: also what flipped alone
-                            ignore = ignore | self.unstable()
+                        if not must_pass:  # the original order: also what flips unpatched
+                            ignore = ignore | self.flipping(order, after, test, changed)
                         seen = len(out.problems)
                         _compare(self.before(order), after, test, where, out, ignore, changed)
                         if len(out.problems) > seen:

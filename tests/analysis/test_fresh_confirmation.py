@@ -1,0 +1,65 @@
+"""Detection whose fork runner's check did not end: the fork runner's search orders point
+at suspects, and fresh processes alone decide what is reported."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Optional
+
+from orderdep.analysis.detect import detect
+from orderdep.core.odmodel import ODSpec
+from orderdep.core.outcomes import OrderResult, Outcome
+from orderdep.core.suite import Suite
+from orderdep.engine.probe import ProbeSpec
+from orderdep.synth.model import ModelExecutor
+
+M = "tests/test_m.py::"
+V, P, B, A = M + "test_victim", M + "test_pollute", M + "test_b", M + "test_a"
+IDS = [V, P, B, A]
+
+
+class TwoRunners(ModelExecutor):
+    """``V`` fails after ``P`` in any process; under the fork runner alone, ``B`` also
+    fails after ``A`` (what a fork server's leftovers could do)."""
+
+    def __init__(self) -> None:
+        super().__init__(Suite.from_ids(IDS), [ODSpec(V, "victim", polluters=[P])])
+        self.runner = "fork"
+        self.switched_after = -1  # orders run when confirm_fresh was called
+
+    def _outcome(self, test: str, prefix: Sequence[str]) -> Outcome:
+        if test == B and A in prefix and self.runner == "fork":
+            return Outcome.FAILED
+        return super()._outcome(test, prefix)
+
+    def run(self, order: Sequence[str], *, probe: Optional[ProbeSpec] = None) -> OrderResult:
+        return dataclasses.replace(super().run(order, probe=probe), runner=self.runner)
+
+    def confirm_fresh(self) -> str:
+        self.runner, self.switched_after = "subprocess", self.orders_run
+        return self.runner
+
+
+def test_a_failure_of_the_fork_runner_alone_is_neither_od_nor_nd_when_confirmed_fresh() -> None:
+    ex = TwoRunners()
+    report = detect(ex, strategies=["pairs"], confirm_runs=2, fresh_confirmation=ex.confirm_fresh)
+    assert [f.test for f in report.od_tests] == [V]
+    assert report.od_tests[0].failing_order == [P, V]
+    assert report.nd_tests == []
+    assert report.stats.extras["confirmed_fresh"] == "subprocess"
+    # the search's orders (every pair, and the original order) ran on the fork runner
+    assert ex.switched_after == 1 + 4 * 3
+
+
+def test_without_fresh_confirmation_the_fork_runner_s_failure_would_be_reported() -> None:
+    report = detect(TwoRunners(), strategies=["pairs"], confirm_runs=2)
+    assert sorted(f.test for f in report.od_tests) == sorted([V, B])
+    assert "confirmed_fresh" not in report.stats.extras
+
+
+def test_a_search_that_saw_no_failure_stays_on_the_fork_runner() -> None:
+    ex = TwoRunners()
+    report = detect(ex, strategies=["original"], fresh_confirmation=ex.confirm_fresh)
+    assert report.od_tests == [] and ex.runner == "fork"
+    assert "confirmed_fresh" not in report.stats.extras

@@ -1,0 +1,70 @@
+"""``fix`` takes the unpatched original order from the results store when an earlier
+command (``detect``) recorded it for the same code version and runner."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from clitools import write_files
+
+from orderdep.core.outcomes import OrderResult, Outcome, TestResult
+from orderdep.core.report import ODFinding, Report, save_report
+from orderdep.engine.store import Store
+
+if TYPE_CHECKING:
+    from conftest import CliRunner
+
+T = "tests/test_s.py::"
+SOURCE = """
+    import pathlib
+
+    STATE = []
+    RUNS = pathlib.Path({runs!r})
+
+
+    def test_victim():
+        assert STATE == []
+
+
+    def test_pollute():
+        STATE.append(1)
+
+
+    def test_count():
+        with RUNS.open("a") as out:
+            out.write("run\\n")
+"""
+
+
+def _project(root: Path, runs: Path) -> Path:
+    write_files(
+        root, {"pytest.ini": "[pytest]\n", "tests/test_s.py": SOURCE.format(runs=str(runs))}
+    )
+    tests = [T + "test_victim", T + "test_pollute", T + "test_count"]
+    finding = ODFinding(tests[0], "victim", polluters=[tests[1]])
+    save_report(root / ".orderdep" / "report.json", Report(str(root), tests, [finding]))
+    return root
+
+
+def test_fix_runs_the_unpatched_suite_once_fewer_when_the_store_has_it(
+    tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None
+) -> None:
+    counts = {}
+    for recorded in (False, True):
+        runs = tmp_path / f"runs-{recorded}"
+        root = _project(tmp_path / f"p-{recorded}", runs)
+        if recorded:  # what detect recorded: the original order, all passing
+            tests = [T + "test_victim", T + "test_pollute", T + "test_count"]
+            store = Store.for_project(root)
+            passed = [TestResult(t, Outcome.PASSED, 0.01) for t in tests]
+            store.record(OrderResult(tests, passed, runner="fork", wall_seconds=0.1))
+            store.close()
+        code, out, err = cli("fix", root, "--no-check", "--apply")
+        assert code == 0, out + err
+        assert "STATE" in (root / "tests/test_s.py").read_text().split("def test_count")[0]
+        counts[recorded] = runs.read_text().count("run")
+        shutil.rmtree(root)
+    # the suite's unpatched run came from the store; the patched runs are the same
+    assert counts[True] == counts[False] - 1, counts

@@ -221,3 +221,22 @@ def test_a_file_guard_removes_only_what_was_not_there_when_the_test_began(
 def test_a_donors_relative_import_is_made_absolute(line: str, module: str, expected: str) -> None:
     # a cleaner's statements moved into a test of another package keep their meaning
     assert absolute_import(line, module) == expected
+
+
+def test_files_inside_a_directory_the_set_up_makes_need_no_guard_of_their_own() -> None:
+    """A brittle's set-up writes a cache directory of many files: removing the directory
+    when the test ends removes them, so they get no line each."""
+    from orderdep.analysis.repair.candidates.cleaners import outermost_files
+
+    def file_root(rel: str, made: bool = True) -> RootInfo:
+        failing = ValueView(not made)  # when the brittle runs alone
+        return RootInfo(f"file:{rel}", "file", failing, ValueView(True), path=rel)
+
+    cache, sub = file_root("cache/"), file_root("cache/sub/")
+    inner, deep = file_root("cache/a.pickle"), file_root("cache/sub/b.json")
+    other, kept = file_root("cache-other.json"), file_root("data/", made=False)
+    in_kept = file_root("data/new.json")
+    roots = [cache, sub, inner, deep, other, kept, in_kept]
+    assert outermost_files(roots, lambda r: not r.failing.present) == [
+        cache, other, kept, in_kept  # a file in a directory that was there keeps its own
+    ]  # fmt: skip

@@ -253,6 +253,25 @@ def is_check(statement: str) -> bool:
 RootStatements = Callable[[RootInfo, ModuleNames, Optional[str]], list[tuple[list[str], list[str]]]]
 
 
+def outermost_files(
+    roots: Sequence[RootInfo], absent: Callable[[RootInfo], bool]
+) -> list[RootInfo]:
+    """``roots`` without the files and directories inside a directory that is itself one
+    of them and ``absent`` (made by the test): removing it removes them, so a set-up
+    that writes a cache directory gets one clean-up line, not one per file in it."""
+    made = [r.path.rstrip("/") for r in roots if r.kind == "file" and r.path
+            and r.name.endswith("/") and absent(r)]  # fmt: skip
+    return [
+        r
+        for r in roots
+        if not (
+            r.kind == "file"
+            and r.path
+            and any(r.path.rstrip("/").startswith(d + "/") for d in made)
+        )
+    ]
+
+
 def _preceded(
     ins: Insertion, roots: Sequence[RootInfo], victim: FunctionSource, make: RootStatements
 ) -> Optional[Insertion]:
@@ -263,7 +282,7 @@ def _preceded(
     names = ModuleNames.parse(victim.source, victim.module)
     stmts: list[str] = []
     fixtures: list[str] = []
-    for root in roots:
+    for root in outermost_files(roots, lambda r: not r.failing.present):
         alone = dataclasses.replace(root, passing=root.failing, failing=root.passing)
         alts = make(alone, names, victim.module)
         if not alts:

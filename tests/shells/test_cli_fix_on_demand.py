@@ -141,6 +141,8 @@ def test_the_time_kept_for_the_set_check_follows_the_suites_pace() -> None:
     assert set_check_reserve(repairer(None), 20, 3, 300.0) == 0.0  # pace unknown yet
     assert set_check_reserve(repairer(0.5), 20, 3, None) == 0.0  # no budget
     assert set_check_reserve(repairer(0.5), 0, 0, 300.0) == 0.0  # nothing to check yet
+    # nor before the first patch: a first patch's cut set check keeps it
+    assert set_check_reserve(repairer(0.5), 20, 0, 300.0) == 0.0
     assert set_check_reserve(repairer(0.5), 20, 3, 300.0) == SET_CHECK_START + 0.5 * 21
     assert set_check_reserve(repairer(60.0), 20, 3, 300.0) == 75.0  # a quarter at most
 

@@ -282,9 +282,10 @@ def set_check_reserve(
     ``set_orders`` random orders of the whole suite, at the pace of an unpatched run, and
     the start of an engine on the patched copy): a repair does not start in what the budget keeps
     for it, up to :data:`SET_CHECK_SHARE` of the ``budget``. Nothing is kept before a
-    patch exists, or before the suite's pace is known."""
+    patch exists (a first patch whose set check the budget cuts is kept, verified alone
+    in its orders and the original order), or before the suite's pace is known."""
     whole = repairer.verifier.suite_seconds()
-    if whole is None or budget is None or (fixed < 1 and set_orders == 0):
+    if whole is None or budget is None or fixed < 1:
         return 0.0
     return min(SET_CHECK_START + whole * (1 + set_orders), SET_CHECK_SHARE * budget)
 

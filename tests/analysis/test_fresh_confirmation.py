@@ -58,8 +58,16 @@ def test_without_fresh_confirmation_the_fork_runner_s_failure_would_be_reported(
     assert "confirmed_fresh" not in report.stats.extras
 
 
-def test_a_search_that_saw_no_failure_stays_on_the_fork_runner() -> None:
+def test_a_search_that_saw_no_failure_stays_on_the_fork_runner_and_is_not_clean() -> None:
+    from orderdep.core.promise import complete
+
     ex = TwoRunners()
     report = detect(ex, strategies=["original"], fresh_confirmation=ex.confirm_fresh)
     assert report.od_tests == [] and ex.runner == "fork"
     assert "confirmed_fresh" not in report.stats.extras
+    # "no OD test" from an unchecked fork runner is said, and is not a clean result
+    assert any("whose check against a fresh pytest did not finish" in line
+               for line in report.stats.extras["shortfalls"])  # fmt: skip
+    assert not complete(report)
+    checked = detect(TwoRunners(), strategies=["original"])
+    assert complete(checked) and not checked.stats.extras["shortfalls"]

@@ -336,6 +336,7 @@ def detect(
                 else {}
             ),
             "next_order": next_order,
+            **({"search_unchecked": True} if fresh_confirmation is not None else {}),
             **({"confirmed_fresh": log.only} if log.only is not None else {}),
             **({"slow_left_out": slow_left_out} if slow_left_out is not None else {}),
             "coverage": [a.summary() for a in search.accounts.values()],

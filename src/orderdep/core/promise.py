@@ -82,6 +82,12 @@ def shortfalls(report: Report) -> list[str]:
             f"search orders left them out to fit the budget (a larger --budget searches "
             f"them too)"
         )
+    if extras.get("search_unchecked"):
+        out.append(
+            "the search ran on the fork runner, whose check against a fresh pytest did not "
+            "finish within its share of the budget (a larger --budget lets it finish); what it "
+            "found was confirmed in fresh processes"
+        )
     fewer = [f.observed_fewer for f in report.od_tests if f.observed_fewer is not None]
     unfinished = extras.get("unfinished")
     if isinstance(unfinished, Mapping) and "confirmation" in unfinished:

@@ -19,6 +19,7 @@ from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.fix_result import Fix
 from orderdep.analysis.repair.verify.patchset import distinct
 from orderdep.analysis.repair.verify.sharing import (
+    REQUESTED_FIXTURE,
     SHARED_FIXTURE,
     for_victim,
     hoist_blocks,
@@ -321,3 +322,34 @@ def test_fix_apply_on_a_state_many_polluters_write_adds_one_fixture(
               [t + "test_override_again", "tests/test_schema.py::test_columns"]]  # fmt: skip
     for outcome in plain_outcomes(root, orders, tmp_path / "work"):
         assert set(outcome.values()) == {"passed"}, outcome
+
+
+STOCK = "tests/test_stock.py::"
+
+
+def test_a_set_up_an_autouse_fixture_would_give_the_setter_goes_into_a_requested_fixture(
+    engine_for: EngineFor,
+) -> None:
+    """Two brittles of one module need what ``test_load`` sets up, and ``test_load`` needs
+    to find nothing: an autouse fixture of the module would fail it, so the two tests
+    request one fixture holding the set-up instead of a copy each."""
+    engine = engine_for("brittle_shared_setup")
+    repairer = Repairer(engine.config, engine, strategy="cleaner")
+    brittles = [STOCK + "test_apples", STOCK + "test_count"]
+    results = [
+        repairer.repair(ODFinding(t, "brittle", state_setters=[STOCK + "test_load"]))
+        for t in brittles
+    ]
+    assert all(r.fix is not None for r in results), [r.notes for r in results]
+    (moved,) = hoist_blocks(repairer.verifier, engine.config.project, results)
+    assert (moved.where, moved.place, moved.requested) == (
+        "tests/test_stock.py",
+        REQUESTED_FIXTURE,
+        True,
+    )
+    (new,) = {new for r in results if r.fix for _, new in r.fix.changes.values()}
+    assert f"@pytest.fixture\ndef {REQUESTED_FIXTURE}(" in new, new
+    assert new.count("inventory.load()") == 2, new  # test_load's own, and the fixture's
+    assert f"def test_apples({REQUESTED_FIXTURE}):" in new
+    assert f"def test_count({REQUESTED_FIXTURE}):" in new
+    assert all(r.fix is not None and r.fix.verification.ok for r in results)

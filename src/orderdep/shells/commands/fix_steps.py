@@ -208,13 +208,19 @@ def share_setups(
     rewrites the patch files and entries of the tests it changed."""
     if sum(r.fix is not None for r in fixed) < 2:
         return
-    progress_line("looking for the same block in several tests of one class")
+    progress_line("looking for the same block in several tests of one class or module")
     try:
         hoisted = hoist_blocks(repairer.verifier, project, fixed)
     except OutOfTime:  # the budget ended: each keeps its own block
         return
     for moved in hoisted:
-        into = "its setUp" if moved.place == "setUp" else f"an autouse fixture ({moved.place})"
+        into = (
+            "its setUp"
+            if moved.place == "setUp"
+            else f"a fixture they request ({moved.place})"
+            if moved.requested
+            else f"an autouse fixture ({moved.place})"
+        )
         click.echo(
             f"shared: the block inserted into {len(moved.tests)} tests of {moved.where} goes "
             f"once into {into} instead ({len(moved.tests)} copies become one); verified "

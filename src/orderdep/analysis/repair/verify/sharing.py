@@ -11,7 +11,10 @@ copy per test:
   ``unittest.TestCase`` class go once into the class's ``setUp`` (added when missing);
   those inserted into several tests of one pytest class go once into an autouse fixture
   method of that class, and those of several module-level tests into an autouse fixture
-  of the module; each when that verifies for every one of those tests.
+  of the module; each when that verifies for every one of those tests. Where an autouse
+  fixture does not verify (it would set up state for the state-setter that must find
+  none) or cannot be written (the block uses the test's ``request``), several
+  module-level tests request one fixture of the module holding the block instead.
 """
 
 from __future__ import annotations
@@ -128,13 +131,16 @@ class Hoisted:
     """Fixes of several tests replaced by one block: in their TestCase's ``setUp``, or in
     an autouse fixture of their module."""
 
-    where: str  # "path::Class" (its setUp), "path::Class::" or "path" (an autouse fixture)
+    where: str  # "path::Class" (its setUp), "path::Class::" or "path" (a fixture)
     tests: list[str]  # the test functions the block was in
     results: list[str]  # the OD tests whose fixes it replaced
     place: str  # "setUp" or the fixture's name
+    requested: bool = False  # a fixture the tests request, not an autouse one
 
 
 SHARED_FIXTURE = "_clean_up_before_each_test"
+#: The fixture module-level tests request when an autouse one does not do.
+REQUESTED_FIXTURE = "state_these_tests_need"
 
 
 def _block_key(fix: Fix, project: Path) -> Optional[tuple[str, Insertion]]:
@@ -154,9 +160,9 @@ def _block_key(fix: Fix, project: Path) -> Optional[tuple[str, Insertion]]:
     block = dataclasses.replace(ins, test="", comment=None)
     if classes and testcase_methods(source, classes) is not None:
         return "::".join([path, *classes]), block
-    if "request" in ins.fixtures:
-        return None  # a test's own request would be a fixture's here
     if classes:  # a pytest class: a fixture method of it, whose self is the test's
+        if "request" in ins.fixtures:
+            return None  # a test's own request would be a fixture's here
         return "::".join([path, *classes, ""]), block
     if any(re.search(r"\bself\b", st) for st in ins.statements):
         return None
@@ -191,6 +197,17 @@ def _shared(where: str, block: Insertion, tests: list[str], setup: bool = False)
     )
 
 
+def _requested(where: str, block: Insertion, tests: list[str], setup: bool) -> list[Insertion]:
+    """The block in a fixture of the module ``where`` that each of ``tests`` requests (its
+    ``request`` is then the fixture's, of the same test)."""
+    what = "Set up the state" if setup else "Clean up what an earlier test may leave behind"
+    comment = f"{what} {_names(tests)} need."
+    fixture = dataclasses.replace(
+        block, test=f"{where}::{REQUESTED_FIXTURE}", comment=comment, edit="fixture"
+    )
+    return [fixture, *(Insertion(t, (), (REQUESTED_FIXTURE,)) for t in tests)]
+
+
 def hoist_blocks(verifier: Verifier, project: Path, results: Sequence[FixResult]) -> list[Hoisted]:
     """Move a block inserted into two or more tests of one TestCase class into its
     ``setUp``, or into two or more other tests of one module into an autouse fixture of
@@ -208,30 +225,49 @@ def hoist_blocks(verifier: Verifier, project: Path, results: Sequence[FixResult]
         tests = list(dict.fromkeys(r.fix.insertions[0].test for r in members if r.fix))
         if len(tests) < 2:
             continue
-        shared = _shared(where, block, tests, setup=all(r.kind == "brittle" for r in members))
-        try:
-            changes = apply_insertions(project, [shared])
-        except UsageError:
-            continue
-        checks: list[Verification] = []
-        for i, result in enumerate(members):
-            assert result.target is not None
-            check = verifier.verify(changes, result.target, orders_only=i > 0)
-            if not check.ok:
-                break
-            checks.append(check)
-        if len(checks) != len(members):
-            continue
-        place = "setUp" if shared.method == "setUp" else SHARED_FIXTURE
-        for result, check in zip(members, checks):
-            assert result.fix is not None
-            result.fix = dataclasses.replace(
-                result.fix,
-                description=f"once in {place} (shared by {len(tests)} tests): "
-                f"{result.fix.description}",
-                insertions=[shared],
-                changes=changes,
-                verification=check,
-            )
-        moved.append(Hoisted(where.removesuffix("::"), tests, [r.test for r in members], place))
+        setup = all(r.kind == "brittle" for r in members)
+        ways: list[list[Insertion]] = []
+        if "request" not in block.fixtures:
+            ways.append([_shared(where, block, tests, setup)])
+        if "::" not in where:  # module-level tests: a fixture they request
+            ways.append(_requested(where, block, tests, setup))
+        for way in ways:
+            checks = _verified(verifier, project, way, members)
+            if checks is None:
+                continue
+            shared, changes = way, checks[0][1]
+            requested = shared[0].edit == "fixture"
+            place = "setUp" if shared[0].method == "setUp" else shared[0].test.rsplit("::")[-1]
+            for result, (check, _) in zip(members, checks):
+                assert result.fix is not None
+                result.fix = dataclasses.replace(
+                    result.fix,
+                    description=f"once in {place} (shared by {len(tests)} tests): "
+                    f"{result.fix.description}",
+                    insertions=list(shared),
+                    changes=changes,
+                    verification=check,
+                )
+            moved.append(Hoisted(where.removesuffix("::"), tests, [r.test for r in members],
+                                 place, requested))  # fmt: skip
+            break
     return moved
+
+
+def _verified(
+    verifier: Verifier, project: Path, way: list[Insertion], members: Sequence[FixResult]
+) -> Optional[list[tuple[Verification, dict[str, tuple[str, str]]]]]:
+    """Each member's verification of the shared ``way`` (with its changes), or None when
+    it cannot be written or does not verify for one of them."""
+    try:
+        changes = apply_insertions(project, way)
+    except UsageError:
+        return None
+    checks = []
+    for i, result in enumerate(members):
+        assert result.target is not None
+        check = verifier.verify(changes, result.target, orders_only=i > 0)
+        if not check.ok:
+            return None
+        checks.append((check, changes))
+    return checks

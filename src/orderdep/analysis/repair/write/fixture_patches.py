@@ -167,6 +167,7 @@ AUTOUSE = "@pytest.fixture(autouse=True)"
 # the decorator of each edit that adds a function (None: a plain function)
 DECORATORS: dict[str, Optional[str]] = {
     "autouse": AUTOUSE,
+    "fixture": "@pytest.fixture",  # one that tests request by name
     "session_fixture": '@pytest.fixture(scope="session")',
     "setup_function": None,
 }

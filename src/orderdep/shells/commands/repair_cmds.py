@@ -328,7 +328,10 @@ def fix(
 
         left_s = limit.left()  # the set's checks end with the budget too
         with runs_until(None if left_s is None else time.monotonic() + left_s):
-            share_setups(repairer, project, fixed, entries, patch_of)
+            # sharing a block is worth less than the set check that applies the patches
+            reserve = set_check_reserve(repairer, set_orders, len(fixed), budget)
+            with runs_until(None if left_s is None else time.monotonic() + left_s - reserve):
+                share_setups(repairer, project, fixed, entries, patch_of)
             elsewhere: dict[str, str] = {}  # kept, but failing in a random order as unpatched
             kept, changes, left_out = check_set(
                 repairer, project, fixed, by_function, seed, set_orders, unrepaired, elsewhere

@@ -128,8 +128,8 @@ def for_victim(fix: Fix, found_for: str, victim: str) -> Fix:
 
 @dataclass
 class Hoisted:
-    """Fixes of several tests replaced by one block: in their TestCase's ``setUp``, or in
-    an autouse fixture of their module."""
+    """Fixes of several tests replaced by one block: in their TestCase's ``setUp``, an
+    autouse fixture of their class or module, or a fixture of their module they request."""
 
     where: str  # "path::Class" (its setUp), "path::Class::" or "path" (a fixture)
     tests: list[str]  # the test functions the block was in
@@ -211,8 +211,8 @@ def _requested(where: str, block: Insertion, tests: list[str], setup: bool) -> l
 def hoist_blocks(verifier: Verifier, project: Path, results: Sequence[FixResult]) -> list[Hoisted]:
     """Move a block inserted into two or more tests of one TestCase class into its
     ``setUp``, or into two or more other tests of one module into an autouse fixture of
-    that module, where that verifies for each of them; the results changed get the shared
-    fix (its verification for them). Returns what was moved."""
+    that module (else one they request), where that verifies for each of them; the results
+    changed get the shared fix (its verification for them). Returns what was moved."""
     groups: dict[tuple[str, Insertion], list[FixResult]] = {}
     for result in results:
         if result.fix is None or result.target is None:

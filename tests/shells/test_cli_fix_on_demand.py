@@ -111,7 +111,8 @@ def test_a_stopped_apply_keeps_each_verified_patch_and_a_rerun_goes_on(
     patched = (root / "tests/test_client.py").read_text(encoding="utf-8")
     assert patched != original  # the first patch is in the file
     fixes = json.loads((root / ".orderdep/fixes.json").read_text(encoding="utf-8"))["fixes"]
-    assert fixes[first]["fixed"] and len(fixes) == 1
+    # the first test's patch, and those verified ahead for later victims it also fixes
+    assert fixes[first]["fixed"] and all(entry["fixed"] for entry in fixes.values())
     monkeypatch.setattr(Repairer, "repair", repair)
     code, out, err = cli("fix", root, "--apply")  # the rerun goes on from there
     assert code == 0, out + err

@@ -17,7 +17,6 @@ from typing import Callable, Optional
 from orderdep.analysis.budget import Budget, BudgetExhausted
 from orderdep.analysis.fidelity import VerdictCache, config_key
 from orderdep.analysis.fidelity_partial import CheckCut, partial_verdict, whole
-from orderdep.analysis.fidelity_partial import whole as ran_whole  # not the share below
 from orderdep.analysis.fork_collect import alone_collects, without_missing
 from orderdep.analysis.fork_pair import side_by_side
 from orderdep.core.fidelity import FidelityReport, SampleOrder, unstable
@@ -139,7 +138,7 @@ def trust_fork(
         part = budget.part(ORIGINAL_SHARE) if budget is not None else None
         # one after the other, the fork runner's run of the original order (the search's
         # own, when it agrees) may go on past that share, to FORK_SHARE of the budget
-        whole = budget.part(FORK_SHARE) if budget is not None else None
+        fork_share = budget.part(FORK_SHARE) if budget is not None else None
         # Not recorded: runs of a runner that may not be trusted are no evidence.
         with make_workdir() as tmp, engine.unrecorded():
             plain = PlainRunner(engine.config, Path(tmp) / "plain")
@@ -150,7 +149,7 @@ def trust_fork(
             checked: dict[str, OrderResult] = {}  # the original order, once compared
             exclusive = False
             try:
-                original = side_by_side(engine, plain, ids, notice, part, fork_budget=whole)
+                original = side_by_side(engine, plain, ids, notice, part, fork_budget=fork_share)
                 exclusive = alone_collects(engine, plain, ids, original, notice)
                 engine.id_notices.add(plain.ids, notice)
                 compared = without_missing(ids, plain, notice)
@@ -195,7 +194,7 @@ def trust_fork(
                     confirms_fresh
                     and stop.reason != "interrupted"
                     and fork is not None
-                    and ran_whole(fork)
+                    and whole(fork)
                     and fork.order == list(ids)
                     and not plain.ids.missing
                 )

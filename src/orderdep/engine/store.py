@@ -108,6 +108,16 @@ def project_relative(value: Optional[str], project: Path) -> Optional[str]:
         return value
 
 
+@contextmanager
+def _read_only(path: Path) -> Iterator[sqlite3.Connection]:
+    """The store at ``path`` opened for reading only (no lock, no schema change)."""
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=1)
+    try:
+        yield db
+    finally:
+        db.close()
+
+
 def recorded_walls(path: Path, project: Path, order: Sequence[str]) -> dict[str, float]:
     """Each runner's wall time in its latest complete run of ``order`` on the project's
     code version, read without opening the store for writing (no lock, no schema
@@ -115,15 +125,12 @@ def recorded_walls(path: Path, project: Path, order: Sequence[str]) -> dict[str,
     if not path.is_file():
         return {}
     try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=1)
-        try:
+        with _read_only(path) as db:
             rows = db.execute(
                 "SELECT runner, wall_seconds FROM runs WHERE code_key = ? AND order_key = ?"
                 " AND complete = 1 AND probe IS NULL ORDER BY id",
                 (code_key(project), order_key(order)),
             ).fetchall()
-        finally:
-            db.close()
     except sqlite3.Error:
         return {}
     return {str(runner): float(wall) for runner, wall in rows}
@@ -138,8 +145,7 @@ def recorded_run(
     if not path.is_file():
         return None
     try:
-        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=1)
-        try:
+        with _read_only(path) as db:
             row = db.execute(
                 "SELECT id, order_blob, results_blob, wall_seconds FROM runs WHERE code_key = ?"
                 " AND order_key = ? AND runner = ? AND complete = 1 AND probe IS NULL"
@@ -151,8 +157,6 @@ def recorded_run(
             rid, order_blob, results_blob, wall = row
             numbers = decode_order(order_blob)
             names = dict(db.execute("SELECT id, nodeid FROM tests"))
-        finally:
-            db.close()
         result = OrderResult(
             [names[n] for n in numbers],
             decode_results(results_blob, numbers, names),

@@ -25,6 +25,7 @@ from orderdep.analysis.repair.write.patches import (
     apply_insertions,
     changed_lines,
     insertion,
+    statement_key,
     unified_diff,
 )
 from orderdep.errors import UsageError
@@ -78,6 +79,27 @@ def test_a_fixture_joins_a_signature_whose_parenthesis_has_a_line_of_its_own() -
     source = "def test_wrapped(\n        self, app, error_code\n):\n    assert app\n"
     new = apply_insertion(source, Insertion("t.py::test_wrapped", ("x = 1",), ("request",)))
     assert new.startswith("def test_wrapped(\n        self, app, error_code, request\n):\n")
+
+
+def test_a_step_goes_after_the_statement_it_names_whatever_its_quotes_and_comments() -> None:
+    source = (
+        "def test_load(tmp_path):\n"
+        "    folder = tmp_path / 'data'  # where it goes\n"
+        "    folder.mkdir()\n"
+        "    assert load(folder)\n"
+    )
+    after = statement_key('folder = tmp_path / "data"')
+    ins = Insertion("t.py::test_load", ("store.load()",), after=after)
+    new = apply_insertion(source, ins)
+    assert new.splitlines()[1:4] == [
+        "    folder = tmp_path / 'data'  # where it goes",
+        "    store.load()",
+        "    folder.mkdir()",
+    ]
+    assert apply_insertion(new, ins) == new  # idempotent
+    gone = Insertion("t.py::test_load", ("store.load()",), after=statement_key("x = 1"))
+    with pytest.raises(UsageError, match="no longer has the statement a step was to follow"):
+        apply_insertion(source, gone)
 
 
 def test_missing_functions_and_bad_sources_are_usage_errors() -> None:

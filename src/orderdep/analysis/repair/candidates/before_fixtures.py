@@ -26,6 +26,8 @@ def _early(ins: Insertion, setters: Sequence[str]) -> Insertion | None:
     pytest class; None where that cannot hold them."""
     if ins.edit != "insert" or ins.method is not None or "request" in ins.fixtures:
         return None  # a test's own request would be the fixture's there
+    if ins.after is not None:
+        return None  # a step after the test's own statements needs them
     path, classes, _ = function_path(ins.test)
     if not classes and any(re.search(r"\bself\b", st) for st in ins.statements):
         return None

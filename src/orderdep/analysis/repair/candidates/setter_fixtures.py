@@ -15,6 +15,7 @@ from pathlib import Path
 
 from orderdep.analysis.repair.candidates.candidates import Candidate, short_name
 from orderdep.analysis.repair.candidates.fixture_defs import FixtureDef, FixtureIndex
+from orderdep.analysis.repair.candidates.fixture_steps import missing_step_candidates
 from orderdep.analysis.repair.candidates.sources import read_function, requested_fixtures
 from orderdep.analysis.repair.write.patches import Insertion, function_path
 from orderdep.analysis.repair.write.unittest_patches import testcase_methods
@@ -25,19 +26,20 @@ from orderdep.errors import UsageError
 def setter_fixture_candidates(project: Path, finding: ODFinding) -> list[Candidate]:
     """For a brittle: each project fixture a state-setter uses that the brittle does not
     (and can: the same definition is visible from it), requested by the brittle; the
-    fixtures the setter requests itself come first."""
+    fixtures the setter requests itself come first. Before them, the steps a brittle's
+    copy of such a fixture's set-up leaves out (:mod:`.fixture_steps`)."""
     brittle = finding.test
+    out = missing_step_candidates(project, finding)  # a copy of a fixture's set-up, completed
     try:
         source = read_function(project, brittle)
     except UsageError:
-        return []
+        return out
     _, classes, _ = function_path(brittle)
     if classes and testcase_methods(source.source, classes) is not None:
-        return []  # a TestCase's methods take no fixtures
+        return out  # a TestCase's methods take no fixtures
     index = FixtureIndex(project)
     mine = {(d.file, d.name) for d in index.closure(brittle, requested_fixtures(project, brittle))}
     setters = finding.state_setters or [m for g in finding.state_setter_groups for m in g]
-    out: list[Candidate] = []
     offered: set[str] = set()
     for setter in setters:
         asked = requested_fixtures(project, setter)

@@ -97,12 +97,12 @@ def coalesce(insertions: Sequence[Insertion]) -> list[Insertion]:
     insertions into the same place in their order, each statement once, their fixtures
     and their comments together. Two guards for one polluter then read as one block (in
     a ``TestCase`` one ``MonkeyPatch``, not one per guard)."""
-    groups: dict[tuple[str, str, Optional[str], str], list[Insertion]] = {}
+    groups: dict[tuple[str, str, Optional[str], str, Optional[str]], list[Insertion]] = {}
     for ins in insertions:
         place = function_id(ins.test) if ins.edit != "narrow" else ins.test
-        groups.setdefault((ins.file, place, ins.method, ins.edit), []).append(ins)
+        groups.setdefault((ins.file, place, ins.method, ins.edit, ins.after), []).append(ins)
     out: list[Insertion] = []
-    for (_, _, _, edit), group in groups.items():
+    for (_, _, _, edit, _), group in groups.items():
         if len(group) == 1 or edit == "narrow":
             out += group
             continue

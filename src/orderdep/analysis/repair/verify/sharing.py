@@ -150,8 +150,8 @@ def _block_key(fix: Fix, project: Path) -> Optional[tuple[str, Insertion]]:
     if len(fix.insertions) != 1:
         return None
     ins = fix.insertions[0]
-    if ins.edit != "insert" or ins.method is not None:
-        return None
+    if ins.edit != "insert" or ins.method is not None or ins.after is not None:
+        return None  # a step after the test's own statements needs them before it
     path, classes, _ = function_path(ins.test)
     try:
         source = (project / path).read_text(encoding="utf-8")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import difflib
 import io
+import textwrap
 import tokenize
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -63,10 +64,23 @@ class Insertion:
     # "setup_function" (likewise, a plain function): see
     # :mod:`~orderdep.analysis.repair.write.fixture_patches`
     edit: str = "insert"
+    # for "insert": the statement of the function to insert after (its ``ast.dump``, see
+    # :func:`statement_key`) instead of at the start: a step a test's own set-up lacks
+    after: Optional[str] = None
 
     @property
     def file(self) -> str:
         return self.test.split("::", 1)[0]
+
+
+def statement_key(code: str) -> Optional[str]:
+    """What a statement is, whatever its comments, layout and quotes: the ``ast.dump`` of
+    its (dedented) code; None for code that is not one statement."""
+    try:
+        body = ast.parse(textwrap.dedent(code)).body
+    except SyntaxError:
+        return None
+    return ast.dump(body[0]) if len(body) == 1 else None
 
 
 def function_path(test_id: str) -> tuple[str, list[str], str]:
@@ -163,6 +177,14 @@ class _Inserter(cst.CSTTransformer):
         if at < len(stmts) and is_super_call(stmts[at]):
             at += 1  # after the base class's set-up
         ins = self.insertion
+        if ins.after is not None:
+            keys = [statement_key(cst.Module([]).code_for_node(s)) for s in stmts]
+            if ins.after not in keys:
+                raise UsageError(
+                    f"{ins.test!r} no longer has the statement a step was to follow; "
+                    "was the test changed since? Run orderdep fix again"
+                )
+            at = keys.index(ins.after) + 1
         unittest = bool(self.testcase and self.testcase[-1])
         code: Sequence[str] = ins.statements
         if unittest:  # no fixtures: monkeypatch and request become what a TestCase has

@@ -31,7 +31,7 @@ from orderdep.analysis.repair.candidates.sources import (
     read_function,
     requested_fixtures,
 )
-from orderdep.analysis.repair.write.patches import Insertion, statement_key
+from orderdep.analysis.repair.write.patches import Insertion, function_path, statement_key
 from orderdep.core.report import ODFinding
 from orderdep.errors import UsageError
 
@@ -60,7 +60,8 @@ def missing_step_candidates(project: Path, finding: ODFinding) -> list[Candidate
             donor = read_function(project, donor_id)
         except UsageError:
             continue
-        insertions = _steps(test, donor, same_class=_class_of(donor_id) == _class_of(brittle))
+        same_class = function_path(donor_id)[1] == function_path(brittle)[1]
+        insertions = _steps(test, donor, same_class)
         if not insertions or insertions in seen:
             continue
         seen.add(insertions)
@@ -70,11 +71,6 @@ def missing_step_candidates(project: Path, finding: ODFinding) -> list[Candidate
         # like a state-setter's statements, the state it sets up outlives the test
         out.append(Candidate("fixture", why, list(insertions), leaks=True))
     return out
-
-
-def _class_of(node_id: str) -> tuple[str, ...]:
-    parts = node_id.split("::")
-    return tuple(parts[1:-1])
 
 
 def _parsed(statements: Sequence[str]) -> list[Optional[ast.stmt]]:

@@ -32,6 +32,18 @@ def test_suspects_come_cheapest_first() -> None:
     assert suspects_of(search, nio) == ["y", "x", "n", "early", "late"]
 
 
+def test_a_slow_suspect_comes_after_quick_ones_that_failed_later_in_their_orders() -> None:
+    """``slow`` fails alone but takes 8 s each time; ``b`` fails after two quick tests."""
+    search = [
+        OrderResult(["slow"], [TestResult("slow", F, 8.0)]),
+        OrderResult(
+            ["a", "c", "b"],
+            [TestResult("a", P, 0.1), TestResult("c", P, 0.1), TestResult("b", F, 0.2)],
+        ),
+    ]
+    assert suspects_of(search, []) == ["b", "slow"]
+
+
 def test_a_budget_spent_on_confirmation_has_confirmed_the_cheap_suspects() -> None:
     """Victim ``v_late`` was seen first, failing only at the end of a long order;
     ``v_early`` failed in another order right after its polluter: with time for one

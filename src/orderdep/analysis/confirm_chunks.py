@@ -44,18 +44,26 @@ def partners_in(findings: Sequence[ODFinding]) -> set[str]:
 
 def suspects_of(search: Sequence[OrderResult], nio_search: Sequence[OrderResult]) -> list[str]:
     """Tests that failed in a search order or a second time in ``[t, t]``, cheapest to
-    confirm first: by the fewest tests run before a failure of theirs (so a budget that
-    runs out has confirmed as many as it could), then first seen first."""
-    before: dict[str, int] = {}
+    confirm first (so a budget that runs out has confirmed as many as it could): by the
+    fewest seconds the tests up to a failure of theirs took, the test's own included (a
+    suspect that takes 8 s costs that in every order confirming it), then the fewest
+    tests run before that failure, then first seen first."""
+    cost: dict[str, tuple[float, int]] = {}
+
+    def note(test: str, seconds: float, position: int) -> None:
+        cost[test] = min(cost.get(test, (seconds, position)), (seconds, position))
+
     for result in search:
+        seconds = 0.0
         for position, r in enumerate(result.results):
+            seconds += r.duration
             if failed(r) is True:
-                before[r.test] = min(before.get(r.test, position), position)
+                note(r.test, seconds, position)
     for result in nio_search:
         if len(result.results) == 2 and failed(result.results[1]) is True:
-            before[result.order[0]] = min(before.get(result.order[0], 1), 1)
-    first = {t: i for i, t in enumerate(before)}
-    return sorted(before, key=lambda t: (before[t], first[t]))
+            note(result.order[0], sum(r.duration for r in result.results), 1)
+    first = {t: i for i, t in enumerate(cost)}
+    return sorted(cost, key=lambda t: (cost[t], first[t]))
 
 
 def _sweep(

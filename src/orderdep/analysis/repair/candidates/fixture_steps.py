@@ -68,8 +68,9 @@ def missing_step_candidates(project: Path, finding: ODFinding) -> list[Candidate
         steps = sum(len(i.statements) for i in insertions)
         what = "the step" if steps == 1 else f"the {steps} steps"
         why = f"adds {what} of {named}, that the test's copy of its set-up leaves out"
-        # like a state-setter's statements, the state it sets up outlives the test
-        out.append(Candidate("fixture", why, list(insertions), leaks=True))
+        # the state it sets up outlives the test, as the donor's own set-up already makes
+        # it do: not ranked with the transplants that leak state of their own
+        out.append(Candidate("fixture", why, list(insertions)))
     return out
 
 

@@ -18,7 +18,6 @@ the debugger; each candidate is verified like every other.
 from __future__ import annotations
 
 import ast
-import builtins
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
@@ -28,6 +27,7 @@ from orderdep.analysis.repair.candidates.candidates import Candidate, short_name
 from orderdep.analysis.repair.candidates.fixture_defs import FixtureIndex
 from orderdep.analysis.repair.candidates.sources import (
     FunctionSource,
+    free_names,
     read_function,
     requested_fixtures,
 )
@@ -138,23 +138,13 @@ def _usable(
     have = set(test.params) | _bound(test.statements) | _module_names(test.source)
     if donor.file != test.file:
         have -= _module_names(donor.source) - _module_names(test.source)
-    for name in _read(steps):
+    for name in free_names(steps):
         if name == "self":
             if not same_class:
                 return False
-        elif name not in have and not hasattr(builtins, name):
+        elif name not in have:
             return False
     return True
-
-
-def _read(statements: Sequence[str]) -> set[str]:
-    """Names ``statements`` read before binding them."""
-    loaded: set[str] = set()
-    for node in _parsed(statements):
-        for n in ast.walk(node) if node is not None else ():
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-                loaded.add(n.id)
-    return loaded - _bound(statements)
 
 
 def _bound(statements: Sequence[str]) -> set[str]:

@@ -134,7 +134,8 @@ def statement_text(source: str, node: ast.stmt) -> str:
     return textwrap.dedent(ast.get_source_segment(source, node, padded=True) or "")
 
 
-def _free_names(statements: Sequence[str]) -> list[str]:
+def free_names(statements: Sequence[str]) -> list[str]:
+    """The names ``statements`` read that they do not bind themselves, builtins left out."""
     loaded: dict[str, None] = {}
     stored: set[str] = set()
     for text in statements:
@@ -186,7 +187,7 @@ def transplant(
     the donor has from a star import of a project module); parameters of the donor they use
     become fixtures of the victim.
     """
-    free = _free_names(statements)
+    free = free_names(statements)
     fixtures = [n for n in free if n in donor.params]
     imports: list[str] = []
     if donor.file != victim.file:
@@ -236,7 +237,7 @@ def _touches_module(donor: FunctionSource, modules: set[str]) -> bool:
     """Whether the donor's statements name one of ``modules`` (or what they import from it)."""
     if not modules:
         return False
-    free = set(_free_names(donor.statements))
+    free = set(free_names(donor.statements))
     if donor.module in modules:
         return True
     names = ModuleNames.parse(donor.source, donor.module)

@@ -20,10 +20,10 @@ from orderdep.core.fidelity import (
     SampleOrder,
     estimate_seconds,
 )
-from orderdep.engine.store import DEFAULT_STORE, recorded_walls
+from orderdep.engine.store import recorded_walls
 from orderdep.errors import UsageError
 from orderdep.shells.app import cli
-from orderdep.shells.commands.engine_cmds import fidelity_cache_path
+from orderdep.shells.commands.engine_cmds import fidelity_cache_path, store_path
 from orderdep.shells.exitcodes import verdict_code
 from orderdep.shells.options import (
     ALLOW_INCOMPLETE_OPTION,
@@ -219,7 +219,7 @@ class _Plan:
             f"{cost.runners} runners ({', '.join(runners)}): about {cost.executions:,} test "
             f"executions; {cost.fresh} of the runs start a fresh pytest process"
         )
-        path = self.store if self.store is not None else self.project / DEFAULT_STORE
+        path = store_path(self.project, self.store)
         walls = recorded_walls(path, self.project, samples[0].order) if samples else {}
         if walls:
             wall = min(walls.values())

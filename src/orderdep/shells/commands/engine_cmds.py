@@ -92,7 +92,7 @@ def offer_recorded(engine: Engine, store: Optional[Path]) -> None:
     (``store``, default the project's) holds for this code version and this runner, an
     earlier ``detect``'s, say: a command that does not record its runs (``fix``) then
     does not pay a slow suite's time again for outcomes it already has."""
-    path = store if store is not None else engine.config.project / DEFAULT_STORE
+    path = store_path(engine.config.project, store)
     earlier = recorded_run(path, engine.config.project, engine.suite.ids, engine.runner)
     if earlier is not None:
         engine.offer(earlier)
@@ -100,8 +100,7 @@ def offer_recorded(engine: Engine, store: Optional[Path]) -> None:
 
 def fidelity_cache_path(project: Path, store: Optional[Path]) -> Path:
     """Where fork-runner verdicts are cached: beside the results store."""
-    base = store.parent if store is not None else project / DEFAULT_STORE.parent
-    return base / "fidelity.json"
+    return store_path(project, store).parent / "fidelity.json"
 
 
 def command_line() -> str:
@@ -111,9 +110,14 @@ def command_line() -> str:
     return shlex.join(["orderdep", *argv]) if argv is not None else ctx.command_path
 
 
+def store_path(project: Path, given: Optional[Path]) -> Path:
+    """The results store: the one given, else the project's."""
+    return given if given is not None else project / DEFAULT_STORE
+
+
 def open_store(project: Path, given: Optional[Path]) -> Store:
     """Lock and open the results store for the rest of the running command."""
-    path = given if given is not None else project / DEFAULT_STORE
+    path = store_path(project, given)
     ctx = click.get_current_context()
     lock = StoreLock.acquire(path, command_line())
     ctx.call_on_close(lock.release)

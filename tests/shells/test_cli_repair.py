@@ -286,10 +286,14 @@ def test_printed_fixture_command_adds_an_autouse_fixture_to_conftest(
     assert main(shlex.split(command)[1:]) == 0
     assert "applied to tests/conftest.py" in capsys.readouterr().out
     conftest = (root / "tests" / "conftest.py").read_text()
-    assert conftest.startswith("import pytest\n\n\n@pytest.fixture(autouse=True)\n")
-    # a project module stays imported where it is needed (not earlier, at collection)
-    assert "def _restore_jobs(request):\n" in conftest
-    assert "    from app import jobs\n    request.addfinalizer(lambda: jobs._JOBS.pop(" in conftest
+    assert conftest.startswith("import copy\n\nimport pytest\n\n\n@pytest.fixture(autouse=True)\n")
+    # a project module stays imported where it is needed (not earlier, at collection);
+    # the whole registry is put back, not only the key this victim's polluter adds
+    assert "def _restore_jobs(monkeypatch):\n" in conftest
+    assert (
+        "    from app import jobs\n"
+        "    monkeypatch.setattr(jobs, '_JOBS', copy.deepcopy(jobs._JOBS))\n"
+    ) in conftest
     orders = [[ADD, EMPTY], *random_orders(11, 3)]
     failed = suite_passes_in(root, orders)
     assert all(EMPTY not in f for f in failed), failed

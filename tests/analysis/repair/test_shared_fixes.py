@@ -53,7 +53,10 @@ def test_root_cause_fixes_of_victims_sharing_a_polluter_are_offered_first() -> N
     new = ODFinding("t.py::v9", "victim", polluters=["t.py::p1", "t.py::p2"])
     # the fix shared by both polluters first; a change to another victim is never offered
     assert shared_fixes(new, done) == [conftest, polluter_fix]
-    assert shared_fixes(c, done) == []
+    # no shared polluter: the autouse fixture of a victim of its file only
+    assert shared_fixes(c, done) == [conftest]
+    elsewhere = ODFinding("u.py::v3", "victim", polluters=["u.py::p3"])
+    assert shared_fixes(elsewhere, done) == []
     assert shared_fixes(ODFinding("t.py::b", "brittle", state_setters=["t.py::p1"]), done) == []
 
 

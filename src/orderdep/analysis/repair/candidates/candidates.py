@@ -38,6 +38,10 @@ class Candidate:
     # a new object in place of the polluted one (its module's initializer made again):
     # after an in-place reset of the same standing, which code holding the old one sees
     remade: bool = False
+    # a fixture for every test putting back only the keys of a container one victim needs,
+    # while one putting back the whole container (which the victims of its other keys
+    # need too) is offered: after it, at any size
+    keys_only: bool = False
 
 
 def _dedupe(orders: Sequence[Sequence[str]]) -> list[list[str]]:

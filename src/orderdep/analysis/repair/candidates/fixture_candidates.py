@@ -34,7 +34,7 @@ from typing import Optional
 
 from orderdep.analysis.repair.candidates.candidates import Candidate, short_name
 from orderdep.analysis.repair.candidates.fixture_defs import WIDE_SCOPES, FixtureDef, FixtureIndex
-from orderdep.analysis.repair.candidates.root_statements import guard_statements
+from orderdep.analysis.repair.candidates.root_statements import guard_statements, key_guard
 from orderdep.analysis.repair.candidates.sources import requested_fixtures
 from orderdep.analysis.repair.locate.module_names import ModuleNames, module_name_for
 from orderdep.analysis.repair.locate.root_info import RootInfo
@@ -153,6 +153,7 @@ def autouse_candidates(
     out: list[Candidate] = []
     comment = f"Put {what} back after every test ({short_name(finding.test)} needs it)."
     name = fixture_slug(roots[0]) if len(roots) == 1 else group_slug(roots)
+    keys = [key_guard(root, names, None) for root, _ in per_root]
     for i in range(max((len(a) for _, a in per_root), default=0)):
         # one fixture for every root: the roots a victim needs back are one state
         chosen = [alts[min(i, len(alts) - 1)] for _, alts in per_root]
@@ -160,7 +161,14 @@ def autouse_candidates(
         fixtures = list(dict.fromkeys(f for _, fx in chosen for f in fx))
         base = insertion(f"{conftest}::{name}", stmts, fixtures)
         ins = Insertion(base.test, base.statements, base.fixtures, None, comment, edit="autouse")
-        out.append(Candidate("fixture", f"autouse fixture in {conftest} restores {what}", [ins]))
+        # some keys of a container, when the whole of it is offered too
+        partial = any(c == k and len(a) > 1 for c, k, (_, a) in zip(chosen, keys, per_root))
+        out.append(
+            Candidate(
+                "fixture", f"autouse fixture in {conftest} restores {what}", [ins],
+                keys_only=partial,
+            )
+        )  # fmt: skip
     unset = [r.var for r in roots if r.kind == "env" and r.var and not r.passing.present]
     if roots and len(unset) == len(roots):  # one line each: unset before every test
         stmts = [f"monkeypatch.delenv({var!r}, raising=False)" for var in unset]

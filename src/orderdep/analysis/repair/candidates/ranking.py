@@ -109,12 +109,13 @@ def ranked_patches(
     """Each candidate with its changes to ``project``, best first: the root cause before
     a fixture before a change to the OD test (:func:`root_cause_rank`), changes that end
     with the test before ones that leak state, a reset in place before a new object made
-    in the polluted one's place, then the fewest changed lines (long lines
+    in the polluted one's place, a fixture putting back a whole container before one
+    putting back some of its keys, then the fewest changed lines (long lines
     count more); at equal size iFixFlakies' cleaners, then ODRepair's generated calls (003
     §5.2 recommends that order), then the rest in ``strategies`` order; then characters.
     A candidate that names orderdep's temporary copy, does not apply, changes nothing or
     repeats an earlier one's patch is left out (the first two with a note in ``notes``)."""
-    built: list[tuple[tuple[int, bool, bool, int, int, int, int], Candidate, Changes]] = []
+    built: list[tuple[tuple[int, bool, bool, bool, int, int, int, int], Candidate, Changes]] = []
     seen: set[str] = set()
     for i, cand in enumerate(candidates):
         cand = relocated(cand, project)  # paths into orderdep's copy, as the project's own
@@ -135,6 +136,7 @@ def ranked_patches(
             continue
         seen.add(key)
         size = (reading_size(key), list(strategies).index(cand.strategy), changed_chars(key), i)
-        built.append(((root_cause_rank(cand), cand.leaks, cand.remade, *size), cand, changes))
+        rank = (root_cause_rank(cand), cand.leaks, cand.remade, cand.keys_only)
+        built.append(((*rank, *size), cand, changes))
     built.sort(key=lambda b: b[0])
     return [(cand, changes) for _, cand, changes in built]

@@ -252,6 +252,17 @@ def _buffer(root: RootInfo) -> bool:
     return isinstance(desc, list) and len(desc) == 3 and desc[0] == "buf"
 
 
+def key_guard(root: RootInfo, names: ModuleNames, test_module: Optional[str]) -> Optional[Stmts]:
+    """The guard of :func:`guard_statements` putting back only the keys (or attributes)
+    of a container the polluter changes, not the whole container; None when the
+    difference is not a matter of keys."""
+    if root.kind not in ("global", "classattr") or not root.module or not root.failing.present:
+        return None
+    obj, obj_imports = _ref(root, names, test_module)
+    keys = guard_key_statements(root, obj)
+    return ([*obj_imports, *keys[0]], keys[1]) if keys else None
+
+
 def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[str]) -> list[Stmts]:
     """Ways for a polluter to undo its write to ``root`` when it ends (teardown)."""
     out: list[Stmts] = []
@@ -315,9 +326,9 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
         copies = attribute_copy_guards(root, obj)
         if copies:  # its containers changed in place: the test changes copies of them
             out.append(([*obj_imports, *copies], ["monkeypatch"]))
-        keys = guard_key_statements(root, obj) if root.failing.present else None
+        keys = key_guard(root, names, test_module)
         if keys and not fields:  # only the keys the polluter adds, removes or changes
-            out.append(([*obj_imports, *keys[0]], keys[1]))
+            out.append(keys)
     elif root.kind == "cache" and root.module:
         ref, imports = _ref(root, names, test_module)
         out.append(([*imports, f"request.addfinalizer({ref}.cache_clear)"], ["request"]))

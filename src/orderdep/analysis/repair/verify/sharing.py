@@ -5,7 +5,8 @@ copy per test:
 
 * :func:`shared_fixes`: before a victim is debugged, the root-cause fixes already
   verified for other victims of one of its polluters (the polluter's own clean-up, an
-  autouse fixture) are the first things tried for it. When one verifies for it too, the
+  autouse fixture), and the autouse fixtures verified for other victims of its file
+  (another key of the same dict), are the first things tried for it. When one verifies for it too, the
   victim costs one verification and the patch set gains no line.
 * :func:`hoist_blocks`: the same statements inserted at the start of several tests of one
   ``unittest.TestCase`` class go once into the class's ``setUp`` (added when missing);
@@ -43,9 +44,14 @@ def is_root_cause(fix: Fix) -> bool:
     return fix.strategy == "polluter" or any(i.edit in ROOT_CAUSE_EDITS for i in fix.insertions)
 
 
+def _autouse(fix: Fix) -> bool:
+    return any(i.edit == "autouse" for i in fix.insertions)
+
+
 def shared_fixes(finding: ODFinding, done: Sequence[tuple[ODFinding, Fix]]) -> list[Fix]:
     """The verified root-cause fixes of earlier victims sharing a polluter with the victim
-    ``finding`` (each patch once, those of the most shared polluters first)."""
+    ``finding``, and the autouse fixtures verified for earlier victims of its file (each
+    patch once, those of the most shared polluters first)."""
     if finding.kind not in (None, "victim"):
         return []
     mine = set(finding.polluters) | {p for g in finding.polluter_groups for p in g}
@@ -53,11 +59,15 @@ def shared_fixes(finding: ODFinding, done: Sequence[tuple[ODFinding, Fix]]) -> l
         return []
     scored: list[tuple[int, int, Fix]] = []
     seen: set[tuple[Insertion, ...]] = set()
+    file = function_path(finding.test)[0]
     for i, (other, fix) in enumerate(done):
         theirs = set(other.polluters) | {p for g in other.polluter_groups for p in g}
         common = len(mine & theirs)
+        # a fixture for every test, made for a victim of the same file: its other
+        # polluters may change the same state (another key of one dict)
+        near = _autouse(fix) and function_path(other.test)[0] == file
         key = tuple(dataclasses.replace(ins, comment=None) for ins in fix.insertions)
-        if common and is_root_cause(fix) and key not in seen:
+        if (common or near) and is_root_cause(fix) and key not in seen:
             seen.add(key)
             scored.append((-common, i, fix))
     return [fix for *_, fix in sorted(scored, key=lambda s: s[:2])]

@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from clitools import POLLUTER, VICTIM
@@ -129,23 +129,6 @@ def test_a_stopped_apply_keeps_each_verified_patch_and_a_rerun_goes_on(
 def fixes_of(root: Path) -> list[str]:
     report = load_report(root / ".orderdep" / "report.json")
     return [f.test for f in report.od_tests]
-
-
-def test_the_time_kept_for_the_set_check_follows_the_suites_pace() -> None:
-    from types import SimpleNamespace
-
-    from orderdep.shells.commands.fix_steps import SET_CHECK_START, set_check_reserve
-
-    def repairer(seconds: Optional[float]) -> Any:
-        return SimpleNamespace(verifier=SimpleNamespace(suite_seconds=lambda: seconds))
-
-    assert set_check_reserve(repairer(None), 20, 3, 300.0) == 0.0  # pace unknown yet
-    assert set_check_reserve(repairer(0.5), 20, 3, None) == 0.0  # no budget
-    assert set_check_reserve(repairer(0.5), 0, 0, 300.0) == 0.0  # nothing to check yet
-    # nor before the first patch: a first patch's cut set check keeps it
-    assert set_check_reserve(repairer(0.5), 20, 0, 300.0) == 0.0
-    assert set_check_reserve(repairer(0.5), 20, 3, 300.0) == SET_CHECK_START + 0.5 * 21
-    assert set_check_reserve(repairer(60.0), 20, 3, 300.0) == 75.0  # a quarter at most
 
 
 def test_a_victim_whose_polluter_patch_fails_in_a_random_order_gets_one_for_every_polluter(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
@@ -22,6 +23,10 @@ def _out_of_time(*args: object, **kwargs: object) -> Any:
     raise OutOfTime("the budget ended: no more orders are started")
 
 
+def _repairer(*, suite_in_set: bool) -> Any:
+    return SimpleNamespace(verifier=SimpleNamespace(suite_in_set=suite_in_set))
+
+
 @pytest.mark.parametrize("count", [1, 2])
 def test_the_only_patch_is_kept_when_the_budget_ends_in_its_set_check(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], count: int
@@ -34,7 +39,7 @@ def test_the_only_patch_is_kept_when_the_budget_ends_in_its_set_check(
     fixed = [_result(f"t.py::test_{i}") for i in range(count)]
     by_function = {r.test: r for r in fixed}
     kept, changes, left_out = fix_steps.check_set(
-        cast(Any, type("R", (), {"verifier": None})()),
+        _repairer(suite_in_set=False),
         tmp_path,
         fixed,
         by_function,
@@ -49,3 +54,24 @@ def test_the_only_patch_is_kept_when_the_budget_ends_in_its_set_check(
     else:
         assert kept == [] and set(left_out) == set(by_function)
         assert "none is applied" in out
+
+
+def test_no_patch_is_applied_when_the_budget_ends_before_the_suite_ran_with_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A suite slow for the budget runs only in the set check: a patch verified in its
+    own orders only, which the budget kept from the whole suite, is not applied."""
+    monkeypatch.setattr(fix_steps, "holding_set", _out_of_time)
+    monkeypatch.setattr(fix_steps, "merged_changes", lambda p, ins: {"t.py": ("a", "b")})
+    fixed = [_result("t.py::test_0")]
+    kept, changes, left_out = fix_steps.check_set(
+        _repairer(suite_in_set=True), tmp_path, fixed, {fixed[0].test: fixed[0]}, seed=0,
+        orders=0, unrepaired=None,
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert (
+        kept == []
+        and changes == {}
+        and left_out == {"t.py::test_0": "not checked on the whole suite (the budget ended)"}
+    )
+    assert "none is applied" in out and "verified in its own orders only" in out

@@ -89,7 +89,7 @@ def check_set(
     patches = {f: r.fix.insertions for f, r in by_function.items() if r.fix is not None}
     if not patches:
         return [], {}, {}
-    if len(patches) < 2 and orders == 0:
+    if len(patches) < 2 and orders == 0 and not repairer.verifier.suite_in_set:
         changes = merged_changes(project, [i for p in patches.values() for i in p])
         return list(patches), changes, {}
     targets = {
@@ -104,6 +104,13 @@ def check_set(
         )  # fmt: skip
     except OutOfTime:  # each verified alone; together, unchecked: said, kept out
         elsewhere.clear()  # nothing kept: no kept patch's test failed anywhere
+        if repairer.verifier.suite_in_set:  # no patch has run in the whole suite
+            click.echo(
+                f"patch set: the budget ended before the whole suite ran with the "
+                f"{len(patches)} patch(es); none is applied (each is in its own file, verified "
+                "in its own orders only); rerun with a larger --budget"
+            )
+            return [], {}, {f: "not checked on the whole suite (the budget ended)" for f in patches}
         if len(patches) == 1:  # its own verification ran the orders the set check starts with
             click.echo(
                 "patch set: one patch, verified alone in its orders and the original order; "
@@ -271,29 +278,6 @@ def restore_originals(project: Path, originals: Originals) -> None:
         else:
             path.write_text(dos_newlines(path, text), encoding="utf-8")
     originals.clear()
-
-
-# seconds to copy, patch and start an engine on the copy, per set check
-SET_CHECK_START = 3.0
-
-
-# at most this share of the budget is kept for the set check
-SET_CHECK_SHARE = 0.25
-
-
-def set_check_reserve(
-    repairer: Repairer, set_orders: int, fixed: int, budget: Optional[float]
-) -> float:
-    """Seconds the check of the patch set will take (the original order and
-    ``set_orders`` random orders of the whole suite, at the pace of an unpatched run, and
-    the start of an engine on the patched copy): a repair does not start in what the budget keeps
-    for it, up to :data:`SET_CHECK_SHARE` of the ``budget``. Nothing is kept before a
-    patch exists (a first patch whose set check the budget cuts is kept, verified alone
-    in its orders and the original order), or before the suite's pace is known."""
-    whole = repairer.verifier.suite_seconds()
-    if whole is None or budget is None or fixed < 1:
-        return 0.0
-    return min(SET_CHECK_START + whole * (1 + set_orders), SET_CHECK_SHARE * budget)
 
 
 def table_row(result: FixResult) -> tuple[str, str, str, str]:

@@ -31,6 +31,11 @@ from orderdep.shells.commands.debug_cmds import (
 )
 from orderdep.shells.commands.engine_cmds import offer_recorded, open_engine
 from orderdep.shells.commands.fix_ahead import set_up_ahead, victims_ahead
+from orderdep.shells.commands.fix_budget import (
+    set_check_reserve,
+    suite_in_set,
+    suite_in_set_note,
+)
 from orderdep.shells.commands.fix_steps import (
     Originals,
     apply_now,
@@ -40,7 +45,6 @@ from orderdep.shells.commands.fix_steps import (
     repair_one,
     restore_originals,
     retry_left_out,
-    set_check_reserve,
     share_setups,
     table_row,
 )
@@ -234,6 +238,10 @@ def fix(
                     suite_s = repairer.verifier.baseline_seconds()
             except OutOfTime:
                 pass
+        if suite_in_set(suite_s, budget):
+            assert suite_s is not None and budget is not None
+            repairer.verifier.suite_in_set = True
+            click.echo(suite_in_set_note(suite_s, budget), err=True)
 
         def victim(item: tuple[str, Optional[ODFinding]]) -> bool:
             return item[1] is not None and item[1].kind == "victim"
@@ -246,7 +254,8 @@ def fix(
             return function_id(partners[0]) if partners else test
 
         # a fair share each, victims and brittles in turn, then the rest to those a share stopped
-        turns = Turns(selected, least_turn(suite_s), first=victim, group=partner_group)
+        per_patch = None if repairer.verifier.suite_in_set else suite_s  # runs for each patch
+        turns = Turns(selected, least_turn(per_patch), first=victim, group=partner_group)
         for turn in turns:
             index, (test, found) = turn.index, turn.item
             left_s = limit.left()  # what a set check of the patches so far needs is kept

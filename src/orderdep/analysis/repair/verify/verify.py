@@ -6,7 +6,9 @@ A fix is only offered when, in a private copy of the project with the change app
 2. it still passes in each of its passing orders;
 3. the other tests of those orders keep the outcomes they had without the change;
 4. the whole suite in its original order has the outcomes it had before, except that
-   failing tests may now pass (a fix for one victim can fix its siblings too);
+   failing tests may now pass (a fix for one victim can fix its siblings too); for a
+   suite slow for the budget (:attr:`Verifier.suite_in_set`), once, in the check of the
+   patch set, instead of for each patch;
 5. a test that failed without the change and still fails fails with the same exception
    (a polluter made to raise before it pollutes has not been repaired).
 
@@ -172,6 +174,9 @@ class Verifier:
         self.config = config
         self.engine = engine  # on the unpatched project: the outcomes to compare with
         self.full_suite = full_suite
+        # a suite slow for the budget: each patch is verified in its own orders, and the
+        # whole suite runs once, in the check of the patch set (not for each patch)
+        self.suite_in_set = False
         self.nd_tests = frozenset(nd_tests)
         self._before: dict[tuple[str, ...], OrderResult] = {}
         self._suite_walls: list[float] = []  # runs of the whole suite, unpatched
@@ -314,7 +319,7 @@ class Verifier:
                 *(("passing order", o, True, t.test) for o in t.passing_orders),
             )
         ]
-        if self.full_suite and not orders_only:
+        if self.full_suite and not orders_only and not self.suite_in_set:
             checks.append(("the original order", suite_order, False, target.test))
             if self.exclusive:
                 self.unstable()  # both unpatched runs before the copy's engine starts

@@ -110,7 +110,7 @@ def test_a_slow_suite_runs_once_with_the_patches_not_once_per_patch(
     otherwise each patch's verification runs it too."""
     from orderdep.shells.commands import fix_budget
 
-    counts, outputs = {}, {}
+    counts: dict[bool, int] = {}
     for in_set in (False, True):
         monkeypatch.setattr(fix_budget, "SUITE_IN_SET_SHARE", 0.0 if in_set else 1.0)
         runs = tmp_path / f"runs-{in_set}"

@@ -273,3 +273,29 @@ def test_a_change_that_makes_a_failing_polluter_raise_before_it_pollutes_is_reje
 )
 def test_failure_kind_names_the_exception_of_a_message(message: str, kind: object) -> None:
     assert failure_kind(message) == kind
+
+
+def test_a_patched_copy_runs_in_fresh_processes_once_the_project_does(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fork runner's check sent the unpatched project to fresh processes: a patch is
+    verified there too, not by the runner that disagreed."""
+    from orderdep.analysis.repair.verify import verify
+
+    runners: list[str] = []
+
+    class Recording(Engine):
+        def __init__(self, config: EngineConfig, **kwargs: object) -> None:
+            runners.append(config.runner)
+            super().__init__(config)
+
+    monkeypatch.setattr(verify, "Engine", Recording)
+    fixed = change("    assert STATE == []", "    STATE.clear()\n    assert STATE == []")
+    config = EngineConfig(project)
+    with Engine(config) as engine:
+        checker = Verifier(config, engine)
+        assert checker.verify(fixed, TARGET, orders_only=True).ok
+        engine.use_subprocess()
+        result = checker.verify(fixed, TARGET, orders_only=True)
+    assert result.ok, result.problems
+    assert runners == ["fork", "subprocess"]

@@ -264,8 +264,13 @@ class Verifier:
         binds a fixed port at import, say), they are stopped (the next unpatched order
         starts them again) and the copy is collected once more; later copies then start
         only once they are stopped (:attr:`exclusive`), and the unpatched outcomes of the
-        ``compared`` orders are run before (:meth:`before`), not beside, the copy's."""
+        ``compared`` orders are run before (:meth:`before`), not beside, the copy's.
+        The copy runs as the unpatched project does: in fresh processes once the fork
+        runner's check sent ``self.engine`` there (a patch is never verified by a runner
+        that disagreed with a fresh pytest on this project)."""
         config = copy_config(self.config, copy)
+        if self.engine.runner == "subprocess":  # the fork runner is not trusted here
+            config = dataclasses.replace(config, runner="subprocess")
         dask = self.engine if isinstance(self.engine, DaskEngine) else None
         local = dask is None
 

@@ -359,3 +359,28 @@ def test_a_verdict_is_kept_per_version_of_the_runners(
     assert config_key(config) == before
     monkeypatch.setattr(fidelity, "__version__", "0.0.0-other")
     assert config_key(config) != before
+
+
+def test_one_after_the_other_the_heartbeat_names_the_run_still_waiting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``--jobs 1`` the fresh pytest starts when the fork runner's run ends: until
+    then it is waiting, not running."""
+    from orderdep.analysis import fork_pair
+
+    monkeypatch.setattr(fork_pair, "HEARTBEAT", 0.2)
+    project = write_files(
+        tmp_path / "p",
+        {"tests/test_slow.py": "import time\n\ndef test_slow():\n    time.sleep(1.5)\n"},
+    )
+    notices: list[str] = []
+    with Engine(EngineConfig(project, jobs=1)) as engine:
+        trust_fork(engine, VerdictCache(tmp_path / "verdicts.json"), notices.append)
+    still = [n for n in notices if "still running" in n]
+    assert still[0].startswith(
+        "orderdep: checking the fork runner: fork still running, then plain ("
+    )
+    assert not any("fork and plain" in n for n in still), still
+    assert any(
+        n.startswith("orderdep: checking the fork runner: plain still running (") for n in still
+    )

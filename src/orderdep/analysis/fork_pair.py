@@ -103,11 +103,7 @@ def side_by_side(
                 break
             if time.monotonic() - last >= HEARTBEAT * 0.99:
                 last = time.monotonic()
-                running = [name for name, f in futures.items() if f in pending]
-                notice(
-                    f"orderdep: checking the fork runner: {' and '.join(running)} still "
-                    f"running ({last - started:.0f} s)"
-                )
+                notice(still_running(futures, last - started))
         for name, future in futures.items():
             results[name] = future.result()
     except KeyboardInterrupt as exc:
@@ -123,6 +119,17 @@ def side_by_side(
     if shortened:
         raise CheckCut("budget", results, planned=True)
     return results
+
+
+def still_running(futures: dict[str, Future[OrderResult]], seconds: float) -> str:
+    """The heartbeat line: the runs started and not ended, and one waiting for its turn
+    (one after the other, the fresh pytest starts when the fork runner's run ends)."""
+    running = [name for name, f in futures.items() if f.running()]
+    waiting = [name for name, f in futures.items() if not f.done() and not f.running()]
+    line = f"orderdep: checking the fork runner: {' and '.join(running)} still running"
+    if waiting:
+        line += f", then {' and '.join(waiting)}"
+    return f"{line} ({seconds:.0f} s)"
 
 
 def returned(future: Future[OrderResult]) -> bool:

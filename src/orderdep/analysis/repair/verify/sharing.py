@@ -6,8 +6,8 @@ copy per test:
 * :func:`shared_fixes`: before a victim is debugged, the root-cause fixes already
   verified for other victims of one of its polluters (the polluter's own clean-up, an
   autouse fixture), and the autouse fixtures verified for other victims of its file
-  (another key of the same dict), are the first things tried for it. When one verifies for it too, the
-  victim costs one verification and the patch set gains no line.
+  (another key of the same dict), are the first things tried for it. When one verifies
+  for it too, the victim costs one verification and the patch set gains no line.
 * :func:`hoist_blocks`: the same statements inserted at the start of several tests of one
   ``unittest.TestCase`` class go once into the class's ``setUp`` (added when missing);
   those inserted into several tests of one pytest class go once into an autouse fixture

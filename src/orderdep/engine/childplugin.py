@@ -27,6 +27,7 @@ import pytest
 from orderdep.engine import threadwatch
 from orderdep.engine.installed import installed_packages
 from orderdep.engine.protocol import CONTROL_ENV, EventWriter
+from orderdep.engine.pytest_compat import item_path, root_path
 from orderdep.engine.redirect import imported_from, redirect
 from orderdep.engine.seeds import SeedWatch
 
@@ -84,9 +85,9 @@ def describe_items(items: list[pytest.Item], rootdir: Path) -> list[dict[str, An
         module = item.nodeid.split("::", 1)[0]
         cls_node = item.getparent(pytest.Class)
         try:
-            file = os.path.relpath(str(item.path), str(rootdir))
+            file = os.path.relpath(str(item_path(item)), str(rootdir))
         except ValueError:
-            file = str(item.path)
+            file = str(item_path(item))
         rows.append(
             {
                 "id": item.nodeid,
@@ -145,8 +146,8 @@ class _ChildSession:
         if self.control["mode"] in ("collect", "serve") or self.collect_errors:
             self.writer.emit(
                 "suite",
-                rootdir=str(self.config.rootpath),
-                tests=describe_items(list(session.items), self.config.rootpath),
+                rootdir=str(root_path(self.config)),
+                tests=describe_items(list(session.items), root_path(self.config)),
                 errors=self.collect_errors,
                 args=[str(a) for a in self.config.args],
                 code=self._code_sources(),
@@ -161,7 +162,7 @@ class _ChildSession:
             if origin
             else []
         )
-        root = str(self.config.rootpath)
+        root = str(root_path(self.config))
         installed = sorted(
             name
             for name in installed_packages(root)
@@ -194,7 +195,7 @@ class _ChildSession:
                 return True
             run = child.run
         else:
-            probe = load_probe(self.control.get("probe"), str(self.config.rootpath))
+            probe = load_probe(self.control.get("probe"), str(root_path(self.config)))
             run = OrderRun(
                 session,
                 self.control["order"],

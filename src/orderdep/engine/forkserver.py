@@ -43,6 +43,7 @@ from orderdep.engine import prefault, threadwatch
 from orderdep.engine.childrun import OrderRun, Recorder, items_by_id, load_probe
 from orderdep.engine.childstate import ServerState
 from orderdep.engine.protocol import EventWriter
+from orderdep.engine.pytest_compat import current_exception, root_path
 
 
 def send(out: IO[str], message: dict[str, Any]) -> None:
@@ -205,7 +206,7 @@ class _Server:
                 os._exit(0)
             request = json.loads(line)
             recorder.writer = EventWriter(Path(request["events"]))
-            probe = load_probe(request.get("probe"), str(session.config.rootpath))
+            probe = load_probe(request.get("probe"), str(root_path(session.config)))
             reference = request.get("reference")  # ids of another collection (volatile ids)
             run = OrderRun(session, request["order"], recorder, probe, self.by_id, reference)
         except BaseException:  # the child must never return into the server's loop
@@ -231,7 +232,7 @@ def _warm_failure_reports() -> None:
     try:
         raise AssertionError("orderdep: warming up failure reports")
     except AssertionError:
-        excinfo = pytest.ExceptionInfo.from_current()
+        excinfo = current_exception()
     for style in ("long", "short"):
         try:
             excinfo.getrepr(style=style)

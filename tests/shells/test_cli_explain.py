@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import sys
 import textwrap
 from pathlib import Path
 
@@ -126,3 +127,20 @@ def test_classify_without_report_says_which_command_creates_it(
     (tmp_path / "test_x.py").write_text("def test_x():\n    pass\n")
     assert main(["classify", str(tmp_path)]) == 2
     assert "orderdep detect" in capsys.readouterr().err
+
+
+def test_the_commands_classify_prints_repeat_its_engine_options(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Run with the project's interpreter (``--python``, orderdep installed apart from
+    it) and a pytest option, each printed command reruns its order the same way."""
+    flags = ["--python", sys.executable, "--pytest-arg=-p", "--pytest-arg=no:cacheprovider"]
+    assert main(["classify", str(project), "--alone-runs", "1", *flags]) == 1
+    commands = _commands(capsys.readouterr().out)
+    assert commands["fails"] and commands["passes"]
+    for label, expected in (("fails", 1), ("passes", 0)):
+        for command in commands[label]:
+            argv = shlex.split(command)[1:]
+            assert argv[2:6] == flags, command
+            assert main(argv) == expected, command
+    capsys.readouterr()

@@ -90,9 +90,15 @@ def evidence_orders(finding: ODFinding) -> list[tuple[str, list[str]]]:
     return out
 
 
-def evidence_commands(finding: ODFinding, project: Path) -> list[tuple[str, str]]:
-    """(label, command) pairs that reproduce the explanation."""
-    return [(label, run_command(project, order)) for label, order in evidence_orders(finding)]
+def evidence_commands(
+    finding: ODFinding, project: Path, flags: Sequence[str] = ()
+) -> list[tuple[str, str]]:
+    """(label, command) pairs that reproduce the explanation, with the engine ``flags``
+    the printing command ran with."""
+    return [
+        (label, run_command(project, order, flags=flags))
+        for label, order in evidence_orders(finding)
+    ]
 
 
 #: How many partners a summary names before "and N more".
@@ -183,10 +189,10 @@ def finding_lines(
     return lines
 
 
-def explain_lines(finding: ODFinding, project: Path) -> list[str]:
+def explain_lines(finding: ODFinding, project: Path, flags: Sequence[str] = ()) -> list[str]:
     kind = finding.kind or "order-dependent"
     lines = [f"{finding.test} [{kind}]", f"  {sentence(finding, rate=False)}"]
     lines += [f"  {line}" for line in partner_lines(finding)]
-    for label, command in evidence_commands(finding, project):
+    for label, command in evidence_commands(finding, project, flags):
         lines.append(f"  {label}: {command}")
     return lines

@@ -126,9 +126,13 @@ def open_store(project: Path, given: Optional[Path]) -> Store:
     return db
 
 
-def run_command(project: Path, order: list[str], order_file: Optional[Path] = None) -> str:
-    """The exact command that reruns ``order`` (ids inline, or the file when long)."""
-    parts = ["orderdep", "run", str(project)]
+def run_command(
+    project: Path, order: list[str], order_file: Optional[Path] = None, flags: Sequence[str] = ()
+) -> str:
+    """The exact command that reruns ``order`` (ids inline, or the file when long), with
+    the engine ``flags`` the printing command ran with (:func:`~orderdep.shells.options.
+    engine_flags`)."""
+    parts = ["orderdep", "run", str(project), *flags]
     if order_file is not None:
         parts += ["--order-file", str(order_file)]
     else:

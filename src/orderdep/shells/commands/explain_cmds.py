@@ -26,6 +26,7 @@ from orderdep.shells.options import (
     Seconds,
     collect_options,
     count,
+    engine_flags,
     engine_options,
     html_report_line,
     report_option,
@@ -119,7 +120,8 @@ def classify(
     for finding in result.od_tests:
         if tests and finding.test not in tests:
             continue
-        click.echo("\n".join(explain_lines(finding, params["project"])))
+        lines = explain_lines(finding, params["project"], engine_flags(params))
+        click.echo("\n".join(lines))
     if result.nd_tests:
         click.echo(f"non-deterministic (not order-dependent): {', '.join(result.nd_tests)}")
     click.echo(f"report: {path}")

@@ -19,6 +19,8 @@ from orderdep.engine.shim import with_shim
 from orderdep.errors import UsageError
 
 RUNNERS = ("fork", "subprocess")
+#: The oldest Python the code orderdep runs inside the test processes works on.
+MIN_PYTHON = (3, 9)
 # Plugins that reorder, deselect or distribute tests: never active in our pytest processes.
 _DISABLE_IF_PRESENT = {"pytest_randomly": "randomly", "random_order": "random_order"}
 # Plugins that only measure, switched off in our pytest processes by their own option:
@@ -80,6 +82,8 @@ class EngineConfig:
         """One start of the target interpreter: it must import orderdep and pytest, and it
         says which reordering plugins and xdist are installed there."""
         code = (
+            "import sys; v = sys.version_info[:2];"
+            f"v < {MIN_PYTHON!r} and sys.exit('python %d.%d' % v);"
             "import importlib.util as u, orderdep, pytest;"
             f"print(' '.join(m for m in {sorted([*_DISABLE_IF_PRESENT, *_QUIET_IF_PRESENT, 'xdist'])!r}"
             " if u.find_spec(m)))"
@@ -95,6 +99,12 @@ class EngineConfig:
 
         env = {**os.environ, **self.extra_env}
         proc = run(env)
+        if proc.stderr.startswith("python "):  # older than the test processes' code needs
+            raise UsageError(
+                f"--python {self.python!r} is {proc.stderr.strip().capitalize()}; orderdep's "
+                f"code in the test processes needs Python {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or "
+                "later: run the suite with a newer interpreter"
+            )
         if proc.returncode != 0:
             # orderdep installed apart from the project (pipx, another venv): lend it ours
             lent = with_shim(env)

@@ -301,6 +301,32 @@ def test_whole_run_on_a_git_project_then_resumed(tmp_path: Path, capsys: Any) ->
 
 
 @pytest.mark.slow
+def test_orderdep_apart_from_the_project_keeps_the_pytest_it_pins(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """``--apart``: orderdep in a venv of its own runs the project's interpreter with
+    ``--python``; the project's venv keeps pytest 7.0 (orderdep itself needs 7.4), and
+    the row is found and repaired as with orderdep installed into it."""
+    argv = _manifest(tmp_path)
+    manifest = Path(argv[argv.index("--manifest") + 1])
+    data = json.loads(manifest.read_text())
+    data["projects"][0]["requirements"] = ["pytest==7.0.1"]
+    manifest.write_text(json.dumps(data))
+    corpus.main([*argv, "--workers", "0", "--apart"])
+    row = _scored(tmp_path)
+    assert row["status"] == "scored", row
+    assert (row["found"], row["right_kind"], row["repaired"], row["holds"]) == (1, 1, 1, "yes")
+    work = tmp_path / "work" / "shop"
+    project_python = work / "venv" / "bin" / "python"
+    version = subprocess.run([str(project_python), "-m", "pytest", "--version"],
+                             capture_output=True, text=True)  # fmt: skip
+    assert "7.0.1" in version.stdout + version.stderr
+    assert not (work / "venv" / "bin" / "orderdep").exists()
+    assert (work / "orderdep-venv" / "bin" / "orderdep").exists()
+    capsys.readouterr()
+
+
+@pytest.mark.slow
 def test_confirm_only_checks_rows_without_running_orderdep(tmp_path: Path, capsys: Any) -> None:
     corpus.main([*_manifest(tmp_path), "--workers", "0", "--confirm-only"])
     out = capsys.readouterr().out

@@ -177,7 +177,7 @@ def root_cause_rank(cand: Candidate) -> int:
         return 3
     if cand.strategy == "polluter" or edits & {"narrow", "setup_function"}:
         return 0 if place_count(cand) < MANY_PLACES else 3
-    return 1 if "autouse" in edits else 2
+    return 1 if edits & {"autouse", "module_autouse"} else 2
 
 
 def combine(

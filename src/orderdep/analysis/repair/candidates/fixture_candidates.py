@@ -169,6 +169,28 @@ def autouse_candidates(
                 keys_only=partial,
             )
         )  # fmt: skip
+    if len(roots) == 1 and roots[0].kind == "cwd":
+        # saved before each module and put back after it: a module's set-up that moves
+        # elsewhere (``setup_module``) runs before a function's fixture could save it, and
+        # its own tests need the move
+        stmts = [
+            "import os",
+            "saved = os.getcwd()",
+            "request.addfinalizer(lambda saved=saved: os.chdir(saved))",
+        ]
+        said = (
+            "Put the working directory back after each module "
+            f"({short_name(finding.test)} needs it)."
+        )
+        base = insertion(f"{conftest}::{name}_per_module", stmts, ["request"])
+        ins = Insertion(
+            base.test, base.statements, base.fixtures, None, said, edit="module_autouse"
+        )
+        out.append(
+            Candidate(
+                "fixture", f"module-scoped autouse fixture in {conftest} restores {what}", [ins]
+            )
+        )
     unset = [r.var for r in roots if r.kind == "env" and r.var and not r.passing.present]
     if roots and len(unset) == len(roots):  # one line each: unset before every test
         stmts = [f"monkeypatch.delenv({var!r}, raising=False)" for var in unset]

@@ -36,7 +36,9 @@ from orderdep.core.report import ODFinding
 from orderdep.errors import UsageError
 
 # edits that fix a state where it is made or for every test, not in the victim
-ROOT_CAUSE_EDITS = frozenset({"autouse", "narrow", "setup_function", "session_fixture"})
+ROOT_CAUSE_EDITS = frozenset(
+    {"autouse", "module_autouse", "narrow", "setup_function", "session_fixture"}
+)
 
 
 def is_root_cause(fix: Fix) -> bool:
@@ -45,7 +47,7 @@ def is_root_cause(fix: Fix) -> bool:
 
 
 def _autouse(fix: Fix) -> bool:
-    return any(i.edit == "autouse" for i in fix.insertions)
+    return any(i.edit in ("autouse", "module_autouse") for i in fix.insertions)
 
 
 def shared_fixes(finding: ODFinding, done: Sequence[tuple[ODFinding, Fix]]) -> list[Fix]:

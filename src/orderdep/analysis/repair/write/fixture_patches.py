@@ -167,6 +167,9 @@ AUTOUSE = "@pytest.fixture(autouse=True)"
 # the decorator of each edit that adds a function (None: a plain function)
 DECORATORS: dict[str, Optional[str]] = {
     "autouse": AUTOUSE,
+    # around each module: what a module's own set-up (``setup_module``) changes is put
+    # back when it ends
+    "module_autouse": '@pytest.fixture(scope="module", autouse=True)',
     "fixture": "@pytest.fixture",  # one that tests request by name
     "session_fixture": '@pytest.fixture(scope="session")',
     "setup_function": None,

@@ -60,7 +60,8 @@ class Insertion:
     comment: Optional[str] = None  # a line above the statements saying what they do
     # "insert" (statements into a function), "narrow" (make fixture ``test`` names
     # function-scoped), "autouse" (statements in autouse fixture ``test``, created if
-    # missing), "session_fixture" (likewise, a session-scoped fixture) or
+    # missing), "module_autouse" (likewise, module-scoped), "session_fixture"
+    # (likewise, a session-scoped fixture) or
     # "setup_function" (likewise, a plain function): see
     # :mod:`~orderdep.analysis.repair.write.fixture_patches`
     edit: str = "insert"
@@ -292,7 +293,7 @@ def apply_insertions(
                 text = base[rel]
             else:
                 try:
-                    new_file = ins.edit in ("autouse", "session_fixture")
+                    new_file = ins.edit in ("autouse", "module_autouse", "session_fixture")
                     missing = new_file and not (project / rel).exists()
                     text = "" if missing else (project / rel).read_text(encoding="utf-8")
                 except OSError as exc:

@@ -63,7 +63,8 @@ def clone_of(entry: dict[str, Any], clones: Optional[Path]) -> Optional[Path]:
 
 def run_key(opts: argparse.Namespace, who: str) -> dict[str, Any]:
     return {"orderdep": who, "budget": opts.budget, "seed": opts.seed,
-            "installer": opts.installer, "label": opts.label, "fix": not opts.no_fix}  # fmt: skip
+            "installer": opts.installer, "label": opts.label, "fix": not opts.no_fix,
+            **({"apart": True} if opts.apart else {})}  # fmt: skip
 
 
 def project_key(key: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
@@ -139,6 +140,9 @@ def main(argv: Optional[list[str]] = None) -> None:
     p.add_argument("--orderdep-rev", default=None, metavar="REV")
     p.add_argument("--label", default="")
     p.add_argument("--no-doc", action="store_true")
+    p.add_argument("--apart", action="store_true",
+                   help="install orderdep in a venv of its own (as pipx does) and run it with "
+                   "--python the project's interpreter: the pytest the project pins stays")  # fmt: skip
     p.add_argument("--confirm-only", action="store_true",
                    help="set up and confirm rows with plain pytest; orderdep is not run")  # fmt: skip
     opts = p.parse_args(argv)
@@ -153,7 +157,7 @@ def main(argv: Optional[list[str]] = None) -> None:
     key = run_key(opts, who)
     task_opts = {"budget": opts.budget, "seed": opts.seed, "installer": opts.installer,
                  "fix": not opts.no_fix, "orderdep": str(orderdep),
-                 "confirm_only": opts.confirm_only,
+                 "confirm_only": opts.confirm_only, "apart": opts.apart,
                  "time_bound": opts.time_bound or opts.budget * 4 + 1800}  # fmt: skip
     rows: dict[str, dict[str, Any]] = {}
     todo = []

@@ -42,6 +42,7 @@ from realsetup import (
     fresh_copy,
     install_project,
     label,
+    orderdep_apart,
     outcomes,
     plain,
     set_up,
@@ -343,14 +344,25 @@ def score_report(tree: Tree, report: dict[str, Any], known: list[Known],
     out.unlisted_unchecked = max(0, len(unlisted) - UNLISTED_CHECKS)
 
 
-def orderdep(python: Path, verb: list[str], work: Path, tag: str, args: list[str]) -> list[str]:
+def orderdep(python: Path, verb: list[str], work: Path, tag: str, args: list[str],
+             apart: Optional[Path] = None) -> list[str]:  # fmt: skip
     """The command as a user types it in the activated venv, its report in ``work``; the
     results store is the tree's own (``.orderdep/``), as a user's is, so ``fix`` reuses
-    ``detect``'s fork check."""
+    ``detect``'s fork check. ``apart``: the ``orderdep`` of a venv of its own, given the
+    project's interpreter with ``--python`` (a pipx install)."""
     report = work / f"{tag}-report.json"
     report.unlink(missing_ok=True)
     where = ["--report", str(report)]
-    return [str(python.parent / "orderdep"), *verb, *where, *[f"--pytest-arg={a}" for a in args]]
+    exe = [str(apart), *verb, "--python", str(python)] if apart else [
+        str(python.parent / "orderdep"), *verb]  # fmt: skip
+    return [*exe, *where, *[f"--pytest-arg={a}" for a in args]]
+
+
+def apart_exe(work: Path, opts: dict[str, Any]) -> Optional[Path]:
+    """With ``apart`` in ``opts``: orderdep's own ``orderdep`` command (made once)."""
+    if not opts.get("apart"):
+        return None
+    return orderdep_apart(work, Path(opts["orderdep"]), Installer(opts.get("installer", "pip")))
 
 
 def logged(cmd: list[str], cwd: Path, python: Path, work: Path, tag: str,
@@ -374,7 +386,7 @@ def repair(entry: dict[str, Any], source: Path, python: Path, work: Path, known:
     report = json.loads((work / "detect-report.json").read_text())
     b = f"{opts['budget']:g}"
     cmd = orderdep(python, ["fix", ".", "--apply", "--budget", b], work, "fix",
-                   list(entry.get("pytest_args") or []))  # fmt: skip
+                   list(entry.get("pytest_args") or []), apart_exe(work, opts))  # fmt: skip
     (work / "fix-report.json").write_text(json.dumps(report))
     install_project(python, entry, copy)
     try:
@@ -504,7 +516,8 @@ def run_project(entry: dict[str, Any], opts: dict[str, Any], work_dir: str) -> d
     try:
         began = time.monotonic()
         source, python = set_up(entry, work, opts["git_dirs"], Path(opts["orderdep"]),
-                                Installer(opts.get("installer", "pip")))  # fmt: skip
+                                Installer(opts.get("installer", "pip")),
+                                apart=bool(opts.get("apart")))  # fmt: skip
         out.setup_s = time.monotonic() - began
         step = "original order"
         tree = Tree(entry, source, python, deadline)
@@ -536,7 +549,8 @@ def run_project(entry: dict[str, Any], opts: dict[str, Any], work_dir: str) -> d
         args = list(entry.get("pytest_args") or [])
         b = f"{opts['budget']:g}"
         cmd = orderdep(python, ["detect", ".", "--classify", "--budget", b, "--seed",
-                                str(opts["seed"])], work, "detect", args)  # fmt: skip
+                                str(opts["seed"])], work, "detect", args,
+                       apart_exe(work, opts))  # fmt: skip
         # detect and fix run in one copy, as a user's do in one tree; ``source`` stays
         # unpatched for the checks
         copy = fresh_copy(source, work / "copy")

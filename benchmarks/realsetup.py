@@ -181,12 +181,14 @@ def _pip_config() -> list[str]:
 
 def set_up(
     project: dict[str, Any], work: Path, git_dirs: dict[str, Path], orderdep: Path,
-    installer: Optional[Installer] = None,
+    installer: Optional[Installer] = None, apart: bool = False,
 ) -> tuple[Path, Path]:  # fmt: skip
     """The project's tree and its venv's python (made once per work directory).
 
     ``"install"``: ``editable`` (``pip install -e .``), ``wheel`` (``pip install .``) or
-    ``none`` (the tests run from the tree; only the requirements are installed)."""
+    ``none`` (the tests run from the tree; only the requirements are installed).
+    ``apart``: orderdep is not installed into the project's venv (see
+    :func:`orderdep_apart`), so the pytest the project pins stays."""
     tool = installer or Installer()
     source = fetch_source(project, work, git_dirs)
     python = work / "venv" / "bin" / "python"
@@ -210,8 +212,28 @@ def set_up(
                 raise SystemExit(f"cannot install {label(project)} ({' '.join(step)}): "
                                  f"{done.stderr.strip()[-800:]}")  # fmt: skip
         ready.touch()
-    install_orderdep(python, source, orderdep, tool)  # the code asked for, whatever ran last
+    if not apart:
+        install_orderdep(python, source, orderdep, tool)  # the code asked for, whatever ran last
     return source, python
+
+
+def orderdep_apart(work: Path, orderdep: Path, installer: Optional[Installer] = None) -> Path:
+    """The ``orderdep`` command of a venv of its own under ``work`` (as ``pipx install``
+    makes one), on this interpreter, with the tree ``orderdep`` installed: it runs a
+    project's suite with ``--python`` the project's interpreter."""
+    tool = installer or Installer()
+    venv = work / "orderdep-venv"
+    exe = venv / "bin" / "orderdep"
+    stamp = venv / ".orderdep-tree"
+    if stamp.exists() and stamp.read_text() == str(orderdep) and exe.exists():
+        return exe
+    shutil.rmtree(venv, ignore_errors=True)
+    made = tool.venv(sys.executable, venv)
+    if made.returncode:
+        raise SystemExit(f"cannot make orderdep's venv: {made.stderr.strip()[-500:]}")
+    install_orderdep(venv / "bin" / "python", work, orderdep, tool)
+    stamp.write_text(str(orderdep))
+    return exe
 
 
 def _install_mode(project: dict[str, Any]) -> list[str]:

@@ -67,6 +67,7 @@ from orderdep.analysis.guided import (
     collect_hints,
 )
 from orderdep.analysis.higher_order import spend_leftover
+from orderdep.analysis.pointing import pointed_first
 from orderdep.analysis.search import DetectProgress, ProgressCallback, Search
 from orderdep.core import orders as gen
 from orderdep.core.changed import changed_pair_count, changed_pair_orders
@@ -290,13 +291,16 @@ def detect(
             on_progress(DetectProgress("confirm", "", done, None, suspects, 0))
 
     runner.on_result = confirming
+    to_confirm = list(search.results)
     if fresh_confirmation is not None and (search.failed_seen or search.nio_results):
+        # the fork runner shortens the suspects' orders; fresh processes confirm them
+        to_confirm = pointed_first(runner, to_confirm, search.nio_results, jobs)
         log.only = fresh_confirmation()
     # a few suspects at a time, so that a spent budget keeps the ones confirmed; rerunning
     # the command replays the orders and goes on
     verdicts, pending, stop = confirm_in_chunks(
         runner,
-        search.results,
+        to_confirm,
         search.nio_results,
         confirm_runs,
         2 * jobs,

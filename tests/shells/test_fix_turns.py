@@ -37,6 +37,8 @@ def test_a_first_turn_gets_at_least_a_few_runs_of_the_whole_suite() -> None:
     assert least_turn(None) == MIN_TURN
     assert least_turn(1.0) == MIN_TURN
     assert least_turn(20.0) == SUITE_RUNS * 20.0
+    # a suite that runs only in the set check: one run of it, for the debug and patches
+    assert least_turn(37.0, runs=1) == 37.0 and least_turn(5.0, runs=1) == MIN_TURN
     turns = Turns(["a", "b", "c"], least=least_turn(20.0))
     first = next(iter(turns))
     assert turns.share(first, 100.0) == 80.0  # not a third of it: one candidate's runs

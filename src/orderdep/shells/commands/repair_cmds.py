@@ -48,7 +48,7 @@ from orderdep.shells.commands.fix_steps import (
     share_setups,
     table_row,
 )
-from orderdep.shells.commands.fix_turns import Turns, least_turn
+from orderdep.shells.commands.fix_turns import SUITE_RUNS, Turns, least_turn
 from orderdep.shells.fix_output import fix_lines
 from orderdep.shells.fixes_file import fix_entry, save_fixes
 from orderdep.shells.options import (
@@ -254,8 +254,8 @@ def fix(
             return function_id(partners[0]) if partners else test
 
         # a fair share each, victims and brittles in turn, then the rest to those a share stopped
-        per_patch = None if repairer.verifier.suite_in_set else suite_s  # runs for each patch
-        turns = Turns(selected, least_turn(per_patch), first=victim, group=partner_group)
+        runs = 1 if repairer.verifier.suite_in_set else SUITE_RUNS  # the suite's, per turn
+        turns = Turns(selected, least_turn(suite_s, runs), first=victim, group=partner_group)
         for turn in turns:
             index, (test, found) = turn.index, turn.item
             left_s = limit.left()  # what a set check of the patches so far needs is kept

@@ -90,9 +90,8 @@ def test_a_cached_verdict_runs_nothing_and_offers_nothing(tmp_path: Path) -> Non
         assert engine._offered == {}
 
 
-def test_a_long_check_says_every_so_often_that_it_is_still_running(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _heartbeats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int) -> list[str]:
+    """The lines saying the check is still running, on a test of 1.5 s, with ``jobs``."""
     from orderdep.analysis import fork_pair
 
     monkeypatch.setattr(fork_pair, "HEARTBEAT", 0.2)
@@ -101,9 +100,15 @@ def test_a_long_check_says_every_so_often_that_it_is_still_running(
         {"tests/test_slow.py": "import time\n\ndef test_slow():\n    time.sleep(1.5)\n"},
     )
     notices: list[str] = []
-    with Engine(EngineConfig(project, jobs=2)) as engine:
+    with Engine(EngineConfig(project, jobs=jobs)) as engine:
         trust_fork(engine, VerdictCache(tmp_path / "verdicts.json"), notices.append)
-    still = [n for n in notices if "still running" in n]
+    return [n for n in notices if "still running" in n]
+
+
+def test_a_long_check_says_every_so_often_that_it_is_still_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    still = _heartbeats(tmp_path, monkeypatch, jobs=2)
     assert still and still[0].startswith("orderdep: checking the fork runner: ")
 
 
@@ -366,17 +371,7 @@ def test_one_after_the_other_the_heartbeat_names_the_run_still_waiting(
 ) -> None:
     """With ``--jobs 1`` the fresh pytest starts when the fork runner's run ends: until
     then it is waiting, not running."""
-    from orderdep.analysis import fork_pair
-
-    monkeypatch.setattr(fork_pair, "HEARTBEAT", 0.2)
-    project = write_files(
-        tmp_path / "p",
-        {"tests/test_slow.py": "import time\n\ndef test_slow():\n    time.sleep(1.5)\n"},
-    )
-    notices: list[str] = []
-    with Engine(EngineConfig(project, jobs=1)) as engine:
-        trust_fork(engine, VerdictCache(tmp_path / "verdicts.json"), notices.append)
-    still = [n for n in notices if "still running" in n]
+    still = _heartbeats(tmp_path, monkeypatch, jobs=1)
     assert still[0].startswith(
         "orderdep: checking the fork runner: fork still running, then plain ("
     )

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 import pytest
-from clitools import write_files
+from clitools import COUNTED, counted_project
 
 from orderdep.core.outcomes import OrderResult, Outcome, TestResult
 from orderdep.core.report import ODFinding, Report, save_report
@@ -19,36 +19,23 @@ from orderdep.engine.store import Store
 if TYPE_CHECKING:
     from conftest import CliRunner
 
-T = "tests/test_s.py::"
-SOURCE = """
-    import pathlib
-
-    STATE = []
-    RUNS = pathlib.Path({runs!r})
+T = COUNTED
+BODY = """
+STATE = []
 
 
-    def test_victim():
-        assert STATE == []
+def test_victim():
+    assert STATE == []
 
 
-    def test_pollute():
-        STATE.append(1)
-
-
-    def test_count():
-        with RUNS.open("a") as out:
-            out.write("run\\n")
+def test_pollute():
+    STATE.append(1)
 """
 
 
 def _project(root: Path, runs: Path) -> Path:
-    write_files(
-        root, {"pytest.ini": "[pytest]\n", "tests/test_s.py": SOURCE.format(runs=str(runs))}
-    )
-    tests = [T + "test_victim", T + "test_pollute", T + "test_count"]
-    finding = ODFinding(tests[0], "victim", polluters=[tests[1]])
-    save_report(root / ".orderdep" / "report.json", Report(str(root), tests, [finding]))
-    return root
+    finding = ODFinding(T + "test_victim", "victim", polluters=[T + "test_pollute"])
+    return counted_project(root, runs, BODY, [finding])
 
 
 def test_fix_runs_the_unpatched_suite_once_fewer_when_the_store_has_it(

@@ -8,10 +8,10 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Optional
 
 import pytest
-from clitools import write_files
+from clitools import COUNTED, counted_project
 from tests.analysis.repair.corpus_helpers import plain_outcomes
 
-from orderdep.core.report import ODFinding, Report, save_report
+from orderdep.core.report import ODFinding
 from orderdep.shells.commands.fix_budget import (
     SET_CHECK_START,
     SUITE_IN_SET_SHARE,
@@ -57,49 +57,35 @@ def test_only_a_suite_slow_for_the_budget_runs_only_in_the_set_check() -> None:
     assert "52 s" in note and "120-s budget" in note and "--budget" in note
 
 
-T = "tests/test_s.py::"
-SOURCE = """
-    import pathlib
-
-    STATE = []
-    OTHER = {{}}
-    RUNS = pathlib.Path({runs!r})
+T = COUNTED
+BODY = """
+STATE = []
+OTHER = {}
 
 
-    def test_victim():
-        assert STATE == []
+def test_victim():
+    assert STATE == []
 
 
-    def test_other_victim():
-        assert OTHER == {{}}
+def test_other_victim():
+    assert OTHER == {}
 
 
-    def test_pollute():
-        STATE.append(1)
+def test_pollute():
+    STATE.append(1)
 
 
-    def test_pollute_other():
-        OTHER["k"] = 1
-
-
-    def test_count():
-        with RUNS.open("a") as out:
-            out.write("run\\n")
+def test_pollute_other():
+    OTHER["k"] = 1
 """
 
 
 def _project(root: Path, runs: Path) -> Path:
-    write_files(
-        root, {"pytest.ini": "[pytest]\n", "tests/test_s.py": SOURCE.format(runs=str(runs))}
-    )
-    tests = [T + n for n in ("test_victim", "test_other_victim", "test_pollute",
-                             "test_pollute_other", "test_count")]  # fmt: skip
     findings = [
-        ODFinding(tests[0], "victim", polluters=[tests[2]]),
-        ODFinding(tests[1], "victim", polluters=[tests[3]]),
+        ODFinding(T + "test_victim", "victim", polluters=[T + "test_pollute"]),
+        ODFinding(T + "test_other_victim", "victim", polluters=[T + "test_pollute_other"]),
     ]
-    save_report(root / ".orderdep" / "report.json", Report(str(root), tests, findings))
-    return root
+    return counted_project(root, runs, BODY, findings)
 
 
 def test_a_slow_suite_runs_once_with_the_patches_not_once_per_patch(

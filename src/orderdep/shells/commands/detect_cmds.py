@@ -6,7 +6,6 @@ import hashlib
 import json
 import re
 import secrets
-import shlex
 from pathlib import Path
 from typing import Any, Optional
 
@@ -89,20 +88,17 @@ def reproduce_command(
     ``PROJECT/.orderdep/orders/`` (``orders/`` next to ``report`` when one is given)
     and the command names the file."""
     project = Path(params["project"])
-    extra = engine_flags(params)
-    command = run_command(project, order)
-    if len(order) > MAX_INLINE_TESTS or len(command) > MAX_INLINE_CHARS:
+    flags = engine_flags(params)
+    command = run_command(project, order, flags=flags)
+    if len(order) > MAX_INLINE_TESTS or len(run_command(project, order)) > MAX_INLINE_CHARS:
         name = _order_file_name(test, order)
         shown = project / ORDERS_DIR if report is None else report.parent / ORDERS_DIR.name
         target = shown.resolve() / name
         target.parent.mkdir(parents=True, exist_ok=True)
         header = f"# {note}\n" if note else ""
         target.write_text(header + "".join(f"{t}\n" for t in order), encoding="utf-8")
-        command = run_command(project, order, shown / name)
-    if not extra:
-        return command
-    parts = shlex.split(command)
-    return shlex.join([*parts[:3], *extra, *parts[3:]])
+        command = run_command(project, order, shown / name, flags)
+    return command
 
 
 @cli.command()

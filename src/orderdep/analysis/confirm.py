@@ -231,6 +231,15 @@ def seen_in(search: Sequence[OrderResult]) -> tuple[Seen, Seen]:
     return fails, passes
 
 
+def longest_durations(search: Sequence[OrderResult]) -> dict[str, float]:
+    """Each test's longest run, in seconds, over the ``search`` orders."""
+    out: dict[str, float] = {}
+    for result in search:
+        for r in result.results:
+            out[r.test] = max(out.get(r.test, 0.0), r.duration)
+    return out
+
+
 def failed_in(result: Optional[OrderResult]) -> set[str]:
     return set() if result is None else {r.test for r in result.results if failed(r) is True}
 
@@ -258,6 +267,7 @@ def confirm(
     """
     log = runner.log
     fails, passes = seen_in(search)
+    durations = longest_durations(search)
     if only is not None:
         fails = {t: orders for t, orders in fails.items() if t in only}
 
@@ -283,7 +293,7 @@ def confirm(
     for t in suspects:
         for want_fail, seen, other in ((True, fails[t], passes[t]), (False, passes[t], fails[t])):
             recorded = _shortest(seen)
-            hints = narrowed(t, recorded, seen, other)
+            hints = narrowed(t, recorded, seen, other, durations)
             guess = guide(t, recorded) if guide is not None else None
             if guess is not None and guess not in hints:  # writers of what it read first
                 hints.insert(0, guess)

@@ -8,12 +8,16 @@ testing over the recorded prefix) and is told whether each showed the wanted out
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Optional
 
 from orderdep.core.prefix_search import GROUP_CAP, Steps, prefix_subset_steps
+from orderdep.core.slow_tests import slowest_out
 from orderdep.core.suite import split_node_id
+
+#: The share of a prefix's time :func:`quick_prefix` aims at when leaving slow tests out.
+QUICK_SHARE = 0.2
 
 
 @dataclass
@@ -121,6 +125,7 @@ def narrowed(
     recorded: Sequence[str],
     showing: Sequence[Sequence[str]],
     other: Sequence[Sequence[str]],
+    durations: Optional[Mapping[str, float]] = None,
 ) -> list[list[str]]:
     """Subsequences of the tests before ``test`` in ``recorded`` worth trying first,
     smallest first: those every order ``showing`` the wanted outcome also ran before it
@@ -134,6 +139,11 @@ def narrowed(
     that ran after it in an ``other`` order takes it out of the first but not the second.
     When groups make both wrong, neither shows the outcome and :class:`Shortening`
     searches the whole prefix as it would have.
+
+    With the tests' ``durations`` (seconds), the prefix without its few slowest tests
+    (:func:`quick_prefix`) comes last: when a handful of slow tests take most of a
+    prefix's time, every halving of it costs most of a run, while the same search over
+    the prefix without them costs a part of one.
     """
     prefix = list(recorded[: list(recorded).index(test)])
     common = set(prefix)
@@ -153,4 +163,17 @@ def narrowed(
         hint = [t for t in prefix if t in keep]
         if 0 < len(hint) < len(prefix) and hint not in out:
             out.append(hint)
+    quick = quick_prefix(prefix, durations) if durations else None
+    if quick is not None and quick not in out:
+        out.append(quick)
     return sorted(out, key=len)
+
+
+def quick_prefix(prefix: Sequence[str], durations: Mapping[str, float]) -> Optional[list[str]]:
+    """``prefix`` without its slowest tests, when leaving out at most a tenth of them
+    brings its time down by half or more (:func:`~orderdep.core.slow_tests.slowest_out`,
+    aiming at :data:`QUICK_SHARE` of it); None otherwise."""
+    timed = [(t, durations.get(t, 0.0)) for t in prefix]
+    total = sum(max(0.0, d) for _, d in timed)
+    split = slowest_out(timed, QUICK_SHARE * total)
+    return None if split is None else split.kept

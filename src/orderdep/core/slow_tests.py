@@ -58,7 +58,14 @@ def split_slow(
     total = sum(max(0.0, d) for _, d in durations)
     if seconds_left is None or total <= share * max(0.0, seconds_left):
         return None
-    target = share * max(0.0, seconds_left)
+    return slowest_out(durations, share * max(0.0, seconds_left))
+
+
+def slowest_out(durations: Sequence[tuple[str, float]], target: float) -> Optional[SlowSplit]:
+    """The slowest of ``durations``' tests left out, one at a time, until the others take
+    at most ``target`` seconds, leaving out no more than :data:`MAX_LEFT_OUT` of them;
+    None when that does not bring their time down to :data:`MIN_GAIN` of the whole."""
+    total = sum(max(0.0, d) for _, d in durations)
     limit = int(MAX_LEFT_OUT * len(durations))
     slowest = sorted(durations, key=lambda item: -item[1])
     out: list[str] = []

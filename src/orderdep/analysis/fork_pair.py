@@ -4,7 +4,7 @@ other, within a share of the budget (the runs :mod:`fork_trust`'s check compares
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Callable, Optional
 
@@ -28,6 +28,7 @@ def side_by_side(
     budget: Optional[Budget] = None,
     exclusive: bool = False,
     fork_budget: Optional[Budget] = None,
+    given: Optional[Mapping[str, OrderResult]] = None,
 ) -> dict[str, OrderResult]:
     """``order`` under the fork runner and plain pytest: at once when ``--jobs`` is 2 or
     more, one after the other otherwise (and with ``exclusive``, the fork runner's test
@@ -42,7 +43,8 @@ def side_by_side(
     prefix that fits and :class:`CheckCut` (``planned``) is raised with both results. One
     after the other, ``fork_budget`` (a larger share) bounds the fork runner's run instead
     of ``budget``: the analysis needs that run of the original order anyway, and killing
-    it when nearly done would waste it."""
+    it when nearly done would waste it. A runner's result in ``given`` is taken as its
+    run: only the other one runs."""
     if budget is not None:
         budget.check()
     sequential = engine.config.jobs < 2 or exclusive
@@ -63,6 +65,8 @@ def side_by_side(
         "fork": lambda: engine.run(order),
         "plain": plain_run,
     }
+    for name, result in (given or {}).items():
+        runs[name] = _taken(result)
     results: dict[str, OrderResult] = {}
     started = last = time.monotonic()
     pool = ThreadPoolExecutor(max_workers=1 if sequential else min(2, engine.config.jobs))
@@ -119,6 +123,11 @@ def side_by_side(
     if shortened:
         raise CheckCut("budget", results, planned=True)
     return results
+
+
+def _taken(result: OrderResult) -> Callable[[], OrderResult]:
+    """A run that returns ``result``, which a runner already gave."""
+    return lambda: result
 
 
 def still_running(futures: dict[str, Future[OrderResult]], seconds: float) -> str:

@@ -46,7 +46,8 @@ CHECK_SHARE = 0.2
 #: Suffix of the cache key of a verdict a share cut short (see :func:`trust_fork`).
 PARTIAL = "/partial"
 #: Of that share, what the original order without its slow tests may take under one
-#: runner, when the check compares on it (twice that, and start-ups, must fit).
+#: runner, when the check compares on it (a fresh pytest runs it; the fork runner too,
+#: only when the outcomes differ from its whole run's).
 WITHOUT_SLOW_SHARE = 0.35
 
 
@@ -288,10 +289,12 @@ def _without_slow(
 ) -> Optional[FidelityReport]:
     """One after the other, the fork runner ran the original order whole but left a
     fresh pytest time for too little of it, or none (a suite whose few slow tests take
-    most of its time): both runners run the original order without its slow tests
-    (:func:`~orderdep.core.slow_tests.split_slow`), in a :data:`CHECK_SHARE` of their own,
-    and their verdict on it is the check's. None when there are no such tests or that
-    did not finish."""
+    most of its time): a fresh pytest runs the original order without its slow tests
+    (:func:`~orderdep.core.slow_tests.split_slow`), in a :data:`CHECK_SHARE` of its own,
+    and is compared with the fork runner's outcomes of those tests in its whole run. Only
+    when they differ (a slow test left out may change what the others do) does the fork
+    runner run the same order, and that comparison is the check's verdict. None when
+    there are no such tests or that did not finish."""
     fork = cut.results.get("fork")
     if share is None or share.parent is None or fork is None:
         return None
@@ -303,12 +306,21 @@ def _without_slow(
     if split is None:
         return None
     notice(f"orderdep: checking the fork runner on the original order without its slow "
-           f"tests: {split.describe()}")  # fmt: skip
+           f"tests: {split.describe()}; a fresh pytest runs them, against the fork "
+           f"runner's outcomes in its run of the whole order")  # fmt: skip
     report = FidelityReport(["fork", "plain"], planned=1)
+    sample = SampleOrder("original", tuple(split.kept))
     try:
-        results = side_by_side(engine, plain, split.kept, notice, part, exclusive)
-        _add_settled(report, SampleOrder("original", tuple(split.kept)), results, engine,
-                     plain, notice, part, exclusive)  # fmt: skip
+        taken = {"fork": kept_results(fork, split.kept)}
+        results = side_by_side(engine, plain, split.kept, notice, part, exclusive, given=taken)
+        if FidelityReport(["fork", "plain"], planned=1).add(sample, results):
+            # the slow tests left out may change what the others do: the fork runner
+            # runs the same order before anything is called a difference
+            notice("orderdep: checking the fork runner: outcomes differ from its run of the "
+                   "whole order; running the same order under it")  # fmt: skip
+            taken = {"plain": results["plain"]}
+            results = side_by_side(engine, plain, split.kept, notice, part, exclusive, given=taken)
+        _add_settled(report, sample, results, engine, plain, notice, part, exclusive)
     except BudgetExhausted:
         return None
     if report.faithful:
@@ -319,6 +331,16 @@ def _without_slow(
             f"one without --budget checks the whole order)"
         )
     return report
+
+
+def kept_results(whole_run: OrderResult, kept: Sequence[str]) -> OrderResult:
+    """``whole_run``'s results of the ``kept`` tests (in its order), as a run of them:
+    its time less that of the tests left out."""
+    wanted = set(kept)
+    results = [r for r in whole_run.results if r.test in wanted]
+    left_out = sum(r.duration for r in whole_run.results if r.test not in wanted)
+    return OrderResult([r.test for r in results], results, runner=whole_run.runner,
+                       wall_seconds=max(0.0, whole_run.wall_seconds - left_out))  # fmt: skip
 
 
 def _add_settled(

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from tests.analysis.test_fidelity_partial import checked_on_a_clock
 from tests.engine.conftest import write_files
 
 from orderdep.analysis.budget import Budget
@@ -67,3 +69,29 @@ def test_outcomes_the_slow_test_changed_are_compared_on_the_same_order(tmp_path:
     assert faithful and runner == "fork", notices
     assert runs.count("fork") == 2, runs  # the original order, then the one without test_2
     assert any("outcomes differ from its run of the whole order" in n for n in notices)
+
+
+def test_a_fresh_pytest_cut_on_the_fast_tests_still_gives_a_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fresh pytest of the fast tests is cut at its ninth test (the share ends while
+    it sleeps): the eight before it agree with the fork runner's whole run, more than a
+    third of the order, and the fork runner is used."""
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    ninth = (
+        "def test_9():\n"
+        "    import os, sys, time\n"
+        "    if 'orderdep.engine.plainplugin' in sys.modules:  # the fresh pytest\n"
+        f"        open(os.path.join({str(marks)!r}, 'plain-at-9'), 'w').close()\n"
+        "        time.sleep(3)\n"
+    )
+    tests = ["def test_0():\n    pass\n", "def test_1():\n    pass\n", SLOW]
+    tests += [f"def test_{i}():\n    pass\n" for i in range(3, 11)]
+    tests[9] = ninth
+    project = write_files(tmp_path / "p", {"tests/test_mostly_fast.py": "\n\n".join(tests)})
+    got = checked_on_a_clock(project, marks / "plain-at-9", 1000.0, 12.0, monkeypatch)
+    assert got.report is not None and got.report.faithful, got.notices
+    assert got.runner == "fork" and not got.cached
+    assert any("ended after the first 8 of the original order's 10 fast tests, and on those "
+               "the fork runner and a fresh pytest agree" in n for n in got.notices)  # fmt: skip

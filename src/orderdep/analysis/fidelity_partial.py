@@ -65,12 +65,17 @@ def _cut(result: OrderResult, n: int) -> OrderResult:
 
 
 def partial_verdict(
-    ids: Sequence[str], cut: CheckCut, notice: Callable[[str], None], share: Optional[Budget]
+    ids: Sequence[str],
+    cut: CheckCut,
+    notice: Callable[[str], None],
+    share: Optional[Budget],
+    which: str = "",
 ) -> Optional[FidelityReport]:
     """The verdict of an original order the check's share cut short: a faithful report
-    when the runners agree on a common prefix of at least :data:`MIN_CHECKED_SHARE` of
-    ``ids``, an unfaithful one when they disagree anywhere in it, None when too little
-    ran to tell."""
+        when the runners agree on a common prefix of at least :data:`MIN_CHECKED_SHARE` of
+        ``ids``, an unfaithful one when they disagree anywhere in it, None when too little
+        ran to tell. ``which`` says which of the original order's tests ``ids`` are (``"fast "``:
+    without its slow ones), in what the user reads."""
     fork, plain = cut.results.get("fork"), cut.results.get("plain")
     if fork is None or plain is None or not ids:
         return None
@@ -86,9 +91,9 @@ def partial_verdict(
         seconds = f" ({share.seconds:.0f} s)" if share is not None and share.seconds else ""
         when = (
             f"left a fresh pytest time for the first {compared} of the original order's "
-            f"{len(ids)} tests after the fork runner's run"
+            f"{len(ids)} {which}tests after the fork runner's run"
             if cut.planned
-            else f"ended after the first {compared} of the original order's {len(ids)} tests"
+            else f"ended after the first {compared} of the original order's {len(ids)} {which}tests"
         )
         notice(
             f"orderdep: checking the fork runner: its share of the budget{seconds} {when}, "

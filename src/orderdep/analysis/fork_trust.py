@@ -310,6 +310,7 @@ def _without_slow(
            f"runner's outcomes in its run of the whole order")  # fmt: skip
     report = FidelityReport(["fork", "plain"], planned=1)
     sample = SampleOrder("original", tuple(split.kept))
+    taken: dict[str, OrderResult] = {}
     try:
         taken = {"fork": kept_results(fork, split.kept)}
         results = side_by_side(engine, plain, split.kept, notice, part, exclusive, given=taken)
@@ -321,8 +322,12 @@ def _without_slow(
             taken = {"plain": results["plain"]}
             results = side_by_side(engine, plain, split.kept, notice, part, exclusive, given=taken)
         _add_settled(report, sample, results, engine, plain, notice, part, exclusive)
-    except BudgetExhausted:
-        return None
+    except BudgetExhausted as stop:
+        if not isinstance(stop, CheckCut) or stop.results.get("fork") is not taken.get("fork"):
+            return None
+        # the fresh pytest was cut: what it ran against the fork runner's whole run
+        partial = partial_verdict(split.kept, stop, notice, part, "fast ")
+        return partial if partial is not None and partial.faithful else None
     if report.faithful:
         notice(
             f"orderdep: checking the fork runner: on the original order's {len(split.kept)} "

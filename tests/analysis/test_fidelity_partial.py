@@ -44,6 +44,7 @@ class Checked:
     runner: str
     offered: int  # orders handed on to the engine
     cached: bool  # a verdict kept as a whole check's
+    part: Optional[list[str]] = None  # the leading tests the search is to cover
 
 
 def checked_on_a_clock(
@@ -71,7 +72,7 @@ def checked_on_a_clock(
         runner = engine.runner
         if engine.search_unchecked:
             runner = f"{runner}, searching; then {engine.confirm_fresh()}"
-        return Checked(report, notices, runner, len(engine._offered), cached)
+        return Checked(report, notices, runner, len(engine._offered), cached, engine.search_part)
 
 
 def test_a_killed_test_and_what_follows_it_did_not_run_to_an_end() -> None:

@@ -148,6 +148,7 @@ def detect(
     guided: Optional[bool] = None,
     on_confirmed: Optional[Callable[[list[ODFinding]], None]] = None,
     fresh_confirmation: Optional[Callable[[], str]] = None,
+    part: Optional[Sequence[str]] = None,
 ) -> Report:
     """Find the order-dependent, ND, NIO and always-failing tests of ``executor.suite``.
 
@@ -178,7 +179,10 @@ def detect(
     confirmation spends more. ``fresh_confirmation`` (an executor whose fork runner's
     check did not end): called once the search ends, it switches the executor to fresh
     processes and names their runner; confirmation then counts only that runner's runs,
-    so the search's runs point at suspects and decide nothing.
+    so the search's runs point at suspects and decide nothing. ``part``: the leading tests
+    of the original order the search covers, when the whole order cannot run within the
+    budget (:mod:`~orderdep.analysis.fork_part`); they are its original order, and the
+    report says the rest was not searched.
     """
     check_options(strategies, rounds, group, budget_seconds, max_orders, confirm_runs)
     suite = executor.suite
@@ -196,7 +200,10 @@ def detect(
         notice=say,
     )
 
-    search.run_stream("original", [gen.original(suite.ids)], 1)
+    if part:
+        groups = kept_groups(groups, list(part))
+    searched = list(part) if part else suite.ids  # the original order the search covers
+    search.run_stream("original", [gen.original(searched)], 1)
     next_order: dict[str, int] = {}
     if changed:
         pair_orders = changed_pair_orders(changed, suite.ids, random.Random(f"{seed}/changed"))
@@ -205,12 +212,12 @@ def detect(
     hints = None
     took = search.results[0].wall_seconds if search.results else 0.0  # the original order
     if guided is None:
-        guided = len(suite) >= GUIDED_MIN_TESTS and took >= GUIDED_MIN_SECONDS
+        guided = len(searched) >= GUIDED_MIN_TESTS and took >= GUIDED_MIN_SECONDS
     probed: list[str] = []
     if guided and search.results and not search.stopped:
         whole = getattr(executor, "budget", None)  # the command's, beyond the search's share
         left = whole.left() if whole is not None else search.budget_left()
-        got = collect_hints(executor, suite.ids, left, say, took, jobs=jobs, seed=seed, group=group)
+        got = collect_hints(executor, searched, left, say, took, jobs=jobs, seed=seed, group=group)
         if got is not None:  # search orders that also say what each test read and wrote
             hints, results = got
             search.observe(PROBED_STRATEGY, results)
@@ -218,7 +225,7 @@ def detect(
     chosen = list(dict.fromkeys(strategies))
     timed: list[str] = []
     alone: Optional[IsolationPlan] = None  # each test alone, when the default adds it
-    ids, slow_left_out = suite.ids, None  # the tests the search orders are made of
+    ids, slow_left_out = searched, None  # the tests the search orders are made of
     if not chosen and search.results and not search.stopped:
         whole = getattr(executor, "budget", None)
         slow = leave_out_slow(
@@ -343,6 +350,7 @@ def detect(
             **({"search_unchecked": True} if fresh_confirmation is not None else {}),
             **({"confirmed_fresh": log.only} if log.only is not None else {}),
             **({"slow_left_out": slow_left_out} if slow_left_out is not None else {}),
+            **({"part_searched": {"tests": len(searched), "of": len(suite)}} if part else {}),
             "coverage": [a.summary() for a in search.accounts.values()],
         },
     )

@@ -19,6 +19,7 @@ from orderdep.analysis.fidelity import VerdictCache, config_key
 from orderdep.analysis.fidelity_partial import CheckCut, partial_verdict, whole
 from orderdep.analysis.fork_collect import alone_collects, without_missing
 from orderdep.analysis.fork_pair import side_by_side
+from orderdep.analysis.fork_part import part_notice, reached_part
 from orderdep.core.fidelity import FidelityReport, SampleOrder, unstable
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.slow_tests import split_slow
@@ -191,14 +192,23 @@ def trust_fork(
                         cache.put(key + PARTIAL, cut_short)
                     return cut_short
                 fork = stop.results.get("fork") if isinstance(stop, CheckCut) else None
-                searching = (
+                usable = (
                     confirms_fresh
                     and stop.reason != "interrupted"
                     and fork is not None
-                    and whole(fork)
                     and fork.order == list(ids)
                     and not plain.ids.missing
                 )
+                searching = usable and whole(fork)
+                reached = None
+                if usable and not searching and fork is not None and budget is not None:
+                    reached = reached_part(fork, budget.left() or 0.0)
+                if reached is not None and fork is not None:
+                    notice(part_notice(reached, fork, len(ids), fork_share))
+                    engine.offer(reached)
+                    engine.search_unchecked = True
+                    engine.search_part = list(reached.order)
+                    return None
                 notice(_unchecked(stop.reason, len(ids), part, searching))
                 if searching and fork is not None:
                     engine.offer(fork)

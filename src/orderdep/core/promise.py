@@ -82,6 +82,14 @@ def shortfalls(report: Report) -> list[str]:
             f"search orders left them out to fit the budget (a larger --budget searches "
             f"them too)"
         )
+    searched = extras.get("part_searched")
+    if isinstance(searched, Mapping) and _int(searched.get("tests")) < _int(searched.get("of")):
+        n, of = _int(searched.get("tests")), _int(searched.get("of"))
+        out.append(
+            f"the search covered the first {n} of the original order's {of} tests: the "
+            f"whole order did not fit the budget, and the other {of - n} were not searched "
+            f"(a larger --budget searches them)"
+        )
     if extras.get("search_unchecked"):
         out.append(
             "the search ran on the fork runner, whose check against a fresh pytest did not "

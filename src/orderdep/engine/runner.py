@@ -72,6 +72,9 @@ class Engine:
         # The fork runner's check ended without a verdict: it may search, not confirm
         # (see analysis.fork_trust and confirm_fresh()).
         self.search_unchecked = False
+        # Its run of the original order did not end either: the leading tests the search
+        # covers (see analysis.fork_part).
+        self.search_part: Optional[list[str]] = None
         self._lock = threading.Lock()
         # Tests whose ids change between processes, named once (see core.volatile).
         self.id_notices = IdNotices(self.notice)

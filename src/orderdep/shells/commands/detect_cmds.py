@@ -271,6 +271,7 @@ def detect(
             start_at=progress.start_at(job) if progress else None,
             guided=guided,
             fresh_confirmation=engine.confirm_fresh if engine.search_unchecked else None,
+            part=getattr(engine, "search_part", None),
         )
         if progress is not None:
             progress.save(job, report.stats.extras.get("next_order") or {})

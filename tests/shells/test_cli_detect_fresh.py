@@ -45,30 +45,3 @@ def test_an_unchecked_fork_runner_searches_and_fresh_processes_confirm(
     assert data["stats"]["confirmed_fresh"] == "subprocess"
     assert runners == ["fork"]  # the search ran on the fork runner
 
-
-def test_a_suite_too_long_for_the_budget_is_searched_in_the_part_that_ran(
-    od_project: Path, cli: CliRunner, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The check leaves the search the three tests of the first module (the part its fork
-    run reached): the victim is found there, the later module never runs, and the
-    report says what was not searched."""
-    ran = od_project / "later-ran"
-    (od_project / "tests" / "test_z.py").write_text(
-        f"def test_later():\n    open({str(ran)!r}, 'a').write('ran\\n')\n"
-    )
-    part = [f"tests/test_od.py::{name}" for name in ("test_victim", "test_other", "test_polluter")]
-
-    def reached(engine: Engine, *args: Any, **kwargs: Any) -> Optional[FidelityReport]:
-        engine.search_unchecked = True  # as a check whose fork run reached only the part
-        engine.search_part = part
-        return None
-
-    monkeypatch.setattr(fork_trust, "trust_fork", reached)
-    report = od_project / "report.json"
-    code, out, err = cli("detect", od_project, "--seed", "1", "--report", report)
-    assert code == 1, out + err  # OD tests found
-    data = json.loads(report.read_text())
-    assert [f["test"] for f in data["od_tests"]] == ["tests/test_od.py::test_victim"]
-    assert data["stats"]["part_searched"] == {"tests": 3, "of": 4}
-    assert not ran.exists()
-    assert "the search covered the first 3 of the original order's 4 tests" in out + err

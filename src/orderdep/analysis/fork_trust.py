@@ -16,22 +16,20 @@ from typing import Callable, Optional
 
 from orderdep.analysis.budget import Budget, BudgetExhausted
 from orderdep.analysis.fidelity import VerdictCache, config_key
+from orderdep.analysis.fidelity_fast import without_slow
 from orderdep.analysis.fidelity_partial import CheckCut, partial_verdict, whole
 from orderdep.analysis.fork_collect import alone_collects, without_missing
 from orderdep.analysis.fork_pair import side_by_side
 from orderdep.analysis.fork_part import part_notice, reached_part
-from orderdep.core.fidelity import FidelityReport, SampleOrder, unstable
+from orderdep.analysis.fork_settle import add_settled
+from orderdep.core.fidelity import FidelityReport, SampleOrder
 from orderdep.core.outcomes import OrderResult
-from orderdep.core.slow_tests import split_slow
-from orderdep.core.volatile import param_base, shown_ids, volatile_notice
+from orderdep.core.volatile import param_base, volatile_notice
 from orderdep.engine.plain import PlainRunner
 from orderdep.engine.runner import Engine
 from orderdep.engine.tempdirs import make_workdir
 
 QUICK_SINGLES = 5
-#: Runs of an order again under the fork runner when it disagrees with a fresh pytest,
-#: before one more run of both: a test whose outcome changes is non-deterministic.
-FORK_RERUNS = 3
 #: Share of a command's budget the fork runner's check may use for the original order:
 #: the search needs that order anyway (the fork runner's run of it is handed to the
 #: search when the runners agree), so only the fresh pytest beside it is the check's
@@ -46,10 +44,6 @@ FORK_SHARE = 0.6
 CHECK_SHARE = 0.2
 #: Suffix of the cache key of a verdict a share cut short (see :func:`trust_fork`).
 PARTIAL = "/partial"
-#: Of that share, what the original order without its slow tests may take under one
-#: runner, when the check compares on it (a fresh pytest runs it; the fork runner too,
-#: only when the outcomes differ from its whole run's).
-WITHOUT_SLOW_SHARE = 0.35
 
 
 def _unchecked(reason: str, tests: int, budget: Optional[Budget], searching: bool = False) -> str:
@@ -87,6 +81,7 @@ def trust_fork(
     budget: Optional[Budget] = None,
     *,
     confirms_fresh: bool = False,
+    leading: Optional[int] = None,
 ) -> Optional[FidelityReport]:
     """The cheap check before an analysis relies on ``engine``'s fork runner.
 
@@ -117,6 +112,10 @@ def trust_fork(
     share stopped before any verdict, after the fork runner ran the original order
     whole, then leaves the engine on the fork runner for the search, with that run
     offered, instead of sending a slow suite's every order to a fresh pytest.
+
+    ``leading``: the check stands on the first ``leading`` tests of the original order
+    (those ``detect`` searched in a suite too long for its budget, see
+    :mod:`~orderdep.analysis.fork_part`), and its verdict is kept as a cut-short one.
     """
     if engine.runner != "fork":
         return None
@@ -133,10 +132,18 @@ def trust_fork(
         return earlier
     if report is None:
         ids = engine.suite.ids
-        notice(
-            f"orderdep: checking the fork runner against a fresh pytest on the original "
-            f"order ({len(ids)} tests; once per code version)"
-        )
+        if leading is not None and 0 < leading < len(ids):
+            notice(
+                f"orderdep: checking the fork runner against a fresh pytest on the first "
+                f"{leading} of the original order's {len(ids)} tests (those detect searched)"
+            )
+            ids = ids[:leading]
+        else:
+            leading = None
+            notice(
+                f"orderdep: checking the fork runner against a fresh pytest on the original "
+                f"order ({len(ids)} tests; once per code version)"
+            )
         part = budget.part(ORIGINAL_SHARE) if budget is not None else None
         # one after the other, the fork runner's run of the original order (the search's
         # own, when it agrees) may go on past that share, to FORK_SHARE of the budget
@@ -163,7 +170,7 @@ def trust_fork(
                     )
                 if original:
                     sample = SampleOrder("original", tuple(compared))
-                    _add_settled(report, sample, original, engine, plain, notice, part, exclusive)
+                    add_settled(report, sample, original, engine, plain, notice, part, exclusive)
                     checked = original
                 failing: list[str] = []
                 for result in original.values():
@@ -179,7 +186,7 @@ def trust_fork(
                 for sample in alone[:QUICK_SINGLES]:
                     report.planned += 1
                     results = side_by_side(engine, plain, sample.order, notice, part, exclusive)
-                    _add_settled(report, sample, results, engine, plain, notice, part, exclusive)
+                    add_settled(report, sample, results, engine, plain, notice, part, exclusive)
                 engine.id_notices.add(plain.ids, notice)
                 report.volatile = list(plain.ids.renamed)
                 report.left_out = ids_left_out = list(plain.ids.missing)
@@ -218,7 +225,7 @@ def trust_fork(
                 return None
             finally:
                 plain.close()
-        cache.put(key, report)
+        cache.put(key if leading is None else key + PARTIAL, report)
         if report.faithful and kept is not None:
             engine.offer(kept)
     elif report.volatile:
@@ -257,7 +264,7 @@ def _cut_short(
 ) -> Optional[FidelityReport]:
     """The verdict of a check its share stopped (never kept): on the original order,
     from the tests both runners ran to an end (see :mod:`fidelity_partial`), or else on
-    the original order without its slow tests (:func:`_without_slow`); on the failing
+    the original order without its slow tests (:func:`~.fidelity_fast.without_slow`); on the failing
     tests alone, the original order's, when it was compared whole. None when it cannot
     tell."""
     if not isinstance(stop, CheckCut):
@@ -275,8 +282,9 @@ def _cut_short(
         fork = checked.get("fork")
     else:
         partial = partial_verdict(ids, stop, notice, share)
-        if partial is None:
-            partial = _without_slow(engine, plain, ids, stop, notice, share, exclusive)
+        if partial is None and share is not None and share.parent is not None:
+            part = share.parent.part(CHECK_SHARE)
+            partial = without_slow(engine, plain, ids, stop, notice, part, exclusive)
         if partial is None:
             return None
         verdict, fork = partial, stop.results.get("fork")
@@ -286,111 +294,3 @@ def _cut_short(
     if offer and fork is not None and whole(fork) and fork.order == list(ids):
         engine.offer(fork)
     return verdict
-
-
-def _without_slow(
-    engine: Engine,
-    plain: PlainRunner,
-    ids: Sequence[str],
-    cut: CheckCut,
-    notice: Callable[[str], None],
-    share: Optional[Budget],
-    exclusive: bool,
-) -> Optional[FidelityReport]:
-    """One after the other, the fork runner ran the original order whole but left a
-    fresh pytest time for too little of it, or none (a suite whose few slow tests take
-    most of its time): a fresh pytest runs the original order without its slow tests
-    (:func:`~orderdep.core.slow_tests.split_slow`), in a :data:`CHECK_SHARE` of its own,
-    and is compared with the fork runner's outcomes of those tests in its whole run. Only
-    when they differ (a slow test left out may change what the others do) does the fork
-    runner run the same order, and that comparison is the check's verdict. None when
-    there are no such tests or that did not finish."""
-    fork = cut.results.get("fork")
-    if share is None or share.parent is None or fork is None:
-        return None
-    if not whole(fork) or fork.order != list(ids):
-        return None
-    part = share.parent.part(CHECK_SHARE)
-    durations = [(r.test, r.duration) for r in fork.results]
-    split = split_slow(durations, part.left(), share=WITHOUT_SLOW_SHARE)
-    if split is None:
-        return None
-    notice(f"orderdep: checking the fork runner on the original order without its slow "
-           f"tests: {split.describe()}; a fresh pytest runs them, against the fork "
-           f"runner's outcomes in its run of the whole order")  # fmt: skip
-    report = FidelityReport(["fork", "plain"], planned=1)
-    sample = SampleOrder("original", tuple(split.kept))
-    taken: dict[str, OrderResult] = {}
-    try:
-        taken = {"fork": kept_results(fork, split.kept)}
-        results = side_by_side(engine, plain, split.kept, notice, part, exclusive, given=taken)
-        if FidelityReport(["fork", "plain"], planned=1).add(sample, results):
-            # the slow tests left out may change what the others do: the fork runner
-            # runs the same order before anything is called a difference
-            notice("orderdep: checking the fork runner: outcomes differ from its run of the "
-                   "whole order; running the same order under it")  # fmt: skip
-            taken = {"plain": results["plain"]}
-            results = side_by_side(engine, plain, split.kept, notice, part, exclusive, given=taken)
-        _add_settled(report, sample, results, engine, plain, notice, part, exclusive)
-    except BudgetExhausted as stop:
-        if not isinstance(stop, CheckCut) or stop.results.get("fork") is not taken.get("fork"):
-            return None
-        # the fresh pytest was cut: what it ran against the fork runner's whole run
-        partial = partial_verdict(split.kept, stop, notice, part, "fast ")
-        return partial if partial is not None and partial.faithful else None
-    if report.faithful:
-        notice(
-            f"orderdep: checking the fork runner: on the original order's {len(split.kept)} "
-            f"fast tests the fork runner and a fresh pytest agree; using the fork runner "
-            f"(the slow ones are not compared; the verdict is kept for runs within a budget; "
-            f"one without --budget checks the whole order)"
-        )
-    return report
-
-
-def kept_results(whole_run: OrderResult, kept: Sequence[str]) -> OrderResult:
-    """``whole_run``'s results of the ``kept`` tests (in its order), as a run of them:
-    its time less that of the tests left out."""
-    wanted = set(kept)
-    results = [r for r in whole_run.results if r.test in wanted]
-    left_out = sum(r.duration for r in whole_run.results if r.test not in wanted)
-    return OrderResult([r.test for r in results], results, runner=whole_run.runner,
-                       wall_seconds=max(0.0, whole_run.wall_seconds - left_out))  # fmt: skip
-
-
-def _add_settled(
-    report: FidelityReport,
-    sample: SampleOrder,
-    results: dict[str, OrderResult],
-    engine: Engine,
-    plain: PlainRunner,
-    notice: Callable[[str], None],
-    budget: Optional[Budget],
-    exclusive: bool = False,
-) -> None:
-    """Add ``sample``'s ``results`` to ``report``; where the runners disagree, run the
-    order again (:data:`FORK_RERUNS` times under the fork runner, then once under both if
-    that did not settle it) and forgive the tests whose outcome changed under one runner:
-    a non-deterministic test disagrees by chance, not because the runners differ."""
-    found = report.add(sample, results)
-    if not found:
-        return
-    tests = {m.test for m in found}
-    reruns: list[tuple[str, OrderResult]] = []
-    for _ in range(FORK_RERUNS):
-        if budget is not None:
-            budget.check()
-        reruns.append(("fork", engine.run(sample.order)))
-        if unstable(found, reruns) == tests:
-            break
-    if unstable(found, reruns) != tests:
-        again = side_by_side(engine, plain, sample.order, notice, budget, exclusive)
-        reruns += [(name, result) for name, result in again.items()]
-    flaky = unstable(found, reruns)
-    if flaky:
-        report.forgive(flaky)
-        notice(
-            f"orderdep: checking the fork runner: {shown_ids(sorted(flaky))} gave another "
-            f"outcome when its order ran again (non-deterministic); not counted as a "
-            f"difference between the runners"
-        )

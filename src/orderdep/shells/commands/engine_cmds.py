@@ -47,6 +47,7 @@ def open_engine(
     store: bool = True,
     budget: Optional[Budget] = None,
     confirms_fresh: bool = False,
+    leading: Optional[int] = None,
 ) -> Engine:
     """An Engine for the command's options, recording into the store (``--store``, default
     the project's), which stays locked until the command ends.
@@ -56,7 +57,8 @@ def open_engine(
     the fork runner is first checked against a fresh pytest on this project (see
     :func:`orderdep.analysis.fork_trust.trust_fork`), within ``budget`` (the command's
     ``--budget``) when given; ``confirms_fresh``: the command confirms in fresh processes
-    what an unchecked fork runner finds (see :func:`~orderdep.analysis.fork_trust.trust_fork`).
+    what an unchecked fork runner finds (see :func:`~orderdep.analysis.fork_trust.trust_fork`);
+    ``leading``: the check stands on the first ``leading`` tests of the original order.
     """
     config = engine_config(params)
     db = open_store(config.project, params.get("store_path")) if store else None
@@ -80,7 +82,9 @@ def open_engine(
 
         cache = VerdictCache(fidelity_cache_path(config.project, params.get("store_path")))
         try:
-            trust_fork(engine, cache, _notice, budget, confirms_fresh=confirms_fresh)
+            trust_fork(
+                engine, cache, _notice, budget, confirms_fresh=confirms_fresh, leading=leading
+            )
         except BaseException:
             engine.close(kill=True)
             raise

@@ -1,5 +1,6 @@
-"""What ``orderdep fix`` keeps of its budget for the check of the patch set, and when a
-suite is too slow for the budget to run it for each patch.
+"""What ``orderdep fix`` keeps of its budget for the check of the patch set, when a
+suite is too slow for the budget to run it for each patch, and what stands for the
+suite when even one run of it does not fit (the part detection searched).
 
 Each patch is verified in its own orders and, normally, in the whole suite's original
 order too. When one run of the suite takes more than :data:`SUITE_IN_SET_SHARE` of the
@@ -14,7 +15,10 @@ from __future__ import annotations
 
 from typing import Optional
 
+import click
+
 from orderdep.analysis.repair.fix import Repairer
+from orderdep.core.report import Report
 
 #: Seconds to copy, patch and start an engine on the copy, per set check.
 SET_CHECK_START = 3.0
@@ -26,6 +30,35 @@ SET_CHECK_SHARE = 0.25
 SUITE_IN_SET_SHARE = 0.2
 #: The set check's run of the suite, against an unpatched run (a patched copy starts cold).
 SUITE_IN_SET_MARGIN = 1.3
+
+
+def searched_part(report: Optional[Report]) -> Optional[int]:
+    """How many leading tests of the original order ``report``'s search covered, when
+    that was not the whole suite (see :mod:`~orderdep.analysis.fork_part`)."""
+    part = report.stats.extras.get("part_searched") if report is not None else None
+    if not isinstance(part, dict):
+        return None
+    tests, of = part.get("tests"), part.get("of")
+    if isinstance(tests, int) and isinstance(of, int) and 0 < tests < of:
+        return tests
+    return None
+
+
+def scope_to(repairer: Repairer, report: Optional[Report], leading: Optional[int]) -> None:
+    """Check each patch in the first ``leading`` tests of the original order (what the
+    report's search covered) instead of the whole suite, when the suite collected now
+    starts with the same tests; says so."""
+    ids = list(repairer.engine.suite.ids)
+    if report is None or leading is None or list(report.tests[:leading]) != ids[:leading]:
+        return
+    repairer.verifier.scope = ids[:leading]
+    click.echo(
+        f"orderdep: detect searched the first {leading} of the original order's {len(ids)} "
+        "tests (the whole order does not fit its budget): each patch is checked in that "
+        "part's original order, not the whole suite's (a larger --budget for detect "
+        "searches, and checks, the rest)",
+        err=True,
+    )
 
 
 def suite_in_set(suite_seconds: Optional[float], budget: Optional[float]) -> bool:
@@ -68,6 +101,8 @@ __all__ = [
     "SET_CHECK_SHARE",
     "SET_CHECK_START",
     "SUITE_IN_SET_SHARE",
+    "scope_to",
+    "searched_part",
     "set_check_reserve",
     "suite_in_set",
     "suite_in_set_note",

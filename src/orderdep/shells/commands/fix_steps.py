@@ -177,7 +177,7 @@ def retry_left_out(
         finding = findings.get(function)
         if result is None or result.fix is None or finding is None:
             continue
-        seen = _random_order(why, list(repairer.engine.suite.ids), finding.test)
+        seen = _random_order(why, repairer.verifier.original_order(), finding.test)
         if seen is None:
             continue
         try:

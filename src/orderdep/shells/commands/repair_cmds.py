@@ -32,6 +32,8 @@ from orderdep.shells.commands.debug_cmds import (
 from orderdep.shells.commands.engine_cmds import offer_recorded, open_engine
 from orderdep.shells.commands.fix_ahead import set_up_ahead, victims_ahead
 from orderdep.shells.commands.fix_budget import (
+    scope_to,
+    searched_part,
     set_check_reserve,
     suite_in_set,
     suite_in_set_note,
@@ -189,7 +191,8 @@ def fix(
     done: list[tuple[ODFinding, Fix]] = []  # the verified fixes, for victims sharing a state
     originals: Originals = {}  # with --apply: the files' texts before the first patch
     rows: list[tuple[str, str, str, str]] = []  # the closing table: test, kind, fix, lines
-    with open_engine(params, store=False, budget=limit) as engine:
+    leading = searched_part(data)
+    with open_engine(params, store=False, budget=limit, leading=leading) as engine:
         engine.check([*(t for t, _ in selected), *polluters])
         offer_recorded(engine, params.get("store_path"))  # the unpatched suite, once run
         repairer = Repairer(
@@ -200,6 +203,7 @@ def fix(
             full_suite=not no_suite_check,
             nd_tests=data.nd_tests if data is not None else (),
         )
+        scope_to(repairer, data, leading)
         if data is not None and not polluters:
             data, selected = classify_on_demand(engine, data, selected, project, report, params)
         ahead = Ahead()  # set-ups verified ahead for later brittles

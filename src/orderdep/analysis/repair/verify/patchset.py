@@ -225,7 +225,7 @@ def verify_set(
 ) -> Verification:
     """Run the patched project in :func:`set_orders`; see the module doc."""
     out = Verification(ok=False)
-    suite = list(verifier.engine.suite.ids)
+    suite = verifier.original_order()
     baseline = verifier.before(suite)
     ignore = verifier.nd_tests  # and what flips unpatched, once a failure needs it
     repaired = {t.test for t in targets}

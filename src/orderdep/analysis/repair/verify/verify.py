@@ -8,7 +8,8 @@ A fix is only offered when, in a private copy of the project with the change app
 4. the whole suite in its original order has the outcomes it had before, except that
    failing tests may now pass (a fix for one victim can fix its siblings too); for a
    suite slow for the budget (:attr:`Verifier.suite_in_set`), once, in the check of the
-   patch set, instead of for each patch;
+   patch set, instead of for each patch; for a suite whose original order does not fit
+   the budget at all, its leading tests that detection searched (:attr:`Verifier.scope`);
 5. a test that failed without the change and still fails fails with the same exception
    (a polluter made to raise before it pollutes has not been repaired).
 
@@ -177,6 +178,9 @@ class Verifier:
         # a suite slow for the budget: each patch is verified in its own orders, and the
         # whole suite runs once, in the check of the patch set (not for each patch)
         self.suite_in_set = False
+        # the leading tests of the original order that stand for it, when the whole order
+        # does not fit the budget (what detect searched, see analysis.fork_part)
+        self.scope: Optional[list[str]] = None
         self.nd_tests = frozenset(nd_tests)
         self._before: dict[tuple[str, ...], OrderResult] = {}
         self._suite_walls: list[float] = []  # runs of the whole suite, unpatched
@@ -186,6 +190,10 @@ class Verifier:
         # collection failed while they ran (a port bound at import, say)
         self.exclusive = False
 
+    def original_order(self) -> list[str]:
+        """The original order a patch is checked in: the suite's, or its :attr:`scope`."""
+        return list(self.scope) if self.scope else list(self.engine.suite.ids)
+
     def before(self, order: Sequence[str]) -> OrderResult:
         key = tuple(order)
         if key not in self._before:
@@ -194,7 +202,7 @@ class Verifier:
         return self._before[key]
 
     def _note(self, result: OrderResult) -> None:
-        if len(result.order) == len(self.engine.suite.ids):
+        if len(result.order) == len(self.original_order()):
             self._suite_walls.append(result.wall_seconds)
 
     def baseline_seconds(self) -> Optional[float]:
@@ -204,7 +212,7 @@ class Verifier:
         if not self.full_suite:
             return None
         if not self._suite_walls:
-            self.before(list(self.engine.suite.ids))
+            self.before(self.original_order())
         return self.suite_seconds()
 
     def suite_seconds(self) -> Optional[float]:
@@ -220,7 +228,7 @@ class Verifier:
     def unstable(self) -> frozenset[str]:
         """Tests of the original order whose outcome differs between two unpatched runs."""
         if self._unstable is None:
-            order = list(self.engine.suite.ids)
+            order = self.original_order()
             first, second = self.before(order), self.engine.run(order)
             self._note(second)
             self._unstable = frozenset(
@@ -278,7 +286,7 @@ class Verifier:
             if local and self.exclusive:
                 for order in compared:
                     self.before(order)
-                if self.full_suite and list(self.engine.suite.ids) in map(list, compared):
+                if self.full_suite and self.original_order() in map(list, compared):
                     self.unstable()  # its second run cannot start beside the copy's
                 self.engine.release()
             made = Engine(config) if dask is None else dask.on_copy(config)
@@ -315,7 +323,7 @@ class Verifier:
         the other targets' orders run on."""
         self.verifications += 1
         out = Verification(ok=False)
-        suite_order = list(self.engine.suite.ids)
+        suite_order = self.original_order()
         checks: list[tuple[str, list[str], bool, str]] = [
             check
             for t in (target, *also)

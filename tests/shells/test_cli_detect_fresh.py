@@ -44,4 +44,3 @@ def test_an_unchecked_fork_runner_searches_and_fresh_processes_confirm(
     assert [f["test"] for f in data["od_tests"]] == ["tests/test_od.py::test_victim"]
     assert data["stats"]["confirmed_fresh"] == "subprocess"
     assert runners == ["fork"]  # the search ran on the fork runner
-

@@ -24,7 +24,7 @@ from typing import Callable, Optional
 from orderdep.analysis.estimate import TIMING_STRATEGY, TUSCAN_EXCESS, Cost, Pace, timing_orders
 from orderdep.analysis.search import Search
 from orderdep.core import orders as gen
-from orderdep.core.outcomes import OrderResult
+from orderdep.core.outcomes import OrderResult, restricted
 from orderdep.core.slow_tests import SLOW_SHARE, SlowSplit, split_slow
 from orderdep.core.tuscan import order_lower_bound
 
@@ -224,22 +224,6 @@ def kept_groups(groups: Sequence[Sequence[str]], kept: Sequence[str]) -> list[li
     keep = set(kept)
     out = [[t for t in g if t in keep] for g in groups]
     return [g for g in out if g]
-
-
-def restricted(original: OrderResult, ids: Sequence[str]) -> OrderResult:
-    """``original`` with only the results of ``ids``, its wall time less the others' own
-    time: what an order of those tests is expected to cost."""
-    keep = set(ids)
-    if all(r.test in keep for r in original.results):
-        return original
-    results = [r for r in original.results if r.test in keep]
-    dropped = sum(r.duration for r in original.results if r.test not in keep)
-    return OrderResult(
-        [r.test for r in results],
-        results,
-        runner=original.runner,
-        wall_seconds=max(0.0, original.wall_seconds - dropped),
-    )
 
 
 def run_isolation(

@@ -12,7 +12,7 @@ from orderdep.analysis.fidelity_partial import CheckCut, partial_verdict, whole
 from orderdep.analysis.fork_pair import side_by_side
 from orderdep.analysis.fork_settle import add_settled
 from orderdep.core.fidelity import FidelityReport, SampleOrder
-from orderdep.core.outcomes import OrderResult
+from orderdep.core.outcomes import OrderResult, restricted
 from orderdep.core.slow_tests import split_slow
 from orderdep.engine.plain import PlainRunner
 from orderdep.engine.runner import Engine
@@ -54,7 +54,7 @@ def without_slow(
     sample = SampleOrder("original", tuple(split.kept))
     taken: dict[str, OrderResult] = {}
     try:
-        taken = {"fork": kept_results(fork, split.kept)}
+        taken = {"fork": restricted(fork, split.kept)}
         results = side_by_side(engine, plain, split.kept, notice, part, exclusive, given=taken)
         if FidelityReport(["fork", "plain"], planned=1).add(sample, results):
             # the slow tests left out may change what the others do: the fork runner
@@ -80,14 +80,4 @@ def without_slow(
     return report
 
 
-def kept_results(whole_run: OrderResult, kept: Sequence[str]) -> OrderResult:
-    """``whole_run``'s results of the ``kept`` tests (in its order), as a run of them:
-    its time less that of the tests left out."""
-    wanted = set(kept)
-    results = [r for r in whole_run.results if r.test in wanted]
-    left_out = sum(r.duration for r in whole_run.results if r.test not in wanted)
-    return OrderResult([r.test for r in results], results, runner=whole_run.runner,
-                       wall_seconds=max(0.0, whole_run.wall_seconds - left_out))  # fmt: skip
-
-
-__all__ = ["WITHOUT_SLOW_SHARE", "kept_results", "without_slow"]
+__all__ = ["WITHOUT_SLOW_SHARE", "without_slow"]

@@ -264,9 +264,9 @@ def _cut_short(
 ) -> Optional[FidelityReport]:
     """The verdict of a check its share stopped (never kept): on the original order,
     from the tests both runners ran to an end (see :mod:`fidelity_partial`), or else on
-    the original order without its slow tests (:func:`~.fidelity_fast.without_slow`); on the failing
-    tests alone, the original order's, when it was compared whole. None when it cannot
-    tell."""
+    the original order without its slow tests (:func:`~.fidelity_fast.without_slow`);
+    on the failing tests alone, the original order's, when it was compared whole. None
+    when it cannot tell."""
     if not isinstance(stop, CheckCut):
         return None
     if checked:  # the original order compared whole; a test alone was cut

@@ -121,3 +121,20 @@ def same_outcomes(a: Sequence[TestResult], b: Sequence[TestResult]) -> bool:
     return len(a) == len(b) and all(
         x.test == y.test and x.outcome.is_failure == y.outcome.is_failure for x, y in zip(a, b)
     )
+
+
+def restricted(result: OrderResult, ids: Sequence[str]) -> OrderResult:
+    """``result`` with only the results of ``ids`` (in its order), its wall time less the
+    others' own time: what an order of those tests is expected to cost (``result``
+    itself when it holds nothing else)."""
+    keep = set(ids)
+    if all(r.test in keep for r in result.results):
+        return result
+    results = [r for r in result.results if r.test in keep]
+    dropped = sum(r.duration for r in result.results if r.test not in keep)
+    return OrderResult(
+        [r.test for r in results],
+        results,
+        runner=result.runner,
+        wall_seconds=max(0.0, result.wall_seconds - dropped),
+    )

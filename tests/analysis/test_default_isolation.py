@@ -100,6 +100,15 @@ def test_isolation_that_costs_two_whole_orders_takes_their_place() -> None:
     assert not plan_isolation(127, dear, jobs=1, budget_left=60.0, orders_left=None).runs
 
 
+def test_a_part_of_the_suite_gets_reorders_before_isolation_in_their_place() -> None:
+    pace = Pace(per_order=0.05, per_test=0.07)  # 127 tests: 9 s an order, 15 s alone
+    part = plan_isolation(127, pace, jobs=1, budget_left=15.0, orders_left=None, part=True)
+    assert not part.runs
+    assert "the part of the suite searched gets orders that reorder it first" in part.why
+    # within its own share it still runs
+    assert plan_isolation(127, pace, jobs=1, budget_left=80.0, orders_left=None, part=True).runs
+
+
 def test_the_time_kept_for_what_the_search_finds_counts_as_room() -> None:
     pace = Pace(per_order=0.05, per_test=0.07)  # 127 tests: 9 s an order, 15 s alone
     short = plan_isolation(127, pace, jobs=1, budget_left=5.0, orders_left=None)

@@ -87,10 +87,15 @@ def plan_isolation(
     budget_left: Optional[float],
     orders_left: Optional[int],
     kept: Optional[float] = None,
+    part: bool = False,
 ) -> IsolationPlan:
     """Whether ``tests`` tests, each alone, fit what is left (see the module docstring);
     ``kept``: the seconds the search gets on top of ``budget_left`` when it has found
-    nothing by then (the time kept for confirming and classifying what it finds)."""
+    nothing by then (the time kept for confirming and classifying what it finds).
+    ``part``: the search covers a leading part of a suite too long for the budget
+    (:mod:`~orderdep.analysis.fork_part`); the few seconds it has go to orders that
+    reorder the part, which expose victims and brittles alike, and isolation runs only
+    within its share, never in their place."""
     seconds = pace.seconds(tests, tests, jobs)
     allowed = AUTO_TUSCAN_SECONDS if budget_left is None else max(0.0, budget_left)
     allowed += max(0.0, kept or 0.0)
@@ -104,11 +109,13 @@ def plan_isolation(
     # worth less to a brittle with many setters, so it takes their place
     two_orders = pace.seconds(2, 2 * tests, jobs)
     cheap = seconds <= two_orders and pace.seconds(1, tests, jobs) <= allowed
-    if seconds > ISOLATION_SHARE * allowed and not cheap:
+    if seconds > ISOLATION_SHARE * allowed and (part or not cheap):
         limit = "the budget left" if budget_left is not None else "the default limit"
         if kept:
             limit += " with the time kept for what the search finds"
         why = f"not running {what}: more than {share} of {limit} ({allowed:.0f} s)"
+        if part and cheap:
+            why += ", and the part of the suite searched gets orders that reorder it first"
         return IsolationPlan(False, 0, 0.0, why)
     why = f"running {what}: a test that fails alone but passed in the original order is brittle"
     return IsolationPlan(True, tests, seconds, why)
@@ -168,11 +175,12 @@ def plan_default(
     rng: random.Random,
     notice: Callable[[str], None],
     per_od: Callable[[Pace, Optional[float]], Cost],
+    part: bool = False,
 ) -> DefaultPlan:
     """Time a few short orders, then plan isolation and choose the strategy (each said in
     one line to ``notice``) from the pace of those and of the original order, the first
     of ``search.results``; ``per_od(pace, length)`` prices an OD test found in an order of
-    ``length`` tests (None: the whole suite)."""
+    ``length`` tests (None: the whole suite); ``part``: see :func:`plan_isolation`."""
     original = restricted(search.results[0], ids)
     before = len(search.results)
     short = timing_orders(list(ids), random.Random(f"{seed}/timing"))
@@ -184,7 +192,7 @@ def plan_default(
     budget_left, orders_left = search.budget_left(), search.orders_left()
     alone = plan_isolation(
         len(ids), pace, jobs=jobs, budget_left=budget_left, orders_left=orders_left,
-        kept=search.extension_offered(),
+        kept=search.extension_offered(), part=part,
     )  # fmt: skip
     notice(f"orderdep: {alone.why}")
     if alone.runs:  # what it costs is not the pair search's

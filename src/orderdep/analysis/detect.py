@@ -241,7 +241,7 @@ def detect(
             per_od=lambda pace, length: per_od_test(
                 pace, len(ids), confirm_runs=confirm_runs, classify=classify_after,
                 jobs=jobs, failing_length=length,
-            ),
+            ), part=bool(part),
         )  # fmt: skip
         chosen, timed, alone = plan.strategies, plan.timed, plan.alone
     used = [

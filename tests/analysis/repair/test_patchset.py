@@ -162,6 +162,7 @@ def _fake_verifier(tmp_path: Path, stop: int) -> Any:
     verifier.unstable = lambda: frozenset()
     verifier.settled = True
     verifier.before = engine.run
+    verifier.original_order = lambda: list(verifier.engine.suite.ids)
     verifier.engine_on = lambda copy, compared=(): engine
     verifier.same_suite = lambda e: True
     return verifier

@@ -21,7 +21,7 @@ from orderdep.analysis.fidelity_partial import (
     fitting_prefix,
     partial_verdict,
 )
-from orderdep.analysis.fork_trust import trust_fork
+from orderdep.analysis.fork_trust import PARTIAL, trust_fork
 from orderdep.core.fidelity import FidelityReport
 from orderdep.core.outcomes import OrderResult, Outcome, TestResult
 from orderdep.engine.config import EngineConfig
@@ -45,6 +45,7 @@ class Checked:
     offered: int  # orders handed on to the engine
     cached: bool  # a verdict kept as a whole check's
     part: Optional[list[str]] = None  # the leading tests the search is to cover
+    cached_partly: bool = False  # a verdict kept as a cut-short one
 
 
 def checked_on_a_clock(
@@ -54,12 +55,15 @@ def checked_on_a_clock(
     seconds: float,
     monkeypatch: pytest.MonkeyPatch,
     confirms_fresh: bool = False,
+    then: Optional[tuple[Path, float]] = None,
 ) -> Checked:
     """The fork check with ``--jobs 1`` and a budget of ``seconds`` on a clock that stands
     at 0 until ``mark`` exists, then at ``jump`` (a test writes it where the check is to be
-    cut)."""
+    cut), and at ``then[1]`` once ``then[0]`` exists too."""
 
     def clock() -> float:
+        if then is not None and then[0].exists():
+            return then[1]
         return jump if mark.exists() else 0.0
 
     monkeypatch.setattr(fork_pair, "HEARTBEAT", 0.1)  # the clock is read that often
@@ -68,11 +72,14 @@ def checked_on_a_clock(
     with Engine(EngineConfig(project, jobs=1)) as engine:
         budget = Budget(seconds, clock=clock)
         report = trust_fork(engine, cache, notices.append, budget, confirms_fresh=confirms_fresh)
-        cached = cache.get(config_key(engine.config)) is not None
+        key = config_key(engine.config)
+        cached = cache.get(key) is not None
+        partly = cache.get(key + PARTIAL) is not None
         runner = engine.runner
         if engine.search_unchecked:
             runner = f"{runner}, searching; then {engine.confirm_fresh()}"
-        return Checked(report, notices, runner, len(engine._offered), cached, engine.search_part)
+        return Checked(report, notices, runner, len(engine._offered), cached,
+                       engine.search_part, partly)  # fmt: skip
 
 
 def test_a_killed_test_and_what_follows_it_did_not_run_to_an_end() -> None:

@@ -7,9 +7,10 @@ order would not end either. What that run did reach is still an order run from t
 start: the tests up to any point of it ran exactly as in the original order (later tests
 cannot change an earlier test's outcome). :func:`reached_part` cuts it at the point where
 an order of those tests still fits :data:`PART_SHARE` of what is left, so the search
-(:func:`~orderdep.analysis.detect.detect`'s ``part``) can run several orders of them and
-confirm what it finds in fresh processes. The tests after that point are not searched;
-the report says so.
+(:func:`~orderdep.analysis.detect.detect`'s ``part``) can run several orders of them,
+on the fork runner once a fresh pytest of them agreed (:mod:`fork_part_check`), else
+confirming what it finds in fresh processes. The tests after that point are not
+searched; the report says so.
 
 Pure: results and seconds in, a result (or a sentence) out.
 """
@@ -55,9 +56,8 @@ def part_notice(part: OrderResult, run: OrderResult, tests: int, share: Optional
         f"orderdep: the fork runner's run of the original order did not end within the "
         f"check's share of the budget{seconds}: it reached {finished_prefix(run)} of the "
         f"{tests} tests. Searching the first {len(part.order)} of them (an order of them "
-        f"fits the budget left) with the fork runner, and confirming what it finds in "
-        f"fresh processes; the other {tests - len(part.order)} tests are not searched "
-        f"(a larger --budget searches them)"
+        f"fits the budget left); the other {tests - len(part.order)} tests are not "
+        f"searched (a larger --budget searches them)"
     )
 
 

@@ -21,6 +21,7 @@ from orderdep.analysis.fidelity_partial import CheckCut, partial_verdict, whole
 from orderdep.analysis.fork_collect import alone_collects, without_missing
 from orderdep.analysis.fork_pair import side_by_side
 from orderdep.analysis.fork_part import part_notice, reached_part
+from orderdep.analysis.fork_part_check import check_part
 from orderdep.analysis.fork_settle import add_settled
 from orderdep.core.fidelity import FidelityReport, SampleOrder
 from orderdep.core.outcomes import OrderResult
@@ -111,7 +112,11 @@ def trust_fork(
     when asked to (:attr:`~orderdep.engine.runner.Engine.search_unchecked`). A check its
     share stopped before any verdict, after the fork runner ran the original order
     whole, then leaves the engine on the fork runner for the search, with that run
-    offered, instead of sending a slow suite's every order to a fresh pytest.
+    offered, instead of sending a slow suite's every order to a fresh pytest. When that
+    run did not end either, the search covers the leading part of it an order of which
+    fits the budget left (:mod:`fork_part`), and a fresh pytest of that part decides
+    (:mod:`fork_part_check`): its verdict is returned and kept as a cut-short one; when
+    it cannot tell, the fork runner searches and fresh processes confirm.
 
     ``leading``: the check stands on the first ``leading`` tests of the original order
     (those ``detect`` searched in a suite too long for its budget, see
@@ -210,12 +215,21 @@ def trust_fork(
                 reached = None
                 if usable and not searching and fork is not None and budget is not None:
                     reached = reached_part(fork, budget.left() or 0.0)
-                if reached is not None and fork is not None:
+                if reached is not None and fork is not None and budget is not None:
                     notice(part_notice(reached, fork, len(ids), fork_share))
-                    engine.offer(reached)
-                    engine.search_unchecked = True
                     engine.search_part = list(reached.order)
-                    return None
+                    checked_part = check_part(engine, plain, reached, notice,
+                                              budget.part(CHECK_SHARE), exclusive)  # fmt: skip
+                    if checked_part is None:  # fresh processes confirm what it finds
+                        engine.offer(reached)
+                        engine.search_unchecked = True
+                        return None
+                    if checked_part.faithful:
+                        engine.offer(reached)
+                        cache.put(key + PARTIAL, checked_part)
+                    else:
+                        _disagree(engine, checked_part, notice)
+                    return checked_part
                 notice(_unchecked(stop.reason, len(ids), part, searching))
                 if searching and fork is not None:
                     engine.offer(fork)

@@ -18,6 +18,22 @@ from orderdep.engine.runner import Engine
 HEARTBEAT = 15.0
 # Seconds to wait for killed runs to report back.
 STOP_WAIT = 30.0
+#: Pacing the fork runner's run of the original order (``pace``): the share of its
+#: seconds that passes before its pace may stop it, and the seconds between two looks.
+PACE_AFTER = 1 / 3
+PACE_POLL = 2.0
+
+
+def out_of_pace(progress: Optional[tuple[int, float]], tests: int, share: Budget) -> bool:
+    """Whether a run of ``tests`` tests that ended ``progress[0]`` of them in
+    ``progress[1]`` seconds cannot end within ``share`` at that pace. Never before
+    :data:`PACE_AFTER` of the share passed, nor before a test ended."""
+    if progress is None or share.seconds is None:
+        return False
+    done, seconds = progress
+    if done < 1 or done >= tests or seconds < PACE_AFTER * share.seconds:
+        return False
+    return seconds * tests / done > share.seconds
 
 
 def side_by_side(
@@ -29,6 +45,7 @@ def side_by_side(
     exclusive: bool = False,
     fork_budget: Optional[Budget] = None,
     given: Optional[Mapping[str, OrderResult]] = None,
+    pace: bool = False,
 ) -> dict[str, OrderResult]:
     """``order`` under the fork runner and plain pytest: at once when ``--jobs`` is 2 or
     more, one after the other otherwise (and with ``exclusive``, the fork runner's test
@@ -44,7 +61,10 @@ def side_by_side(
     after the other, ``fork_budget`` (a larger share) bounds the fork runner's run instead
     of ``budget``: the analysis needs that run of the original order anyway, and killing
     it when nearly done would waste it. A runner's result in ``given`` is taken as its
-    run: only the other one runs."""
+    run: only the other one runs. With ``pace``, the fork runner's run bounded by
+    ``fork_budget`` is stopped, as when that share ends, once its pace shows it cannot
+    end within it (:func:`out_of_pace`): every second past that point would go to tests
+    a search within the budget cannot reach."""
     if budget is not None:
         budget.check()
     sequential = engine.config.jobs < 2 or exclusive
@@ -92,7 +112,11 @@ def side_by_side(
             forking = sequential and fork_budget is not None and not futures["fork"].done()
             limit = fork_budget if forking else budget
             left = None if limit is None else limit.left()
-            if left == 0 and not all(f.done() for f in futures.values()):
+            progress = engine.progress() if pace and forking else None
+            hopeless = fork_budget is not None and out_of_pace(progress, len(order), fork_budget)
+            if hopeless:
+                notice(paced_out(progress, len(order), fork_budget))
+            if (left == 0 or hopeless) and not all(f.done() for f in futures.values()):
                 assert limit is not None
                 limit.stop("budget")
                 stop_runs()
@@ -100,6 +124,8 @@ def side_by_side(
                 ran = {n: f.result() for n, f in futures.items() if returned(f)}
                 raise CheckCut("budget", ran)
             timeout = HEARTBEAT if left is None else min(HEARTBEAT, left)
+            if pace and forking:
+                timeout = min(timeout, PACE_POLL)
             done, pending = wait(futures.values(), timeout=timeout)
             for future in done:
                 future.result()  # an engine error is raised here, in the caller's thread
@@ -123,6 +149,17 @@ def side_by_side(
     if shortened:
         raise CheckCut("budget", results, planned=True)
     return results
+
+
+def paced_out(progress: Optional[tuple[int, float]], tests: int, share: Optional[Budget]) -> str:
+    """What the user reads when :func:`out_of_pace` stops the fork runner's run."""
+    done, seconds = progress if progress is not None else (0, 0.0)
+    within = f" ({share.seconds:.0f} s)" if share is not None and share.seconds else ""
+    return (
+        f"orderdep: checking the fork runner: its run of the original order ended {done} "
+        f"of the {tests} tests in {seconds:.0f} s; at that pace it cannot end within its "
+        f"share of the budget{within}, so it stops there"
+    )
 
 
 def _taken(result: OrderResult) -> Callable[[], OrderResult]:

@@ -53,7 +53,7 @@ def part_notice(part: OrderResult, run: OrderResult, tests: int, share: Optional
     cut from the fork runner's ``run`` of the original order that ``share`` stopped."""
     seconds = f" ({share.seconds:.0f} s)" if share is not None and share.seconds else ""
     return (
-        f"orderdep: the fork runner's run of the original order did not end within the "
+        f"orderdep: the fork runner's run of the original order does not end within the "
         f"check's share of the budget{seconds}: it reached {finished_prefix(run)} of the "
         f"{tests} tests. Searching the first {len(part.order)} of them (an order of them "
         f"fits the budget left); the other {tests - len(part.order)} tests are not "

@@ -118,6 +118,10 @@ def trust_fork(
     (:mod:`fork_part_check`): its verdict is returned and kept as a cut-short one; when
     it cannot tell, the fork runner searches and fresh processes confirm.
 
+    A search in a part is worth more than the rest of a run that cannot end: with
+    ``confirms_fresh``, the fork runner's run of the original order stops as soon as its
+    pace shows it cannot end within its share (:func:`~.fork_pair.out_of_pace`).
+
     ``leading``: the check stands on the first ``leading`` tests of the original order
     (those ``detect`` searched in a suite too long for its budget, see
     :mod:`~orderdep.analysis.fork_part`), and its verdict is kept as a cut-short one.
@@ -163,7 +167,8 @@ def trust_fork(
             checked: dict[str, OrderResult] = {}  # the original order, once compared
             exclusive = False
             try:
-                original = side_by_side(engine, plain, ids, notice, part, fork_budget=fork_share)
+                original = side_by_side(engine, plain, ids, notice, part, fork_budget=fork_share,
+                                        pace=confirms_fresh and leading is None)  # fmt: skip
                 exclusive = alone_collects(engine, plain, ids, original, notice)
                 engine.id_notices.add(plain.ids, notice)
                 compared = without_missing(ids, plain, notice)

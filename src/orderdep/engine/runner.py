@@ -214,6 +214,12 @@ class Engine:
         for worker in list(self._workers):
             worker.interrupt()
 
+    def progress(self) -> Optional[tuple[int, float]]:
+        """The order the first worker runs now: its tests that ended and the seconds
+        since it started (None when it runs none)."""
+        workers = list(self._workers)
+        return workers[0].progress() if workers else None
+
     def block(self) -> None:
         """Kill the orders running now and every order started until :meth:`unblock`
         (from another thread: a worker's thread may be about to start one)."""

@@ -40,6 +40,9 @@ class TestClock:
         self.extra = extra  # seconds added to every limit (a probe's work around tests)
         self._offset = 0
         self._partial = b""
+        self.started = time.monotonic()
+        #: Tests of the order that ended, as far as the events read so far tell.
+        self.finished = 0
         limit = timeouts.STARTUP if startup is None else startup
         self.deadline = time.monotonic() + limit
 
@@ -70,6 +73,7 @@ class TestClock:
                 moved = True
             elif kind == "result":
                 self.deadline = at + self.policy.gap_limit() + self.extra
+                self.finished += 1
                 moved = True
         return moved
 

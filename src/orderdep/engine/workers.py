@@ -59,6 +59,20 @@ class _WorkerBase(Interruptible):
         self._has_reference = False
         self.collected: Optional[Suite] = None
         self.ids = IdChanges()
+        self._clock: Optional[TestClock] = None  # the order running now, watched
+
+    def _watch(self, clock: TestClock) -> TestClock:
+        self._clock = clock
+        return clock
+
+    def progress(self) -> Optional[tuple[int, float]]:
+        """The order running now: its tests that ended (as its events told at the last
+        look, every :data:`~orderdep.engine.testclock.POLL` seconds) and the seconds
+        since it started; None when none runs."""
+        clock = self._clock
+        if clock is None:
+            return None
+        return clock.finished, time.monotonic() - clock.started
 
     def set_reference(self, ids: Sequence[str], collected: Suite) -> None:
         """Orders name tests by ``ids`` (the engine's first collection); a test process
@@ -184,10 +198,13 @@ class SubprocessWorker(_WorkerBase):
                     cwd=self.sandbox.tree,
                     env=self._env(control),
                     log=log,
-                    clock=TestClock(events, self.policy, extra=self.policy.slack_for(probe)),
+                    clock=self._watch(
+                        TestClock(events, self.policy, extra=self.policy.slack_for(probe))
+                    ),
                     on_start=self._started,
                 )
             finally:
+                self._clock = None
                 self._ended()
         # A started test without a result: the process died (or was killed).
         control.unlink(missing_ok=True)
@@ -327,6 +344,7 @@ class ForkWorker(_WorkerBase):
         try:
             died, status_msg = self._order(request, events, self.policy.slack_for(probe))
         finally:
+            self._clock = None
             self._ended()
         if status_msg is None:
             raise EngineError(f"the fork server died:\n{self._log_tail()[-3000:]}")
@@ -351,7 +369,7 @@ class ForkWorker(_WorkerBase):
             raise EngineError(f"the fork server stopped answering:\n{self._log_tail()[-3000:]}")
         pid = int(reply["pid"])
         self._started(pid)
-        clock = TestClock(events, self.policy, extra=extra)
+        clock = self._watch(TestClock(events, self.policy, extra=extra))
         try:
             while True:
                 try:

@@ -1,0 +1,48 @@
+"""The fork runner's run of the original order stops once its pace shows it cannot end
+within the check's share (:func:`orderdep.analysis.fork_pair.out_of_pace`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.analysis.test_fidelity_partial import checked_on_a_clock
+from tests.engine.conftest import write_files
+
+from orderdep.analysis.budget import Budget
+from orderdep.analysis.fork_pair import out_of_pace, paced_out
+
+
+def test_a_run_is_out_of_pace_once_its_projected_end_is_past_its_share() -> None:
+    share = Budget(60.0)
+    assert out_of_pace((100, 30.0), 300, share)  # 90 s at that pace
+    assert not out_of_pace((100, 30.0), 150, share)  # 45 s
+    assert not out_of_pace((10, 19.0), 300, share)  # too early to tell: a third is 20 s
+    assert not out_of_pace((0, 50.0), 300, share)  # no test ended yet
+    assert not out_of_pace(None, 300, share)  # no order running
+    assert not out_of_pace((100, 30.0), 300, Budget(None))  # no share to end within
+    said = paced_out((100, 30.0), 300, share)
+    assert said == (
+        "orderdep: checking the fork runner: its run of the original order ended 100 of "
+        "the 300 tests in 30 s; at that pace it cannot end within its share of the "
+        "budget (60 s), so it stops there"
+    )
+
+
+def test_detect_s_check_stops_a_run_that_cannot_end_and_searches_what_it_reached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """40 tests of half a second under a budget of 20 s: the fork runner's share (12 s)
+    cannot hold them, and its pace says so after a third of it; the part it reached is
+    checked against a fresh pytest and searched."""
+    body = "import time\n\n" + "\n\n".join(
+        f"def test_{i}():\n    time.sleep(0.5)\n" for i in range(40)
+    )
+    project = write_files(tmp_path / "p", {"tests/test_slow.py": body})
+    never = tmp_path / "no-such-mark"
+    got = checked_on_a_clock(project, never, 0.0, 20.0, monkeypatch, confirms_fresh=True)
+    paced = [n for n in got.notices if "at that pace it cannot end within its share" in n]
+    assert paced, got.notices
+    assert got.part is not None and 2 <= len(got.part) < 40
+    assert got.report is not None and got.report.faithful, got.notices
+    assert got.runner == "fork"

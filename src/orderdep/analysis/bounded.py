@@ -26,6 +26,7 @@ from orderdep.analysis.budget import (
 )
 from orderdep.analysis.classify import ProgressCallback as ClassifyCallback
 from orderdep.analysis.classify_steps import PHASES, Known
+from orderdep.analysis.confirm_chunks import Evidence
 from orderdep.analysis.detect import detect
 from orderdep.core.report import ODFinding, Report
 from orderdep.core.suite import GroupLevel
@@ -111,7 +112,8 @@ class _FirstSteps:
         self.orders = self.executions = 0
         self.known = Known()
 
-    def take(self, findings: list[ODFinding]) -> None:
+    def take(self, findings: list[ODFinding], seen: Evidence) -> None:
+        self.known.seen.update(seen)  # the runs confirmation counted count here too
         suite = self.executor.suite
         part = Report(project=suite.rootdir, tests=list(suite.ids), od_tests=findings)
         out = classifying.classify(

@@ -128,7 +128,10 @@ def classify(
     ``jobs`` is how many orders the executor runs at once. ``resume`` (without ``redo``)
     skips the phases a finding's earlier classification finished (:func:`phases_done`)
     instead of running them again. ``known`` keeps the outcomes asked for across calls
-    (a confirmation still runs once per call).
+    (a confirmation still runs once per call), and what confirmation saw of the orders a
+    finding names (:attr:`~.classify_steps.Known.seen`): those runs count toward its
+    runs alone, and an order seen with the outcome the finding gives it every time needs
+    no confirming run.
     """
     if alone_runs < 1:
         raise UsageError(f"alone_runs must be at least 1, got {alone_runs!r}.")
@@ -153,6 +156,7 @@ def classify(
                 counts,
                 known.cache.setdefault(f.test, {}),
                 known.confirmed.setdefault(f.test, {}),
+                seen=known.seen.get(f.test, {}),
             ),
             [t for t in candidates if t != f.test],
             before=copy.deepcopy(f),

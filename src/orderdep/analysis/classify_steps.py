@@ -45,6 +45,10 @@ class Known:
 
     cache: dict[str, dict[tuple[str, ...], Outcome]] = field(default_factory=dict)
     confirmed: dict[str, dict[tuple[str, ...], Outcome]] = field(default_factory=dict)
+    #: Per test, what confirmation saw of the orders its finding names (ending with the
+    #: test; True: it failed), in the runs it counted: the classification's own evidence
+    #: (see :func:`kind_step`).
+    seen: dict[str, dict[tuple[str, ...], list[bool]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -57,6 +61,15 @@ class Runner:
     cache: dict[tuple[str, ...], Outcome] = field(default_factory=dict)
     confirmed: dict[tuple[str, ...], Outcome] = field(default_factory=dict)
     on_order: Optional[Callable[[], None]] = None
+    seen: dict[tuple[str, ...], list[bool]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # an order confirmation saw with one outcome every time is confirmed already
+        for order, failures in self.seen.items():
+            if failures and len(set(failures)) == 1:
+                outcome = Outcome.FAILED if failures[0] else Outcome.PASSED
+                self.cache.setdefault(order, outcome)
+                self.confirmed.setdefault(order, outcome)
 
     def outcomes(self, prefixes: Sequence[Sequence[str]], fresh: bool = False) -> list[Outcome]:
         """The test's outcome after each prefix, from one ``run_many`` call.
@@ -122,16 +135,22 @@ def kind_step(item: Item, alone_runs: int, say: Say) -> None:
     finding, runner = item.finding, item.runner
     test = finding.test
     reset(finding)
-    say("kind", f"running {test} alone {alone_runs} times", alone_runs + 1)
-    alone = runner.outcomes([[]] * alone_runs, fresh=True)
-    passes = sum(o.is_pass for o in alone)
+    # the runs alone confirmation saw count among the alone_runs (as it counted them)
+    earlier = [not failed for failed in runner.seen.get((test,), [])][:alone_runs]
+    more = alone_runs - len(earlier)
+    also = f" ({len(earlier)} more seen while confirming it)" if earlier else ""
+    say("kind", f"running {test} alone {more} times{also}", more + 1)
+    alone = earlier + [o.is_pass for o in runner.outcomes([[]] * more, fresh=True)]
+    passes = sum(alone)
     if 0 < passes < alone_runs:
         item.nd = True
         return
     kind: Kind = "victim" if passes == alone_runs else "brittle"
     order = finding.failing_order if kind == "victim" else finding.passing_order
     prefix = prefix_of(order, test)
-    if prefix is not None:
+    wanted = kind == "victim"  # the recorded order fails a victim, passes a brittle
+    shown = runner.seen.get((*prefix, test), []) if prefix is not None else []
+    if prefix is not None and not (shown and all(f == wanted for f in shown)):
         say(
             "precondition",
             f"re-running the {'failing' if kind == 'victim' else 'passing'} order",

@@ -13,6 +13,7 @@ from orderdep.analysis.budget import Budget
 from orderdep.analysis.confirm import (
     Guide,
     OrderRunner,
+    RunLog,
     Verdicts,
     confirm,
     failed,
@@ -64,6 +65,27 @@ def suspects_of(search: Sequence[OrderResult], nio_search: Sequence[OrderResult]
             note(result.order[0], sum(r.duration for r in result.results), 1)
     first = {t: i for i, t in enumerate(cost)}
     return sorted(cost, key=lambda t: (cost[t], first[t]))
+
+
+#: Per OD test, the outcomes (True: it failed) of orders ending with it, one per run.
+Evidence = dict[str, dict[tuple[str, ...], list[bool]]]
+
+
+def evidence(log: RunLog, findings: Sequence[ODFinding]) -> Evidence:
+    """What the runs ``log`` counts (fresh processes only, when it counts only those)
+    showed of each finding's test alone and of its failing and passing orders, each cut
+    right after the test."""
+    out: Evidence = {}
+    for f in findings:
+        mine = out.setdefault(f.test, {})
+        for order in ([f.test], f.failing_order, f.passing_order):
+            if f.test not in order:
+                continue
+            at = len(order) - 1 - list(reversed(order)).index(f.test)
+            key = tuple(order[: at + 1])
+            if key not in mine:
+                mine[key] = log.outcomes(order, at)
+    return out
 
 
 def _sweep(
@@ -145,13 +167,14 @@ def confirm_in_chunks(
     chunk: int = 2,
     stop: type[BaseException] = Exception,
     guide: Optional[Guide] = None,
-    on_chunk: Optional[Callable[[list[ODFinding]], None]] = None,
+    on_chunk: Optional[Callable[[list[ODFinding], Evidence], None]] = None,
     siblings: int = SIBLINGS,
 ) -> tuple[Verdicts, list[str], Optional[BaseException]]:
     """:func:`confirm`, ``chunk`` suspects at a time, so that an exception of type ``stop``
     (the command's budget running out) keeps the verdicts of the chunks done.
     ``on_chunk`` receives each chunk's OD findings (none ND so far) as soon as they are
-    confirmed, before the next chunk starts: classification can take them first.
+    confirmed, before the next chunk starts, with what the runs confirmation counted
+    showed of them (:func:`evidence`): classification can take them first.
 
     Returns the verdicts, the suspects not confirmed yet and the stop (None: all done).
     A chunk the stop ends after its first look at every order (:func:`confirm`, step 3)
@@ -216,7 +239,7 @@ def confirm_in_chunks(
             nd = nd_tests(runner.log)
             fresh = [f for f in got.od if f.test not in nd]
             if fresh:
-                on_chunk(fresh)
+                on_chunk(fresh, evidence(runner.log, fresh))
     nd = nd_tests(runner.log)
     out.nd = sorted(nd)
     out.od = [f for f in out.od if f.test not in nd]

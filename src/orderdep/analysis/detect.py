@@ -46,7 +46,7 @@ from typing import Callable, Optional
 
 from orderdep.analysis.budget import UNFINISHED_KEY, BudgetExhausted, unfinished
 from orderdep.analysis.confirm import OrderRunner, RunLog, RunSource
-from orderdep.analysis.confirm_chunks import confirm_in_chunks
+from orderdep.analysis.confirm_chunks import Evidence, confirm_in_chunks
 from orderdep.analysis.default_strategy import (
     AUTO_TUSCAN_SECONDS,
     EXACT_PLAN_TESTS,
@@ -146,7 +146,7 @@ def detect(
     start_at: Optional[Mapping[str, int]] = None,
     extend_search: Optional[Callable[[], Optional[float]]] = None,
     guided: Optional[bool] = None,
-    on_confirmed: Optional[Callable[[list[ODFinding]], None]] = None,
+    on_confirmed: Optional[Callable[[list[ODFinding], Evidence], None]] = None,
     fresh_confirmation: Optional[Callable[[], str]] = None,
     part: Optional[Sequence[str]] = None,
 ) -> Report:
@@ -174,9 +174,9 @@ def detect(
     (:mod:`.guided`), when the probed runs fit what is left of the command's budget;
     None: for suites of at least :data:`~.guided.GUIDED_MIN_TESTS` tests whose original
     order took at least :data:`~.guided.GUIDED_MIN_SECONDS`.
-    ``on_confirmed`` receives OD findings a few at a time, as confirmation decides them
-    (see :func:`~.confirm.confirm_in_chunks`): classification can take each before
-    confirmation spends more. ``fresh_confirmation`` (an executor whose fork runner's
+    ``on_confirmed`` receives OD findings a few at a time, as confirmation decides them,
+    with what its runs showed of them (see :func:`~.confirm.confirm_in_chunks`):
+    classification can take each before confirmation spends more. ``fresh_confirmation`` (an executor whose fork runner's
     check did not end): called once the search ends, it switches the executor to fresh
     processes and names their runner; confirmation then counts only that runner's runs,
     so the search's runs point at suspects and decide nothing. ``part``: the leading tests

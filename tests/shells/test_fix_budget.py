@@ -11,10 +11,11 @@ import pytest
 from clitools import COUNTED, counted_project
 from tests.analysis.repair.corpus_helpers import plain_outcomes
 
-from orderdep.core.report import ODFinding
+from orderdep.core.report import ODFinding, Report
 from orderdep.shells.commands.fix_budget import (
     SET_CHECK_START,
     SUITE_IN_SET_SHARE,
+    scope_to,
     set_check_reserve,
     suite_in_set,
     suite_in_set_note,
@@ -114,3 +115,20 @@ def test_a_slow_suite_runs_once_with_the_patches_not_once_per_patch(
         )  # fmt: skip
         assert all(set(o.values()) == {"passed"} for o in outcomes), outcomes
     assert counts == {False: 4, True: 2}, counts
+
+
+def test_a_part_whose_ids_changed_per_process_still_scopes_the_check() -> None:
+    """The report names a test of the part under the id of detect's process (a temporary
+    path in its parameter); fix's collection names it under its own: same part."""
+    ids = ["t.py::test_file[/tmp/b/a.txt]", "t.py::test_b", "t.py::test_c", "t.py::test_d"]
+    report = Report(project="/p", tests=["t.py::test_file[/tmp/a/a.txt]", *ids[1:]])
+    repairer = SimpleNamespace(
+        engine=SimpleNamespace(suite=SimpleNamespace(ids=ids)),
+        verifier=SimpleNamespace(scope=None),
+    )
+    scope_to(repairer, report, 3)  # type: ignore[arg-type]
+    assert repairer.verifier.scope == ids[:3]
+    other = Report(project="/p", tests=["t.py::test_b", *ids[1:]])  # another test first
+    repairer.verifier.scope = None
+    scope_to(repairer, other, 3)  # type: ignore[arg-type]
+    assert repairer.verifier.scope is None

@@ -19,6 +19,7 @@ import click
 
 from orderdep.analysis.repair.fix import Repairer
 from orderdep.core.report import Report
+from orderdep.core.volatile import same_tests
 
 #: Seconds to copy, patch and start an engine on the copy, per set check.
 SET_CHECK_START = 3.0
@@ -47,9 +48,11 @@ def searched_part(report: Optional[Report]) -> Optional[int]:
 def scope_to(repairer: Repairer, report: Optional[Report], leading: Optional[int]) -> None:
     """Check each patch in the first ``leading`` tests of the original order (what the
     report's search covered) instead of the whole suite, when the suite collected now
-    starts with the same tests; says so."""
+    starts with the same tests (some perhaps under other ids, :func:`same_tests`); says
+    so."""
     ids = list(repairer.engine.suite.ids)
-    if report is None or leading is None or list(report.tests[:leading]) != ids[:leading]:
+    # the same tests, some perhaps under ids that change per process (a temporary path)
+    if report is None or leading is None or not same_tests(report.tests[:leading], ids[:leading]):
         return
     repairer.verifier.scope = ids[:leading]
     click.echo(

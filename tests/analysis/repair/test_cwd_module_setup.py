@@ -59,7 +59,7 @@ def test_every_test_starts_where_the_run_starts(tmp_path: Path) -> None:
     assert list(new) == ["tests/conftest.py"]
     conftest = new["tests/conftest.py"]
     assert '@pytest.fixture(scope="module", autouse=True)' in conftest
-    assert "request.addfinalizer(lambda saved=saved: os.chdir(saved))" in conftest
+    assert "    saved = os.getcwd()\n    yield\n    os.chdir(saved)\n" in conftest
     # the module's other victim, after the same polluter, passes with the same fixture
     (outcomes,) = plain_outcomes(root, [[POLLUTER, OTHER]], tmp_path / "plain-other")
     assert outcomes == {POLLUTER: "passed", OTHER: "passed"}

@@ -70,10 +70,12 @@ def test_autouse_fixture_appended_with_its_imports_at_the_top() -> None:
 
 
         @pytest.fixture(autouse=True)
-        def _restore_kv_state(request):
+        def _restore_kv_state():
             # Put kv.STATE back after every test.
             saved = copy.deepcopy(kv.STATE)
-            request.addfinalizer(lambda saved=saved: (kv.STATE.clear(), kv.STATE.update(saved)))
+            yield
+            kv.STATE.clear()
+            kv.STATE.update(saved)
         """
     )
     assert apply_insertion(new, AUTOUSE) == new  # there already: not added twice

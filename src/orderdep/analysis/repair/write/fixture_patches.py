@@ -27,6 +27,7 @@ from typing import Optional
 
 import libcst as cst
 
+from orderdep.analysis.repair.write.finalizers import yield_style
 from orderdep.analysis.repair.write.import_lifting import add_imports
 from orderdep.analysis.repair.write.statements import function_body
 from orderdep.errors import UsageError
@@ -189,6 +190,9 @@ def add_function(
     ``decorator`` a plain one such as ``setup_function``) running ``statements``, whose
     imports ``lifted`` go to the top of the file."""
     head = f"{decorator}\n" if decorator else ""
+    rewritten = yield_style(statements, fixtures) if decorator else None
+    if rewritten is not None:  # its clean-up after a yield, as a maintainer writes it
+        statements, fixtures = rewritten
     fn = cst.parse_statement(f"{head}def {name}({', '.join(fixtures)}):\n    pass\n")
     assert isinstance(fn, cst.FunctionDef)
     inner = function_body(statements, comment_lines(comment, 4))

@@ -25,6 +25,7 @@ from typing import Optional
 import libcst as cst
 
 from orderdep.analysis.repair.write.class_fixtures import add_class_fixture, has_method
+from orderdep.analysis.repair.write.finalizers import written_already
 from orderdep.analysis.repair.write.fixture_patches import (
     DECORATORS,
     add_function,
@@ -204,6 +205,10 @@ class _Inserter(cst.CSTTransformer):
         if ins.comment and isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             lines = comment_lines(ins.comment, 4 * (len(self.classes) + 1))
             new[0] = first.with_changes(leading_lines=[*lines, *first.leading_lines])
+        fixture = ins.edit in DECORATORS and DECORATORS[ins.edit] is not None
+        if fixture and written_already(stmts[at:], [c for c in code if c not in lifted],
+                                       ins.fixtures):  # fmt: skip
+            return updated  # a fixture orderdep wrote with these statements, yield-style
         existing = [cst.Module([]).code_for_node(s).strip() for s in stmts[at : at + len(new)]]
         if existing != [cst.Module([]).code_for_node(s).strip() for s in new]:
             stmts[at:at] = new  # not already there: inserting twice would repeat the fix

@@ -16,7 +16,7 @@ from orderdep.analysis.default_strategy import ISOLATION_SHARE, plan_isolation
 from orderdep.analysis.detect import detect
 from orderdep.analysis.estimate import Pace
 from orderdep.core.odmodel import ODSpec
-from orderdep.core.outcomes import OrderResult
+from orderdep.core.outcomes import OrderResult, Outcome
 from orderdep.core.promise import shortfalls
 from orderdep.core.replan import describe
 from orderdep.core.suite import Suite
@@ -166,3 +166,19 @@ def test_isolation_stops_at_twice_its_estimate_and_the_chosen_strategy_gets_the_
     # an extra of the default, not its promise: stopping it is no shortfall
     assert report.stats.extras["promised"] == ["original", "timing", "random-reverse"]
     assert shortfalls(report) == []
+
+
+def test_isolation_runs_the_tests_that_failed_in_the_original_order_first() -> None:
+    original = ClockedModel([0.0]).run(IDS[:6])
+    failing = replace(original.results[4], outcome=Outcome.FAILED)
+    original = replace(original, results=[*original.results[:4], failing, original.results[5]])
+    streamed: list[list[list[str]]] = []
+
+    def run_stream(strategy: str, orders: Any, planned: int, seconds: float) -> int:
+        streamed.append(list(orders))
+        return planned
+
+    search = SimpleNamespace(results=[original], run_stream=run_stream, stopped=False)
+    plan = default_strategy.IsolationPlan(True, 6, 3.0, "")
+    default_strategy.run_isolation(search, IDS[:6], plan, "random-reverse", lambda s: None)  # type: ignore[arg-type]
+    assert streamed == [[[IDS[4]], *[[t] for t in IDS[:6] if t != IDS[4]]]]

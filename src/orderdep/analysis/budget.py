@@ -254,13 +254,17 @@ class BudgetedExecutor:
 
             began = self.budget.clock()
             batch = orders[start : start + size]
+            whole_end = self._whole_budget_end()
             try:
-                with runs_until(self._whole_budget_end()):
+                with runs_until(whole_end):
                     results = self.inner.run_many(batch, probe=probe, on_result=done)
             except KeyboardInterrupt as exc:
                 self.budget.interrupted(exc)
                 raise BudgetExhausted("interrupted") from None
-            except OutOfTime:  # the whole budget ended while orders ran: they were killed
+            except OutOfTime:
+                if whole_end is not None and time.monotonic() < whole_end:
+                    raise  # a phase's own, earlier limit (runs_until around this call)
+                # the whole budget ended while orders ran: they were killed
                 self.budget.stop("budget")
                 raise BudgetExhausted("budget") from None
             out += results

@@ -22,6 +22,8 @@ from orderdep.analysis.confirm import OrderRunner, failed
 from orderdep.core import orders as gen
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.replan import Coverage, continuations, lost_at
+from orderdep.engine.deadline import runs_until
+from orderdep.errors import OutOfTime
 
 RR_CHAINS = 4
 # Strategies that promise every consecutive pair: pairs a crash left uncovered get [a, b].
@@ -213,11 +215,20 @@ class Search:
         return out
 
     def _run_slice(self, batch: Sequence[Sequence[str]]) -> Optional[list[OrderResult]]:
-        """The results of ``batch``; None when the command's budget (or Ctrl-C) stopped it."""
+        """The results of ``batch``; None when the command's budget (or Ctrl-C) stopped it.
+        Once a test has flipped, an order still running when the search's time ends is
+        killed there (and the search stops): the rest is its confirmation's. A reversed
+        order of cmd2's suite ran 82 s, past it to the end of the command's budget, and
+        its one suspect was never confirmed."""
+        end = self.started + self.budget if self.flipped and self.budget is not None else None
         try:
-            return self.runner.run_slice(batch)
+            with runs_until(end):
+                return self.runner.run_slice(batch)
         except BudgetExhausted as stop:
             self.stop_reason = stop.reason
+            return None
+        except OutOfTime:  # the search's own time ended while its orders ran
+            self.stop_reason = "budget"
             return None
 
     def _recover(self, results: Sequence[OrderResult], fresh: list[set[str]]) -> None:

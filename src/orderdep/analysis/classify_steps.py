@@ -138,7 +138,7 @@ def kind_step(item: Item, alone_runs: int, say: Say) -> None:
     # the runs alone confirmation saw count among the alone_runs (as it counted them)
     earlier = [not failed for failed in runner.seen.get((test,), [])][:alone_runs]
     more = alone_runs - len(earlier)
-    also = f" ({len(earlier)} more seen while confirming it)" if earlier else ""
+    also = f", after {len(earlier)} seen while confirming it" if earlier else ""
     say("kind", f"running {test} alone {more} times{also}", more + 1)
     alone = earlier + [o.is_pass for o in runner.outcomes([[]] * more, fresh=True)]
     passes = sum(alone)

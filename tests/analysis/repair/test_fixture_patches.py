@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -276,3 +277,13 @@ def test_a_comment_names_the_modules_own_state_bare_and_counts_past_three() -> N
     assert state_names(["proj.pkg.test.test_location.T.graph"], test) == "T.graph"
     assert state_names(["other.test_location.x"], test) == "other.test_location.x"
     assert state_names(["env:HOME"], test) == "$HOME"
+
+
+def test_a_file_that_imports_fixture_from_pytest_gets_a_fixture_in_its_style() -> None:
+    source = "from pytest import fixture\n\n\n@fixture\ndef app():\n    return 1\n"
+    new = apply_insertion(source, replace(AUTOUSE, statements=("kv.STATE.clear()",),
+                                          fixtures=()))  # fmt: skip
+    assert "\n@fixture(autouse=True)\ndef _restore_kv_state():\n" in new
+    assert "import pytest" not in new
+    both = "import pytest\nfrom pytest import fixture\n"  # pytest imported too: as it is
+    assert "@pytest.fixture(autouse=True)" in apply_insertion(both, AUTOUSE)

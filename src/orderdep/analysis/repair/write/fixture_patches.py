@@ -189,6 +189,11 @@ def add_function(
     """``source`` with a new function ``name`` (an autouse fixture, or with no
     ``decorator`` a plain one such as ``setup_function``) running ``statements``, whose
     imports ``lifted`` go to the top of the file."""
+    module = cst.parse_module(source) if source.strip() else cst.Module([])
+    bare = decorator is not None and imports_fixture_bare(module)
+    if bare:  # the file says `from pytest import fixture`: so does the new fixture
+        assert decorator is not None
+        decorator = decorator.replace("@pytest.fixture", "@fixture", 1)
     head = f"{decorator}\n" if decorator else ""
     rewritten = yield_style(statements, fixtures) if decorator else None
     if rewritten is not None:  # its clean-up after a yield, as a maintainer writes it
@@ -196,8 +201,33 @@ def add_function(
     fn = cst.parse_statement(f"{head}def {name}({', '.join(fixtures)}):\n    pass\n")
     assert isinstance(fn, cst.FunctionDef)
     inner = function_body(statements, comment_lines(comment, 4))
-    module = cst.parse_module(source) if source.strip() else cst.Module([])
     blank = [cst.EmptyLine(), cst.EmptyLine()] if module.body else []
     fn = fn.with_changes(body=inner, leading_lines=blank)
     module = module.with_changes(body=[*module.body, fn])
-    return add_imports(module, [*(["import pytest"] if decorator else []), *lifted]).code
+    pytest_import = ["import pytest"] if decorator and not bare else []
+    return add_imports(module, [*pytest_import, *lifted]).code
+
+
+def imports_fixture_bare(module: cst.Module) -> bool:
+    """Whether ``module`` imports ``fixture`` from pytest at its top and not pytest itself
+    (``from pytest import fixture``)."""
+    bare = plain = False
+    for stmt in module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name):
+                names = small.names
+                if small.module.value == "pytest" and not isinstance(names, cst.ImportStar):
+                    bare |= any(
+                        a.asname is None
+                        and isinstance(a.name, cst.Name)
+                        and a.name.value == "fixture"
+                        for a in names
+                    )
+            elif isinstance(small, cst.Import):
+                plain |= any(
+                    isinstance(a.name, cst.Name) and a.name.value == "pytest" and a.asname is None
+                    for a in small.names
+                )
+    return bare and not plain

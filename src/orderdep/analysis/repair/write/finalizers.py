@@ -35,8 +35,10 @@ def _code(node: cst.CSTNode) -> str:
 def _teardown(arg: cst.BaseExpression) -> Optional[tuple[list[str], list[str]]]:
     """The statements after ``yield`` that do what the finalizer ``arg`` does, and the
     names its lambda captured (None when it cannot be said so)."""
-    if not isinstance(arg, cst.Lambda):
+    if isinstance(arg, (cst.Name, cst.Attribute)):  # a callable named: called after it
         return [f"{_code(arg)}()"], []
+    if not isinstance(arg, cst.Lambda):
+        return None  # a callable built at registration (a partial): its arguments' values then
     captured = []
     params = arg.params
     if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg is not None:

@@ -75,6 +75,10 @@ OBSERVED_KEY = "observed_fewer"
 #: runs when the whole suite is collected (in every order orderdep runs, in shuffled runs
 #: and in xdist workers), leaves the state it fails on.
 OWN_FILE_KEY = "alone_in_own_file"
+#: In the JSON of a finding whose orders show it only when pytest collects part of the
+#: suite (``pytest FILE ...``): ``{"failing": [files], "passing": [files] | "suite"}``,
+#: the files each order's pytest collects, in the order given to it ("suite": all).
+COLLECTED_KEY = "collects"
 # The commands that write a report / fill in its classification (named in error messages).
 DETECT_COMMAND = "orderdep detect"
 CLASSIFY_COMMAND = "orderdep classify"

@@ -42,7 +42,8 @@ class PlainRunner(Interruptible):
         self.reference: Optional[Path] = None
         # Tests its processes collected under other ids, or not at all (see set_reference).
         self.ids = IdChanges()
-        self._own_file: Optional[str] = None  # run_in_own_file's test while it runs
+        # What run_collecting collects while it runs (None: the user's arguments).
+        self._collect: Optional[list[str]] = None
 
     def set_reference(self, ids: Sequence[str]) -> None:
         """Orders name tests by ``ids`` (the fork runner's collection, say): a test whose
@@ -63,10 +64,10 @@ class PlainRunner(Interruptible):
 
     def command(self) -> list[str]:
         """What a user types: ``python -m pytest`` and their own arguments (for
-        :meth:`run_in_own_file`, the options among them and the test's id)."""
+        :meth:`run_collecting`, the options among them and the paths or ids it names)."""
         args = list(self.config.pytest_args)
-        if self._own_file is not None:
-            args = [a for a in args if not self._names_path(a)] + [self._own_file]
+        if self._collect is not None:
+            args = [a for a in args if not self._names_path(a)] + self._collect
         return [self.config.python, "-m", "pytest", *args]
 
     def _names_path(self, arg: str) -> bool:
@@ -76,11 +77,17 @@ class PlainRunner(Interruptible):
         """``test`` alone as ``pytest ID`` runs it: only its own file collected, so no other
         test module's import-time code has run (orders collect the whole suite, as shuffled
         runs and xdist workers do)."""
-        self._own_file = test
+        return self.run_collecting([test], [test])
+
+    def run_collecting(self, order: Sequence[str], paths: Sequence[str]) -> OrderResult:
+        """``order`` in a pytest that collects only ``paths`` (files or test ids, in that
+        order), as ``pytest PATH ...`` does: no other test module's import-time code runs.
+        A test whose file failed to collect has the outcome ``error``."""
+        self._collect = list(paths)
         try:
-            return self.run([test])
+            return self.run(order)
         finally:
-            self._own_file = None
+            self._collect = None
 
     def run(self, order: Sequence[str]) -> OrderResult:
         self._n += 1

@@ -42,6 +42,14 @@ _recorder: Optional[Recorder] = None
 _order: list[str] = []
 # Positions by this process's own id (another collection's volatile ids are renamed).
 _positions: dict[str, list[int]] = {}
+# Files whose collection failed (an import error, say) -> the error's last line.
+_collect_errors: dict[str, str] = {}
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    if _control is not None and report.failed:
+        lines = str(report.longrepr).strip().splitlines() or ["(no message)"]
+        _collect_errors[report.nodeid.split("::")[0]] = lines[-1].strip()
 
 
 @pytest.hookimpl(trylast=True)
@@ -67,13 +75,15 @@ def pytest_collection_modifyitems(
     if not wanted:
         message = not_collected_message(missing[0], by_id) if missing else "repeated test id"
         for index, test in enumerate(order):
+            error = _collect_errors.get(test.split("::")[0])
             _recorder.writer.emit(
                 "result",
                 index=index,
                 test=test,
-                outcome="not-run",
+                # What `pytest ID` shows: an error collecting the test's file.
+                outcome="not-run" if error is None else "error",
                 duration=0.0,
-                message=message,
+                message=message if error is None else f"error collecting its file: {error}",
             )
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Optional
 
 from orderdep.core.odmodel import group_key
-from orderdep.core.report import OWN_FILE_KEY, ODFinding
+from orderdep.core.report import COLLECTED_KEY, OWN_FILE_KEY, ODFinding
 from orderdep.shells.commands.engine_cmds import run_command
 
 
@@ -35,6 +36,17 @@ def sentence(finding: ODFinding, rate: bool = True) -> str:
         parts.append("fails after " + (" or ".join(what) if what else unknown))
         cleaners = {c for cs in finding.cleaners.values() for c in cs}
         parts.append(f"{_n(len(cleaners), 'cleaner')} reset{'s' if len(cleaners) == 1 else ''} it")
+    elif finding.kind == "brittle" and COLLECTED_KEY in finding.extras:
+        setter = finding.state_setters[0].split("::")[0] if finding.state_setters else None
+        needed = (
+            f"passes once {setter} is collected too: that module's"
+            if setter
+            else "passes with the whole suite collected: another module's"
+        )
+        parts.append(
+            "fails when pytest collects only its own file (`pytest FILE`, `pytest ID`) and "
+            f"{needed} import-time code sets the state it needs"
+        )
     elif finding.kind == "brittle":
         what = []
         if finding.state_setters:
@@ -90,13 +102,39 @@ def evidence_orders(finding: ODFinding) -> list[tuple[str, list[str]]]:
     return out
 
 
+def pytest_command(
+    project: Path, order: Sequence[str], python: str = "python", options: Sequence[str] = ()
+) -> str:
+    """The plain pytest command, run in ``project``, that runs ``order`` collecting only
+    its files, as ``pytest ID ...`` does (with the user's ``options``)."""
+    return (
+        shlex.join(["cd", str(project)])
+        + " && "
+        + shlex.join([python, "-m", "pytest", "-p", "no:randomly", *options, *order])
+    )
+
+
+def collects_part(finding: ODFinding, label: str) -> bool:
+    """Whether ``finding``'s ``"fails"`` (``"passes"``) order shows it only when pytest
+    collects the order's files alone (see :data:`~orderdep.core.report.COLLECTED_KEY`)."""
+    said = finding.extras.get(COLLECTED_KEY)
+    key = "failing" if label == "fails" else "passing"
+    return isinstance(said, dict) and isinstance(said.get(key), list)
+
+
 def evidence_commands(
-    finding: ODFinding, project: Path, flags: Sequence[str] = ()
+    finding: ODFinding, project: Path, flags: Sequence[str] = (), python: str = "python"
 ) -> list[tuple[str, str]]:
     """(label, command) pairs that reproduce the explanation, with the engine ``flags``
-    the printing command ran with."""
+    the printing command ran with: a plain pytest command (``python``) for an order that
+    shows it only with its files collected alone."""
     return [
-        (label, run_command(project, order, flags=flags))
+        (
+            label,
+            pytest_command(project, order, python)
+            if collects_part(finding, label)
+            else run_command(project, order, flags=flags),
+        )
         for label, order in evidence_orders(finding)
     ]
 

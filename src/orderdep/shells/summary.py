@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from orderdep.analysis.budget import UNFINISHED_KEY
+from orderdep.analysis.collection_check import STATS_KEY as COLLECTION_STATS
 from orderdep.analysis.estimate import TIMING_STRATEGY
 from orderdep.core import replan
 from orderdep.core.outcomes import Outcome
@@ -276,16 +277,28 @@ def coverage_lines(report: Report) -> list[str]:
     """Per strategy after the original order (and the short orders that timed it), what
     it promised and what ran."""
     accounts = report.stats.extras.get("coverage") or []
-    return [
-        f"  coverage of {replan.describe(a, len(report.tests))}"
-        for a in accounts
-        if isinstance(a, dict) and a.get("strategy") not in ("original", TIMING_STRATEGY)
-    ] + [
-        f"  original order: {', '.join(sorted(a['lost_to']))} cut it short; "
-        f"{a['recovery_orders']} recovery order(s) ran the tests after"
-        for a in accounts
-        if isinstance(a, dict) and a.get("strategy") == "original" and a.get("lost_to")
-    ]
+    return (
+        [
+            f"  coverage of {replan.describe(a, len(report.tests))}"
+            for a in accounts
+            if isinstance(a, dict) and a.get("strategy") not in ("original", TIMING_STRATEGY)
+        ]
+        + [
+            f"  original order: {', '.join(sorted(a['lost_to']))} cut it short; "
+            f"{a['recovery_orders']} recovery order(s) ran the tests after"
+            for a in accounts
+            if isinstance(a, dict) and a.get("strategy") == "original" and a.get("lost_to")
+        ]
+        + _collection_lines(report.stats.extras.get(COLLECTION_STATS))
+    )
+
+
+def _collection_lines(said: object) -> list[str]:
+    if not isinstance(said, dict) or not said.get("files"):
+        return []
+    run, files = said.get("run"), said.get("files")
+    rest = "" if run == files else " (the rest did not fit its share of the budget)"
+    return [f"  collection check: {run} of {files} test files run alone as `pytest FILE`{rest}"]
 
 
 def _breakdown(total: int, extras: dict[str, Any]) -> str:

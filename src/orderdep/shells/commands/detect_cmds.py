@@ -179,6 +179,13 @@ def reproduce_command(
     "testing over all the tests before it (far fewer orders when thousands ran first). "
     f"Default: on for suites of {GUIDED_MIN_TESTS:,} tests or more.",
 )
+@click.option(
+    "--collection-check/--no-collection-check",
+    default=None,
+    help="Also run each test file as `pytest FILE` runs it (only that file collected) and "
+    "report tests that fail there and pass with the whole suite collected. Default: on "
+    "with --classify.",
+)
 @ci_options
 @baseline_options
 @ALLOW_INCOMPLETE_OPTION
@@ -195,6 +202,7 @@ def detect(
     all_cleaners: bool,
     confirm_runs: int,
     guided: Optional[bool],
+    collection_check: Optional[bool],
     changed: bool,
     base: str,
     junit_file: Optional[Path],
@@ -226,6 +234,7 @@ def detect(
     were found but the promised search did not run whole (see --allow-incomplete).
     """
     from orderdep.analysis.bounded import detect_within
+    from orderdep.shells.commands.collection_pass import CollectionPass, collecting_command
     from orderdep.shells.commands.own_file import check_own_files
 
     project: Path = params["project"]
@@ -241,9 +250,11 @@ def detect(
     path = report_file or project.resolve() / DEFAULT_REPORT
     job = job_name(params, ("changed", *strategies) if changed else strategies, seed, group)
     limit = Budget(budget)
+    check_files = do_classify if collection_check is None else collection_check
     with (
         open_engine(params, job=job, seed=seed, budget=limit, confirms_fresh=True) as engine,
         DetectDisplay(err, limit) as display,
+        CollectionPass(params, engine.suite.ids, limit, display.notice) as files,
     ):
         policy = getattr(engine, "timeouts", None)
         if policy is not None:
@@ -251,9 +262,11 @@ def detect(
         touched, progress = (
             changed_setup(engine, params, base, display.notice) if changed else ([], None)
         )
+        if check_files and not changed:
+            files.run_files()
         report = detect_within(
             engine,
-            limit,
+            files.search_budget(),
             then_classify=do_classify,
             all_cleaners=all_cleaners,
             jobs=params["jobs"],
@@ -273,6 +286,7 @@ def detect(
             fresh_confirmation=engine.confirm_fresh if engine.search_unchecked else None,
             part=getattr(engine, "search_part", None),
         )
+        files.check(report)
         if progress is not None:
             progress.save(job, report.stats.extras.get("next_order") or {})
         reused = getattr(engine, "reused", 0)
@@ -289,6 +303,9 @@ def detect(
     save_report(path, report)
 
     def command(test: str, order: list[str], label: str) -> str:
+        plain = collecting_command(params, report, test, order)
+        if plain is not None:  # only its files collected: what `pytest ID ...` runs
+            return plain
         which = "failing" if label == "fails" else "passing"
         note = f"{which} order of {test} (orderdep detect --seed {seed})"
         return reproduce_command(params, test, order, note, report_file)

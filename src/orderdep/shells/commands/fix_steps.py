@@ -35,7 +35,7 @@ from orderdep.analysis.repair.write.patches import (
     dos_newlines,
     unified_diff,
 )
-from orderdep.core.report import ODFinding, Report, save_report
+from orderdep.core.report import COLLECTED_KEY, ODFinding, Report, save_report
 from orderdep.errors import OutOfTime
 from orderdep.shells.commands.debug_cmds import progress_line, report_file
 from orderdep.shells.fixes_file import fix_entry
@@ -350,3 +350,21 @@ def reuse_shared(
             result.fix = dataclasses.replace(renamed, changes=changes)
             return result, shared
     return None, None
+
+
+def skip_reason(found: Optional[ODFinding], from_report: bool) -> Optional[tuple[str, str]]:
+    """Why ``fix`` leaves ``found`` alone, when it does: (its row, the line said)."""
+    if found is None:
+        return None
+    if from_report and found.kind is None:
+        return "skipped: not classified", "its kind could not be told (see `orderdep classify`)"
+    if COLLECTED_KEY not in found.extras:
+        return None
+    setter = found.state_setters[0].split("::")[0] if found.state_setters else None
+    where = f"the import-time code of {setter}" if setter else "the import-time code"
+    return "skipped: fails only as `pytest FILE`", (
+        "it fails only when pytest collects part of the suite (`pytest FILE`, `pytest ID`), "
+        "and fix verifies patches in orders that collect the whole suite; move "
+        f"{where} that sets the state it needs into a conftest.py, or have its own file "
+        "import what it needs"
+    )

@@ -48,6 +48,7 @@ from orderdep.shells.commands.fix_steps import (
     restore_originals,
     retry_left_out,
     share_setups,
+    skip_reason,
     table_row,
 )
 from orderdep.shells.commands.fix_turns import SUITE_RUNS, Turns, least_turn
@@ -267,9 +268,10 @@ def fix(
             if limit.stopped or (left_s is not None and left_s < reserve):
                 missing += out_of_time(test, found.kind if found else None)
                 continue
-            if data is not None and found is not None and found.kind is None and not polluters:
-                click.echo(f"skipping {test}: its kind could not be told (see `orderdep classify`)")
-                rows.append((test, "?", "skipped: not classified", "-"))
+            skip = skip_reason(found, data is not None and not polluters)
+            if skip is not None:
+                click.echo(f"skipping {test}: {skip[1]}")
+                rows.append((test, (found.kind if found else None) or "?", skip[0], "-"))
                 missing += 1
                 continue
             finding = finding_for(engine, test, polluters, found)

@@ -1,0 +1,243 @@
+"""Tests that fail when pytest collects only some files: what ``pytest FILE`` shows.
+
+Every order orderdep searches runs with the whole suite collected, as shuffled runs and
+xdist workers do, so every test module's import-time code has run before the first
+test: a ``sys.path`` insert, a registry filled when a module is imported, a
+``sys.modules`` entry replaced. A test that needs such a side effect passes in all of
+those orders and fails when a user runs ``pytest tests/test_x.py`` or ``pytest ID``,
+which collect only the files named. That is an order dependence of the suite as real as
+any other, and no whole-suite order can show it.
+
+This check runs each test file as ``pytest FILE`` runs it, in a fresh process
+(:meth:`~orderdep.engine.plain.PlainRunner.run_collecting`), its tests in the original
+order (:func:`file_runs`). Each test that fails there is run alone the same way; one that
+fails alone too and passes alone with the whole suite collected is a brittle of the
+collection (:func:`collection_brittles`). Its state-setter is a test of the file whose
+collection it needs, found by halving the other files; the finding records which files
+each of its orders collects (:data:`~orderdep.core.report.COLLECTED_KEY`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Protocol
+
+from orderdep.analysis.budget import Budget
+from orderdep.core.outcomes import OrderResult, Outcome
+from orderdep.core.report import COLLECTED_KEY, ODFinding
+
+#: The whole suite collected (a finding's passing order without a state-setter file).
+SUITE = "suite"
+#: The report's ``stats.extras`` key: {"files", "run", "found"} of the check.
+STATS_KEY = "collection_check"
+#: Share of a command's budget the file runs may take (one fresh pytest per file).
+FILES_SHARE = 0.2
+#: Most of a command's budget kept for checking what the file runs found.
+MOST_KEPT = 0.25
+#: How many of a failing file's tests a check is expected to run alone (one run tells
+#: for all the tests of a file that fails to collect).
+ALONE_EACH = 4
+
+
+class Collecting(Protocol):
+    """Runs an order in a pytest that collects only the paths given."""
+
+    def run_collecting(self, order: Sequence[str], paths: Sequence[str]) -> OrderResult: ...
+
+
+def file_of(test: str) -> str:
+    return test.split("::", 1)[0]
+
+
+def files_in_order(ids: Sequence[str]) -> list[str]:
+    """The test files of ``ids``, in the order their first tests come."""
+    return list(dict.fromkeys(file_of(t) for t in ids))
+
+
+def _outcome(result: OrderResult, test: str) -> Optional[Outcome]:
+    seen = [r.outcome for r in result.results if r.test == test]
+    return seen[-1] if seen else None
+
+
+def _failed(result: OrderResult, test: str) -> bool:
+    outcome = _outcome(result, test)
+    return outcome is not None and outcome.is_failure
+
+
+def _passed(result: OrderResult, test: str) -> bool:
+    outcome = _outcome(result, test)
+    return outcome is not None and outcome.is_pass
+
+
+@dataclass
+class FileRuns:
+    """What running each file as ``pytest FILE`` showed."""
+
+    files: int  # test files in the suite
+    run: int = 0  # files run before the budget ended
+    failing: dict[str, list[str]] = field(default_factory=dict)  # file -> its failed tests
+    seconds: list[float] = field(default_factory=list)  # each file run's wall time
+
+    def mean_seconds(self) -> float:
+        return sum(self.seconds) / len(self.seconds) if self.seconds else 0.0
+
+    @property
+    def complete(self) -> bool:
+        return self.run == self.files
+
+
+def _fits(budget: Budget, seconds: float) -> bool:
+    left = budget.left()
+    return not budget.stopped and (left is None or left >= seconds)
+
+
+def file_runs(
+    runner: Collecting,
+    ids: Sequence[str],
+    budget: Budget,
+    on_file: Optional[Callable[[int, int], None]] = None,
+) -> FileRuns:
+    """Each test file of ``ids`` with only itself collected, its tests in ``ids``' order,
+    while ``budget`` lasts (a run is started only when the mean run so far fits)."""
+    files = files_in_order(ids)
+    out = FileRuns(files=len(files))
+    if len(files) < 2:  # one file: `pytest FILE` collects what every order collects
+        out.run = out.files
+        return out
+    for path in files:
+        if not _fits(budget, out.mean_seconds()):
+            break
+        tests = [t for t in ids if file_of(t) == path]
+        result = runner.run_collecting(tests, [path])
+        out.run += 1
+        out.seconds.append(result.wall_seconds)
+        failed = [t for t in tests if _failed(result, t)]
+        if failed:
+            out.failing[path] = failed
+        if on_file is not None:
+            on_file(out.run, out.files)
+    return out
+
+
+def seconds_to_keep(runs: FileRuns, whole: Optional[float]) -> float:
+    """What checking ``runs``' failing tests is expected to take (runs alone, one with
+    the whole suite collected, halving the other files), at most :data:`MOST_KEPT` of
+    ``whole`` (seconds; None: unlimited)."""
+    halving = 2 * max(1, runs.files - 1).bit_length()
+    per_file = [min(len(t), ALONE_EACH) + 2 + halving for t in runs.failing.values()]
+    seconds = sum(per_file) * runs.mean_seconds()
+    return seconds if whole is None else min(seconds, MOST_KEPT * whole)
+
+
+@dataclass
+class _Pass:
+    """Runs of one file's failing tests, within the budget."""
+
+    runner: Collecting
+    ids: Sequence[str]
+    budget: Budget
+    cost: float  # seconds a run is expected to take
+
+    def run(self, order: Sequence[str], paths: Sequence[str]) -> Optional[OrderResult]:
+        if not _fits(self.budget, self.cost):
+            return None
+        return self.runner.run_collecting(order, paths)
+
+    def alone_failing(self, path: str, tests: Sequence[str]) -> list[str]:
+        """The tests that fail alone with only their file collected. A file that fails to
+        collect fails every test alone: one run says so for all of them."""
+        kept: list[str] = []
+        for test in tests:
+            result = self.run([test], [path])
+            if result is None:
+                break
+            if _failed(result, test):
+                kept.append(test)
+                first = result.results[-1] if result.results else None
+                if first is not None and first.message.startswith("error collecting"):
+                    return list(tests)
+        return kept
+
+    def setter_file(self, test: str, own: str, others: list[str]) -> Optional[str]:
+        """One other file that, collected with ``own``, lets ``test`` pass alone (halving
+        ``others``, which together do); None when no single file does or time ran out."""
+        pool = others
+        while len(pool) > 1:
+            half, rest = pool[: len(pool) // 2], pool[len(pool) // 2 :]
+            result = self.run([test], [*half, own])
+            if result is None:
+                return None
+            if _passed(result, test):
+                pool = half
+                continue
+            result = self.run([test], [*rest, own])
+            if result is None or not _passed(result, test):
+                return None  # it needs files of both halves
+            pool = rest
+        return pool[0] if pool else None
+
+    def first_test(self, path: str) -> str:
+        return next(t for t in self.ids if file_of(t) == path)
+
+
+def collection_brittles(
+    runner: Collecting,
+    ids: Sequence[str],
+    runs: FileRuns,
+    budget: Budget,
+    skip: Sequence[str] = (),
+) -> list[ODFinding]:
+    """The tests of ``runs.failing`` (but ``skip``: tests found already, or failing in
+    every order) that fail alone with only their file collected and pass alone with the
+    whole suite collected, each seen twice each way, with the state-setter found, while
+    ``budget`` lasts."""
+    files = files_in_order(ids)
+    checks = _Pass(runner, ids, budget, runs.mean_seconds())
+    found: list[ODFinding] = []
+    for path, failing in runs.failing.items():
+        tests = [t for t in failing if t not in set(skip)]
+        kept = checks.alone_failing(path, tests) if tests else []
+        whole = checks.run(kept, files) if kept else None
+        real = [t for t in kept if whole is not None and _passed(whole, t)]
+        if real:  # each seen failing alone once more: a flaky test rarely does it twice
+            again = checks.alone_failing(path, real)
+            real = [t for t in real if t in again]
+        if not real:
+            continue
+        setter = checks.setter_file(real[0], path, [f for f in files if f != path])
+        setter_test = checks.first_test(setter) if setter is not None else None
+        with_setter = (
+            checks.run([setter_test, *real], [file_of(setter_test), path])
+            if setter_test is not None
+            else None
+        )
+        helped = [t for t in real if with_setter is not None and _passed(with_setter, t)]
+        rest = [t for t in real if t not in helped]
+        whole = checks.run(rest, files) if rest else None  # passing a second time
+        for test in real:
+            finding = ODFinding(test, "brittle", failing_order=[test], passing_order=[test])
+            passing: object = SUITE
+            if test in helped and setter_test is not None:
+                finding.passing_order = [setter_test, test]
+                finding.state_setters = [setter_test]
+                passing = [file_of(setter_test), path]
+            elif whole is None or not _passed(whole, test):
+                continue
+            finding.extras[COLLECTED_KEY] = {"failing": [path], "passing": passing}
+            found.append(finding)
+    return found
+
+
+__all__ = [
+    "FILES_SHARE",
+    "STATS_KEY",
+    "SUITE",
+    "Collecting",
+    "FileRuns",
+    "collection_brittles",
+    "file_of",
+    "file_runs",
+    "files_in_order",
+    "seconds_to_keep",
+]

@@ -1,0 +1,117 @@
+"""``detect --classify`` runs each test file as ``pytest FILE`` does: tests that need
+another module's import-time code (a ``sys.path`` insert, a registry filled at import)
+are reported with the plain pytest commands that show it, and ``fix`` says why it leaves
+them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from clitools import write_files
+
+from orderdep.core.report import COLLECTED_KEY
+
+if TYPE_CHECKING:
+    from conftest import CliRunner
+
+NEEDS_GROUP = "tests/test_b_uses.py::test_needs_group"
+TOOL = "tests/test_c_import.py::test_tool"
+SETTER = "tests/test_a_setup.py::test_first"
+
+
+def _project(root: Path) -> Path:
+    return write_files(
+        root,
+        {
+            "pytest.ini": "[pytest]\npythonpath = .\ntestpaths = tests\n",
+            "registry.py": "GROUPS = {}\n",
+            "tests/helpers/tool.py": "VALUE = 3\n",
+            "tests/test_a_setup.py": """
+                import os
+                import sys
+
+                import registry
+
+                sys.path.insert(0, os.path.join(os.path.dirname(__file__), "helpers"))
+                registry.GROUPS["csv"] = object()
+
+
+                def test_first():
+                    pass
+            """,
+            "tests/test_b_uses.py": """
+                import registry
+
+
+                def test_plain():
+                    pass
+
+
+                def test_needs_group():
+                    assert "csv" in registry.GROUPS
+            """,
+            "tests/test_c_import.py": """
+                import tool
+
+
+                def test_tool():
+                    assert tool.VALUE == 3
+            """,
+        },
+    )
+
+
+def _run_printed(line: str) -> int:
+    """Run a printed ``cd DIR && python -m pytest ...`` command; its exit code."""
+    command = line.split(": ", 1)[1]
+    return subprocess.run(command, shell=True, capture_output=True, env=os.environ).returncode
+
+
+def test_detect_reports_what_fails_as_pytest_file_and_fix_says_why_it_leaves_it(
+    tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None
+) -> None:
+    root = _project(tmp_path / "p")
+    code, out, err = cli("detect", root, "--classify", "--seed", "1", "--budget", "60")
+    assert code == 1, out + err
+    assert "ran 3 of 3 test files alone as `pytest FILE` runs them; 2 test(s) failed" in err
+    report = json.loads((root / ".orderdep" / "report.json").read_text())
+    found = {f["test"]: f for f in report["od_tests"]}
+    assert sorted(found) == [NEEDS_GROUP, TOOL], out
+    for test in (NEEDS_GROUP, TOOL):
+        assert found[test]["kind"] == "brittle"
+        assert found[test]["state_setters"] == [SETTER]
+        assert COLLECTED_KEY in found[test]
+    assert "  collection check: 3 of 3 test files run alone as `pytest FILE`\n" in out
+    lines = out.splitlines()
+    at = lines.index(f"  {TOOL}  [brittle]")
+    assert lines[at + 1].strip().startswith("fails when pytest collects only its own file")
+    reproduce, passes = lines[at + 3], lines[at + 4]
+    assert reproduce.strip().startswith("reproduce: cd ") and reproduce.endswith(
+        f"pytest -p no:randomly {TOOL}"
+    )
+    assert passes.strip().startswith("passes: cd ") and passes.endswith(f"{SETTER} {TOOL}")
+    assert _run_printed(reproduce) != 0  # the printed commands show it
+    assert _run_printed(passes) == 0
+
+    code, out, err = cli("classify", root, "--budget", "30")  # classified already
+    assert f"  fails: cd {root} && python -m pytest -p no:randomly {TOOL}\n" in out, out
+
+    code, out, err = cli("fix", root, "--budget", "60")
+    assert code == 1, out + err
+    assert f"skipping {TOOL}: it fails only when pytest collects part of the suite" in out
+    assert "move the import-time code of tests/test_a_setup.py" in out
+
+
+def test_without_the_check_the_whole_suite_orders_find_nothing(
+    tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None
+) -> None:
+    root = _project(tmp_path / "p")
+    code, out, err = cli(
+        "detect", root, "--classify", "--no-collection-check", "--seed", "1", "--budget", "60"
+    )
+    assert code == 0, out + err
+    assert "`pytest FILE`" not in err

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 NEEDS_GROUP = "tests/test_b_uses.py::test_needs_group"
 TOOL = "tests/test_c_import.py::test_tool"
 SETTER = "tests/test_a_setup.py::test_first"
+REAL = "tests/test_e_real.py::test_real"
+STUB = "tests/test_d_stub.py::test_stubbed"
 
 
 def _project(root: Path) -> Path:
@@ -61,6 +63,27 @@ def _project(root: Path) -> Path:
                 def test_tool():
                     assert tool.VALUE == 3
             """,
+            "fancy.py": "REAL = True\n",
+            "tests/test_d_stub.py": """
+                import sys
+                import types
+
+                stub = types.ModuleType("fancy")
+                stub.REAL = False
+                sys.modules["fancy"] = stub  # a stub for every test after this import
+
+
+                def test_stubbed():
+                    import fancy
+
+                    assert not fancy.REAL
+            """,
+            "tests/test_e_real.py": """
+                def test_real():
+                    import fancy
+
+                    assert fancy.REAL
+            """,
         },
     )
 
@@ -77,15 +100,17 @@ def test_detect_reports_what_fails_as_pytest_file_and_fix_says_why_it_leaves_it(
     root = _project(tmp_path / "p")
     code, out, err = cli("detect", root, "--classify", "--seed", "1", "--budget", "60")
     assert code == 1, out + err
-    assert "ran 3 of 3 test files alone as `pytest FILE` runs them; 2 test(s) failed" in err
+    assert "ran 5 of 5 test files alone as `pytest FILE` runs them; 2 test(s) failed" in err
     report = json.loads((root / ".orderdep" / "report.json").read_text())
     found = {f["test"]: f for f in report["od_tests"]}
-    assert sorted(found) == [NEEDS_GROUP, TOOL], out
+    assert sorted(found) == [NEEDS_GROUP, TOOL, REAL], out
+    assert REAL not in report["always_failing"]
+    assert found[REAL]["kind"] == "victim" and found[REAL]["polluters"] == [STUB]
     for test in (NEEDS_GROUP, TOOL):
         assert found[test]["kind"] == "brittle"
         assert found[test]["state_setters"] == [SETTER]
         assert COLLECTED_KEY in found[test]
-    assert "  collection check: 3 of 3 test files run alone as `pytest FILE`\n" in out
+    assert "  collection check: 5 of 5 test files run alone as `pytest FILE`\n" in out
     lines = out.splitlines()
     at = lines.index(f"  {TOOL}  [brittle]")
     assert lines[at + 1].strip().startswith("fails when pytest collects only its own file")
@@ -96,6 +121,13 @@ def test_detect_reports_what_fails_as_pytest_file_and_fix_says_why_it_leaves_it(
     assert passes.strip().startswith("passes: cd ") and passes.endswith(f"{SETTER} {TOOL}")
     assert _run_printed(reproduce) != 0  # the printed commands show it
     assert _run_printed(passes) == 0
+    at = lines.index(f"  {REAL}  [victim]")
+    assert lines[at + 1].strip().startswith("passes when pytest collects only its own file")
+    reproduce, passes = lines[at + 3], lines[at + 4]
+    assert reproduce.endswith(f"pytest -p no:randomly {STUB} {REAL}"), reproduce
+    assert passes.endswith(f"pytest -p no:randomly {REAL}"), passes
+    assert _run_printed(reproduce) != 0
+    assert _run_printed(passes) == 0
 
     code, out, err = cli("classify", root, "--budget", "30")  # classified already
     assert f"  fails: cd {root} && python -m pytest -p no:randomly {TOOL}\n" in out, out
@@ -104,6 +136,7 @@ def test_detect_reports_what_fails_as_pytest_file_and_fix_says_why_it_leaves_it(
     assert code == 1, out + err
     assert f"skipping {TOOL}: it fails only when pytest collects part of the suite" in out
     assert "move the import-time code of tests/test_a_setup.py" in out
+    assert f"skipping {REAL}: it fails only when another module is collected with it" in out
 
 
 def test_without_the_check_the_whole_suite_orders_find_nothing(

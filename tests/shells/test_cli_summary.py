@@ -67,6 +67,7 @@ summary:
 original + tuscan: 267 orders run (126 searching, 36 confirming, 105 classifying), \
 1128 test executions in T s; seed 5
   coverage of tuscan: 125 of 125 planned orders, 380 of 380 consecutive pairs (100.0%)
+  collection check: 2 of 2 test files run alone as `pytest FILE`
 report: REPORT
 HTML report: orderdep report . --html .orderdep/report.html
 next:

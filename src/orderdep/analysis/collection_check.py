@@ -31,9 +31,10 @@ from orderdep.core.report import COLLECTED_KEY, ODFinding
 SUITE = "suite"
 #: The report's ``stats.extras`` key: {"files", "run", "found"} of the check.
 STATS_KEY = "collection_check"
-#: Share of a command's budget the file runs may take (one fresh pytest per file).
+#: Share of what is left of a command's budget the file runs may take (one fresh pytest
+#: per file).
 FILES_SHARE = 0.2
-#: Most of a command's budget kept for checking what the file runs found.
+#: Most of what is left of a command's budget kept for checking what the file runs found.
 MOST_KEPT = 0.25
 #: How many of a failing file's tests a check is expected to run alone (one run tells
 #: for all the tests of a file that fails to collect).
@@ -60,12 +61,12 @@ def _outcome(result: OrderResult, test: str) -> Optional[Outcome]:
     return seen[-1] if seen else None
 
 
-def _failed(result: OrderResult, test: str) -> bool:
+def fails_in(result: OrderResult, test: str) -> bool:
     outcome = _outcome(result, test)
     return outcome is not None and outcome.is_failure
 
 
-def _passed(result: OrderResult, test: str) -> bool:
+def passes_in(result: OrderResult, test: str) -> bool:
     outcome = _outcome(result, test)
     return outcome is not None and outcome.is_pass
 
@@ -77,6 +78,7 @@ class FileRuns:
     files: int  # test files in the suite
     run: int = 0  # files run before the budget ended
     failing: dict[str, list[str]] = field(default_factory=dict)  # file -> its failed tests
+    passed: set[str] = field(default_factory=set)  # tests that passed in their file's run
     seconds: list[float] = field(default_factory=list)  # each file run's wall time
 
     def mean_seconds(self) -> float:
@@ -112,9 +114,10 @@ def file_runs(
         result = runner.run_collecting(tests, [path])
         out.run += 1
         out.seconds.append(result.wall_seconds)
-        failed = [t for t in tests if _failed(result, t)]
+        failed = [t for t in tests if fails_in(result, t)]
         if failed:
             out.failing[path] = failed
+        out.passed.update(t for t in tests if passes_in(result, t))
         if on_file is not None:
             on_file(out.run, out.files)
     return out
@@ -123,7 +126,7 @@ def file_runs(
 def seconds_to_keep(runs: FileRuns, whole: Optional[float]) -> float:
     """What checking ``runs``' failing tests is expected to take (runs alone, one with
     the whole suite collected, halving the other files), at most :data:`MOST_KEPT` of
-    ``whole`` (seconds; None: unlimited)."""
+    ``whole``, the seconds left (None: unlimited)."""
     halving = 2 * max(1, runs.files - 1).bit_length()
     per_file = [min(len(t), ALONE_EACH) + 2 + halving for t in runs.failing.values()]
     seconds = sum(per_file) * runs.mean_seconds()
@@ -131,8 +134,8 @@ def seconds_to_keep(runs: FileRuns, whole: Optional[float]) -> float:
 
 
 @dataclass
-class _Pass:
-    """Runs of one file's failing tests, within the budget."""
+class CollectionRuns:
+    """Runs of single tests with chosen files collected, within a budget."""
 
     runner: Collecting
     ids: Sequence[str]
@@ -144,35 +147,38 @@ class _Pass:
             return None
         return self.runner.run_collecting(order, paths)
 
-    def alone_failing(self, path: str, tests: Sequence[str]) -> list[str]:
-        """The tests that fail alone with only their file collected. A file that fails to
-        collect fails every test alone: one run says so for all of them."""
+    def alone(self, path: str, tests: Sequence[str], failing: bool) -> list[str]:
+        """The tests that fail (``failing``; else pass) alone with only their file
+        collected. A file that fails to collect fails every test alone: one run says so
+        for all of them."""
         kept: list[str] = []
         for test in tests:
             result = self.run([test], [path])
             if result is None:
                 break
-            if _failed(result, test):
+            if (fails_in if failing else passes_in)(result, test):
                 kept.append(test)
-                first = result.results[-1] if result.results else None
-                if first is not None and first.message.startswith("error collecting"):
+                last = result.results[-1] if result.results else None
+                if failing and last is not None and last.message.startswith("error collecting"):
                     return list(tests)
         return kept
 
-    def setter_file(self, test: str, own: str, others: list[str]) -> Optional[str]:
-        """One other file that, collected with ``own``, lets ``test`` pass alone (halving
-        ``others``, which together do); None when no single file does or time ran out."""
+    def file_needed(self, test: str, own: str, others: list[str], passing: bool) -> Optional[str]:
+        """One of ``others`` that, collected before ``own``, makes ``test`` pass (fail,
+        when not ``passing``) alone, found by halving ``others`` (which together do);
+        None when no single file does or time ran out."""
+        shows = passes_in if passing else fails_in
         pool = others
         while len(pool) > 1:
             half, rest = pool[: len(pool) // 2], pool[len(pool) // 2 :]
             result = self.run([test], [*half, own])
             if result is None:
                 return None
-            if _passed(result, test):
+            if shows(result, test):
                 pool = half
                 continue
             result = self.run([test], [*rest, own])
-            if result is None or not _passed(result, test):
+            if result is None or not shows(result, test):
                 return None  # it needs files of both halves
             pool = rest
         return pool[0] if pool else None
@@ -193,26 +199,27 @@ def collection_brittles(
     whole suite collected, each seen twice each way, with the state-setter found, while
     ``budget`` lasts."""
     files = files_in_order(ids)
-    checks = _Pass(runner, ids, budget, runs.mean_seconds())
+    checks = CollectionRuns(runner, ids, budget, runs.mean_seconds())
     found: list[ODFinding] = []
     for path, failing in runs.failing.items():
         tests = [t for t in failing if t not in set(skip)]
-        kept = checks.alone_failing(path, tests) if tests else []
+        kept = checks.alone(path, tests, failing=True) if tests else []
         whole = checks.run(kept, files) if kept else None
-        real = [t for t in kept if whole is not None and _passed(whole, t)]
+        real = [t for t in kept if whole is not None and passes_in(whole, t)]
         if real:  # each seen failing alone once more: a flaky test rarely does it twice
-            again = checks.alone_failing(path, real)
+            again = checks.alone(path, real, failing=True)
             real = [t for t in real if t in again]
         if not real:
             continue
-        setter = checks.setter_file(real[0], path, [f for f in files if f != path])
+        others = [f for f in files if f != path]
+        setter = checks.file_needed(real[0], path, others, passing=True)
         setter_test = checks.first_test(setter) if setter is not None else None
         with_setter = (
             checks.run([setter_test, *real], [file_of(setter_test), path])
             if setter_test is not None
             else None
         )
-        helped = [t for t in real if with_setter is not None and _passed(with_setter, t)]
+        helped = [t for t in real if with_setter is not None and passes_in(with_setter, t)]
         rest = [t for t in real if t not in helped]
         whole = checks.run(rest, files) if rest else None  # passing a second time
         for test in real:
@@ -222,7 +229,7 @@ def collection_brittles(
                 finding.passing_order = [setter_test, test]
                 finding.state_setters = [setter_test]
                 passing = [file_of(setter_test), path]
-            elif whole is None or not _passed(whole, test):
+            elif whole is None or not passes_in(whole, test):
                 continue
             finding.extras[COLLECTED_KEY] = {"failing": [path], "passing": passing}
             found.append(finding)
@@ -234,10 +241,13 @@ __all__ = [
     "STATS_KEY",
     "SUITE",
     "Collecting",
+    "CollectionRuns",
     "FileRuns",
     "collection_brittles",
+    "fails_in",
     "file_of",
     "file_runs",
     "files_in_order",
+    "passes_in",
     "seconds_to_keep",
 ]

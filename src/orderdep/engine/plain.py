@@ -82,8 +82,9 @@ class PlainRunner(Interruptible):
     def run_collecting(self, order: Sequence[str], paths: Sequence[str]) -> OrderResult:
         """``order`` in a pytest that collects only ``paths`` (files or test ids, in that
         order), as ``pytest PATH ...`` does: no other test module's import-time code runs.
-        A test whose file failed to collect has the outcome ``error``."""
-        self._collect = list(paths)
+        A test whose file failed to collect has the outcome ``error``; another file's
+        collection error does not stop the run (``--continue-on-collection-errors``)."""
+        self._collect = ["--continue-on-collection-errors", *paths]
         try:
             return self.run(order)
         finally:

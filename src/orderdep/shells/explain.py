@@ -26,7 +26,18 @@ def sentence(finding: ODFinding, rate: bool = True) -> str:
     """One line: what breaks this test, what resets it, how often it fails at random
     (unless not ``rate``)."""
     parts: list[str] = []
-    if finding.kind == "victim":
+    if finding.kind == "victim" and COLLECTED_KEY in finding.extras:
+        polluter = finding.polluters[0].split("::")[0] if finding.polluters else None
+        parts.append(
+            "passes when pytest collects only its own file (`pytest FILE`, `pytest ID`) and "
+            + (
+                f"fails once {polluter} is collected too: that module's"
+                if polluter
+                else "fails whenever the whole suite is collected: another module's"
+            )
+            + " import-time code changes the state it needs"
+        )
+    elif finding.kind == "victim":
         what = []
         if finding.polluters:
             what.append(f"any of {_n(len(finding.polluters), 'polluter')}")
@@ -74,6 +85,9 @@ def evidence_orders(finding: ODFinding) -> list[tuple[str, list[str]]]:
     state-setter; the confirmed failing order when the test is not classified."""
     out: list[tuple[str, list[str]]] = []
     test = finding.test
+    if finding.kind == "victim" and collects_part(finding, "passes"):
+        # fails with another module collected; passes as `pytest ID` runs it
+        return [("fails", list(finding.failing_order)), ("passes", [test])]
     if finding.kind == "victim":
         culprit: Optional[Sequence[str]] = None
         if finding.polluters:
@@ -166,6 +180,15 @@ def polluted_roots(finding: ODFinding) -> list[str]:
     return roots
 
 
+def _cleaners_line(finding: ODFinding) -> str:
+    # The first named is the one the `passes` command uses (the first polluter's).
+    cleaners = list(dict.fromkeys(c for cs in finding.cleaners.values() for c in cs))
+    first = [c for _, order in evidence_orders(finding)[1:2] for c in order[-2:-1]]
+    cleaners = [*first, *[c for c in cleaners if c not in first]]
+    shown = named(cleaners, 1) if cleaners else "none found"
+    return f"cleaners ({len(cleaners)}): {shown}"
+
+
 def partner_lines(finding: ODFinding) -> list[str]:
     """What a classified finding names: partners (first few), cleaners, flake rates, roots."""
     lines: list[str] = []
@@ -177,12 +200,8 @@ def partner_lines(finding: ODFinding) -> list[str]:
             lines.append(f"polluter groups ({len(groups)}): {named(groups)}")
         if not finding.polluters and not finding.polluter_groups:
             lines.append("polluters: none found")
-        # The first named is the one the `passes` command uses (the first polluter's).
-        cleaners = list(dict.fromkeys(c for cs in finding.cleaners.values() for c in cs))
-        first = [c for _, order in evidence_orders(finding)[1:2] for c in order[-2:-1]]
-        cleaners = [*first, *[c for c in cleaners if c not in first]]
-        shown = named(cleaners, 1) if cleaners else "none found"
-        lines.append(f"cleaners ({len(cleaners)}): {shown}")
+        if COLLECTED_KEY not in finding.extras:  # else a module's import pollutes: no cleaner
+            lines.append(_cleaners_line(finding))
     elif finding.kind == "brittle":
         if finding.state_setters:
             setters = finding.state_setters

@@ -303,7 +303,7 @@ def detect(
     save_report(path, report)
 
     def command(test: str, order: list[str], label: str) -> str:
-        plain = collecting_command(params, report, test, order)
+        plain = collecting_command(params, report, test, order, label)
         if plain is not None:  # only its files collected: what `pytest ID ...` runs
             return plain
         which = "failing" if label == "fails" else "passing"

@@ -360,11 +360,19 @@ def skip_reason(found: Optional[ODFinding], from_report: bool) -> Optional[tuple
         return "skipped: not classified", "its kind could not be told (see `orderdep classify`)"
     if COLLECTED_KEY not in found.extras:
         return None
-    setter = found.state_setters[0].split("::")[0] if found.state_setters else None
-    where = f"the import-time code of {setter}" if setter else "the import-time code"
-    return "skipped: fails only as `pytest FILE`", (
-        "it fails only when pytest collects part of the suite (`pytest FILE`, `pytest ID`), "
-        "and fix verifies patches in orders that collect the whole suite; move "
-        f"{where} that sets the state it needs into a conftest.py, or have its own file "
-        "import what it needs"
+    partners = found.polluters or found.state_setters
+    module = partners[0].split("::")[0] if partners else None
+    where = f"the import-time code of {module}" if module else "the import-time code"
+    if found.kind == "victim":
+        said = "fails only when another module is collected with it"
+        todo = f"make {where} that changes the state it needs undo it (a fixture)"
+    else:
+        said = "fails only when pytest collects part of the suite (`pytest FILE`, `pytest ID`)"
+        todo = (
+            f"move {where} that sets the state it needs into a conftest.py, or have its "
+            "own file import what it needs"
+        )
+    row = "another file collected" if found.kind == "victim" else "as `pytest FILE`"
+    return f"skipped: fails only {row}", (
+        f"it {said}, and fix verifies patches in orders that each collect the whole suite; " + todo
     )

@@ -112,8 +112,9 @@ def test_needing_two_files_gives_no_setter_but_a_finding() -> None:
 
 
 def test_time_kept_grows_with_the_failing_files_and_is_capped() -> None:
-    runs = FileRuns(files=9, run=9, failing={"a": ["x"]}, seconds=[1.0] * 9)
+    runs = FileRuns(files=9, run=9, failing={"a": ["x"]}, seconds=[1.0] * 8 + [30.0])
     one = seconds_to_keep(runs, None)
+    assert one == 1 + 2 + 2 * 4  # runs of one test cost the quickest file run, not the mean
     runs.failing["b"] = ["y", "z"]
     assert seconds_to_keep(runs, None) > one > 0
     assert seconds_to_keep(runs, 20.0) == 5.0  # a quarter of the budget at most

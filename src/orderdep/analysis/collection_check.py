@@ -84,6 +84,11 @@ class FileRuns:
     def mean_seconds(self) -> float:
         return sum(self.seconds) / len(self.seconds) if self.seconds else 0.0
 
+    def run_seconds(self) -> float:
+        """What a run of one test is expected to cost: the quickest file run (a fresh
+        pytest's start-up and one file's collection; the mean counts files' slow tests)."""
+        return min(self.seconds, default=0.0)
+
     @property
     def complete(self) -> bool:
         return self.run == self.files
@@ -129,7 +134,7 @@ def seconds_to_keep(runs: FileRuns, whole: Optional[float]) -> float:
     ``whole``, the seconds left (None: unlimited)."""
     halving = 2 * max(1, runs.files - 1).bit_length()
     per_file = [min(len(t), ALONE_EACH) + 2 + halving for t in runs.failing.values()]
-    seconds = sum(per_file) * runs.mean_seconds()
+    seconds = sum(per_file) * runs.run_seconds()
     return seconds if whole is None else min(seconds, MOST_KEPT * whole)
 
 
@@ -199,7 +204,7 @@ def collection_brittles(
     whole suite collected, each seen twice each way, with the state-setter found, while
     ``budget`` lasts."""
     files = files_in_order(ids)
-    checks = CollectionRuns(runner, ids, budget, runs.mean_seconds())
+    checks = CollectionRuns(runner, ids, budget, runs.run_seconds())
     found: list[ODFinding] = []
     for path, failing in runs.failing.items():
         tests = [t for t in failing if t not in set(skip)]

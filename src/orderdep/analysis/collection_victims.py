@@ -40,7 +40,7 @@ def collection_victims(
     their file collected, twice, and fail alone with the whole suite collected, twice,
     each with the polluter found, while ``budget`` lasts."""
     files = files_in_order(ids)
-    checks = CollectionRuns(runner, ids, budget, runs.mean_seconds())
+    checks = CollectionRuns(runner, ids, budget, runs.run_seconds())
     by_file: dict[str, list[str]] = {}
     for test in failing_everywhere:
         if test in runs.passed:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Protocol
 
 from orderdep.analysis.budget import Budget
+from orderdep.core.odmodel import Kind
 from orderdep.core.outcomes import OrderResult, Outcome
 from orderdep.core.report import COLLECTED_KEY, ODFinding
 
@@ -191,6 +192,43 @@ class CollectionRuns:
     def first_test(self, path: str) -> str:
         return next(t for t in self.ids if file_of(t) == path)
 
+    def partner(
+        self, path: str, tests: list[str], passing: bool
+    ) -> tuple[Optional[str], list[str]]:
+        """The first test of the one other file whose collection with ``path`` makes the
+        first of ``tests`` pass (fail, when not ``passing``) alone, and those of
+        ``tests`` that do so after it, only its file and ``path`` collected."""
+        others = [f for f in files_in_order(self.ids) if f != path]
+        needed = self.file_needed(tests[0], path, others, passing)
+        if needed is None:
+            return None, []
+        first = self.first_test(needed)
+        result = self.run([first, *tests], [needed, path])
+        shows = passes_in if passing else fails_in
+        return first, [t for t in tests if result is not None and shows(result, t)]
+
+
+def collected_finding(test: str, kind: Kind, path: str, partner: Optional[str]) -> ODFinding:
+    """``test``'s finding: alone, only ``path`` (its file) collected, it fails (a brittle)
+    or passes (a victim); after ``partner``, only their files collected, the other way
+    (no partner: alone, the whole suite collected)."""
+    finding = ODFinding(test, kind, failing_order=[test], passing_order=[test])
+    pair: object = SUITE
+    if partner is not None:
+        pair = [file_of(partner), path]
+        if kind == "brittle":
+            finding.passing_order, finding.state_setters = [partner, test], [partner]
+        else:
+            finding.failing_order, finding.polluters = [partner, test], [partner]
+    alone = [path]
+    said = (
+        {"failing": alone, "passing": pair}
+        if kind == "brittle"
+        else {"failing": pair, "passing": alone}
+    )
+    finding.extras[COLLECTED_KEY] = said
+    return finding
+
 
 def collection_brittles(
     runner: Collecting,
@@ -212,32 +250,16 @@ def collection_brittles(
         whole = checks.run(kept, files) if kept else None
         real = [t for t in kept if whole is not None and passes_in(whole, t)]
         if real:  # each seen failing alone once more: a flaky test rarely does it twice
-            again = checks.alone(path, real, failing=True)
-            real = [t for t in real if t in again]
+            real = checks.alone(path, real, failing=True)
         if not real:
             continue
-        others = [f for f in files if f != path]
-        setter = checks.file_needed(real[0], path, others, passing=True)
-        setter_test = checks.first_test(setter) if setter is not None else None
-        with_setter = (
-            checks.run([setter_test, *real], [file_of(setter_test), path])
-            if setter_test is not None
-            else None
-        )
-        helped = [t for t in real if with_setter is not None and passes_in(with_setter, t)]
+        setter_test, helped = checks.partner(path, real, passing=True)
         rest = [t for t in real if t not in helped]
         whole = checks.run(rest, files) if rest else None  # passing a second time
         for test in real:
-            finding = ODFinding(test, "brittle", failing_order=[test], passing_order=[test])
-            passing: object = SUITE
-            if test in helped and setter_test is not None:
-                finding.passing_order = [setter_test, test]
-                finding.state_setters = [setter_test]
-                passing = [file_of(setter_test), path]
-            elif whole is None or not passes_in(whole, test):
-                continue
-            finding.extras[COLLECTED_KEY] = {"failing": [path], "passing": passing}
-            found.append(finding)
+            partner = setter_test if test in helped else None
+            if partner is not None or (whole is not None and passes_in(whole, test)):
+                found.append(collected_finding(test, "brittle", path, partner))
     return found
 
 
@@ -248,6 +270,7 @@ __all__ = [
     "Collecting",
     "CollectionRuns",
     "FileRuns",
+    "collected_finding",
     "collection_brittles",
     "fails_in",
     "file_of",

@@ -17,15 +17,15 @@ from collections.abc import Sequence
 
 from orderdep.analysis.budget import Budget
 from orderdep.analysis.collection_check import (
-    SUITE,
     Collecting,
     CollectionRuns,
     FileRuns,
+    collected_finding,
     fails_in,
     file_of,
     files_in_order,
 )
-from orderdep.core.report import COLLECTED_KEY, ODFinding
+from orderdep.core.report import ODFinding
 
 
 def collection_victims(
@@ -52,23 +52,14 @@ def collection_victims(
             whole = checks.run(real, files) if real else None
             real = [t for t in real if whole is not None and fails_in(whole, t)]
         if real:
-            again = checks.alone(path, real, failing=False)
-            real = [t for t in real if t in again]
+            real = checks.alone(path, real, failing=False)
         if not real:
             continue
-        others = [f for f in files if f != path]
-        polluter = checks.file_needed(real[0], path, others, passing=False)
-        first = checks.first_test(polluter) if polluter is not None else None
-        after = checks.run([first, *real], [file_of(first), path]) if first is not None else None
-        for test in real:
-            finding = ODFinding(test, "victim", failing_order=[test], passing_order=[test])
-            failing: object = SUITE
-            if first is not None and after is not None and fails_in(after, test):
-                finding.failing_order = [first, test]
-                finding.polluters = [first]
-                failing = [file_of(first), path]
-            finding.extras[COLLECTED_KEY] = {"failing": failing, "passing": [path]}
-            found.append(finding)
+        first, hurt = checks.partner(path, real, passing=False)
+        found += [
+            collected_finding(test, "victim", path, first if test in hurt else None)
+            for test in real
+        ]
     return found
 
 

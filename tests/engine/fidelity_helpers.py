@@ -192,3 +192,12 @@ def run_three(
         for done in [pool.submit(subprocess_runner), pool.submit(plain_runner)]:
             done.result()
     return runs
+
+
+def assert_same_everywhere(runs: Runs) -> None:
+    """Every runner gave every order the same outcomes, and some test's outcome depends
+    on the order (else the comparison proves nothing)."""
+    differences = runs.disagreements()
+    assert not differences, "\n\n".join(differences)
+    varying = runs.varying()
+    assert varying, "no test's outcome depends on the order: this comparison proves nothing"

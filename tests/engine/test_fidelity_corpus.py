@@ -12,7 +12,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from fidelity_helpers import RUNNER_NAMES, Runs, copy_corpus_project, run_three
+from fidelity_helpers import (
+    RUNNER_NAMES,
+    assert_same_everywhere,
+    copy_corpus_project,
+    run_three,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -31,13 +36,6 @@ PROJECTS = [
     "lazy_imports",
     "random_state",
 ]
-
-
-def assert_same_everywhere(runs: Runs) -> None:
-    differences = runs.disagreements()
-    assert not differences, "\n\n".join(differences)
-    varying = runs.varying()
-    assert varying, "no test's outcome depends on the order: this comparison proves nothing"
 
 
 @pytest.mark.parametrize("name", PROJECTS)

@@ -34,6 +34,7 @@ import signal
 import sys
 import threading
 import tokenize
+import warnings
 from pathlib import Path
 from typing import IO, Any, Optional
 
@@ -174,7 +175,9 @@ class _Server:
         # A learning child must not pre-fault: it has to see every page its order writes.
         ranges = learner.ranges if learner is not None and not learn else []
         rfd, wfd = os.pipe()
-        pid = os.fork()
+        with warnings.catch_warnings():  # a listening thread (threadwatch.listening) is safe
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
         if pid == 0:
             os.setpgid(0, 0)  # its own group: what its tests start is killed with it
             os.close(wfd)
@@ -273,9 +276,7 @@ def serve(
         state.forget_modules_since(collected)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     faulthandler.cancel_dump_traceback_later()  # a watchdog armed at import would kill us
-    extra_threads = [
-        threadwatch.describe(t) for t in threading.enumerate() if t is not threading.main_thread()
-    ]
+    extra_threads = threadwatch.blocking_fork(threading.main_thread())
     if not hasattr(os, "fork") or extra_threads:
         reason = (
             "os.fork is not available"

@@ -39,9 +39,7 @@ def serve(control: dict[str, Any]) -> dict[str, Any]:
     inbox = Requests(rfd)
     outbox = os.fdopen(wfd, "w", encoding="utf-8")
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the controller stops us
-    alive = [
-        threadwatch.describe(t) for t in threading.enumerate() if t is not threading.main_thread()
-    ]
+    alive = threadwatch.blocking_fork(threading.main_thread())
     if alive:  # a plugin started them as it loaded: forking here is no safer
         send(
             outbox,

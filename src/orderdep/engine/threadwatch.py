@@ -52,10 +52,31 @@ def install() -> None:
     threading.Thread.start = recording_start  # type: ignore[method-assign]
 
 
+def listening(thread: threading.Thread) -> bool:
+    """Whether ``thread`` is a daemon waiting in :meth:`socket.socket.accept` (a status
+    server, such as pytest-rerunfailures starts when pytest-xdist is installed): it holds
+    no lock there, so a fork is as safe as with no thread, and a fork server's children
+    never serve its socket (the server process goes on doing so)."""
+    frame = sys._current_frames().get(thread.ident or -1)
+    if frame is None or not thread.daemon:
+        return False
+    code = frame.f_code
+    return (
+        code.co_name == "accept"
+        and os.path.normcase(code.co_filename).startswith(_STDLIB)
+        and os.path.basename(code.co_filename) == "socket.py"
+    )
+
+
+def blocking_fork(main: threading.Thread) -> list[str]:
+    """The threads other than ``main`` that make a fork unsafe, described."""
+    return [describe(t) for t in threading.enumerate() if t is not main and not listening(t)]
+
+
 def describe(thread: threading.Thread) -> str:
     """``name (started at path:line)``, or the name alone when the place is unknown."""
     where = _origins.get(id(thread))
     return f"{thread.name} (started at {where})" if where else thread.name
 
 
-__all__ = ["describe", "install"]
+__all__ = ["blocking_fork", "describe", "install", "listening"]

@@ -9,11 +9,9 @@ from tests.analysis.collection_model import IDS, Collection
 
 from orderdep.analysis.budget import Budget
 from orderdep.analysis.collection_check import (
-    FileRuns,
     collection_brittles,
     file_runs,
     files_in_order,
-    seconds_to_keep,
 )
 from orderdep.core.outcomes import OrderResult, Outcome, TestResult
 from orderdep.core.report import COLLECTED_KEY
@@ -109,16 +107,6 @@ def test_needing_two_files_gives_no_setter_but_a_finding() -> None:
     assert [f.test for f in found] == [brittle]
     assert found[0].state_setters == []
     assert found[0].extras[COLLECTED_KEY]["passing"] == "suite"
-
-
-def test_time_kept_grows_with_the_failing_files_and_is_capped() -> None:
-    runs = FileRuns(files=9, run=9, failing={"a": ["x"]}, seconds=[1.0] * 8 + [30.0])
-    one = seconds_to_keep(runs, None)
-    assert one == 1 + 2 + 2 * 4  # runs of one test cost the quickest file run, not the mean
-    runs.failing["b"] = ["y", "z"]
-    assert seconds_to_keep(runs, None) > one > 0
-    assert seconds_to_keep(runs, 20.0) == 5.0  # a quarter of the budget at most
-    assert seconds_to_keep(FileRuns(files=9, run=9), 20.0) == 0.0
 
 
 def test_a_test_failing_alone_only_once_is_no_finding() -> None:

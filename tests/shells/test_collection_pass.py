@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from orderdep.analysis.budget import Budget
-from orderdep.analysis.collection_check import FileRuns
 from orderdep.shells.commands.collection_pass import CollectionPass
 
 
@@ -15,14 +14,10 @@ class Clock:
         return self.now
 
 
-def test_the_file_runs_and_the_time_kept_are_shares_of_what_is_left() -> None:
+def test_the_checks_share_is_a_share_of_what_is_left() -> None:
     clock = Clock()
     budget = Budget(120.0, clock)
     files = CollectionPass({}, ["a.py::t", "b.py::t"], budget, lambda line: None)
     assert files._of_left(0.2) == 0.2  # nothing spent yet
     clock.now = 70.0  # the fork runner's check of a slow suite took 70 s
     assert abs(files._of_left(0.2) * 120.0 - 10.0) < 1e-9  # a fifth of the 50 s left
-    assert files.search_budget() is budget  # no file run failed: nothing to keep
-    files.runs = FileRuns(files=2, run=2, failing={"a.py": ["a.py::t"]}, seconds=[30.0] * 2)
-    part = files.search_budget()
-    assert part.seconds is not None and abs(part.seconds - 37.5) < 1e-9  # 50 s less a quarter

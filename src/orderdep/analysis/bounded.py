@@ -13,10 +13,11 @@ classification) and rerunning the same command replays the stored orders and goe
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from orderdep.analysis import classify as classifying  # looked up at call time (patchable)
 from orderdep.analysis.budget import (
+    CHECK_AFTER_SHARE,
     EXTENDED_SEARCH_SHARE,
     EXTENDED_SEARCH_SHARE_DETECT,
     SEARCH_SHARE,
@@ -45,19 +46,26 @@ def detect_within(
     jobs: int = 1,
     group: GroupLevel = "class",
     on_classify: Optional[ClassifyCallback] = None,
+    then: Optional[Callable[[Report], list[ODFinding]]] = None,
     **detect_options: Any,
 ) -> Report:
     """Run :func:`~orderdep.analysis.detect.detect` (and, with ``then_classify``,
     :func:`~orderdep.analysis.classify.classify`) within ``budget``.
 
     ``detect_options`` are passed on to ``detect`` (strategies, seed, progress, ...); its
-    search budget is the search share of ``budget``.
+    search budget is the search share of ``budget``. ``then``: a check that runs once
+    the search's finds are confirmed (each with its kind and one partner) and before the
+    rest of classification; the findings it returns join the report unclassified further
+    (the collection check, whose orders collect part of the suite).
     """
     bounded = BudgetedExecutor(executor, budget, jobs)
     share = SEARCH_SHARE_CLASSIFY if then_classify else SEARCH_SHARE
     # Nothing failed by the end of the search's share: nothing to confirm or classify, so
-    # the time kept for them goes to the search (all but what a late find needs).
+    # the time kept for them goes to the search (all but what a late find needs, and what
+    # the check after it is kept).
     late = EXTENDED_SEARCH_SHARE if then_classify else EXTENDED_SEARCH_SHARE_DETECT
+    if then is not None:
+        late -= CHECK_AFTER_SHARE
 
     def extend() -> Optional[float]:
         return bounded.extension(late)
@@ -75,6 +83,7 @@ def detect_within(
     )
     if early is not None:
         early.merge(report)
+    checked = then(report) if then is not None else []
     if then_classify and report.od_tests:  # a spent budget marks every finding unfinished
         searched = report.stats.orders_run - (early.orders if early is not None else 0)
         report = classifying.classify(
@@ -90,6 +99,7 @@ def detect_within(
             known=early.known if early is not None else None,
         )
         report.stats.extras["classify_orders"] = report.stats.orders_run - searched
+    report.od_tests += checked
     return report
 
 

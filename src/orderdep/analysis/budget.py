@@ -35,6 +35,9 @@ SEARCH_SHARE_CLASSIFY = 0.4
 # orders at the pace measured so far (confirming reruns the order it failed in).
 EXTENDED_SEARCH_SHARE = 0.85
 EXTENDED_SEARCH_SHARE_DETECT = 0.95
+# Of those shares, what is kept instead for a check after the search (detect's
+# collection check: each test file run as `pytest FILE` runs it).
+CHECK_AFTER_SHARE = 0.15
 LATE_FIND_ORDERS = 1
 # Key of a finding's (and the stats') map from unfinished item to why.
 UNFINISHED_KEY = "unfinished"
@@ -286,6 +289,7 @@ class BudgetedExecutor:
 
 
 __all__ = [
+    "CHECK_AFTER_SHARE",
     "EXTENDED_SEARCH_SHARE",
     "EXTENDED_SEARCH_SHARE_DETECT",
     "LATE_FIND_ORDERS",

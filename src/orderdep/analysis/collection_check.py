@@ -32,14 +32,6 @@ from orderdep.core.report import COLLECTED_KEY, ODFinding
 SUITE = "suite"
 #: The report's ``stats.extras`` key: {"files", "run", "found"} of the check.
 STATS_KEY = "collection_check"
-#: Share of what is left of a command's budget the file runs may take (one fresh pytest
-#: per file).
-FILES_SHARE = 0.2
-#: Most of what is left of a command's budget kept for checking what the file runs found.
-MOST_KEPT = 0.25
-#: How many of a failing file's tests a check is expected to run alone (one run tells
-#: for all the tests of a file that fails to collect).
-ALONE_EACH = 4
 
 
 class Collecting(Protocol):
@@ -127,16 +119,6 @@ def file_runs(
         if on_file is not None:
             on_file(out.run, out.files)
     return out
-
-
-def seconds_to_keep(runs: FileRuns, whole: Optional[float]) -> float:
-    """What checking ``runs``' failing tests is expected to take (runs alone, one with
-    the whole suite collected, halving the other files), at most :data:`MOST_KEPT` of
-    ``whole``, the seconds left (None: unlimited)."""
-    halving = 2 * max(1, runs.files - 1).bit_length()
-    per_file = [min(len(t), ALONE_EACH) + 2 + halving for t in runs.failing.values()]
-    seconds = sum(per_file) * runs.run_seconds()
-    return seconds if whole is None else min(seconds, MOST_KEPT * whole)
 
 
 @dataclass
@@ -264,7 +246,6 @@ def collection_brittles(
 
 
 __all__ = [
-    "FILES_SHARE",
     "STATS_KEY",
     "SUITE",
     "Collecting",
@@ -277,5 +258,4 @@ __all__ = [
     "file_runs",
     "files_in_order",
     "passes_in",
-    "seconds_to_keep",
 ]

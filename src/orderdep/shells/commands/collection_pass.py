@@ -1,11 +1,10 @@
 """``detect``'s collection check: each test file run as ``pytest FILE`` runs it.
 
-The file runs come before the search (within
-:data:`~orderdep.analysis.collection_check.FILES_SHARE` of the budget left); when a test failed
-in one, the search's budget keeps the time to check it
-(:func:`~orderdep.analysis.collection_check.seconds_to_keep`), and the check runs once the
-search and classification are done, so that tests they found, and tests failing in every
-order, are left out (:func:`~orderdep.analysis.collection_check.collection_brittles`).
+It runs once the search's finds are confirmed, each with its kind and one partner, and
+before the rest of classification (:func:`~orderdep.analysis.bounded.detect_within`'s
+``then``): tests found already, and tests failing in every order, are known then
+(:func:`~orderdep.analysis.collection_check.collection_brittles`,
+:func:`~orderdep.analysis.collection_victims.collection_victims`).
 """
 
 from __future__ import annotations
@@ -18,19 +17,23 @@ from typing import Any, Callable, Optional
 
 from orderdep.analysis.budget import Budget
 from orderdep.analysis.collection_check import (
-    FILES_SHARE,
     STATS_KEY,
     FileRuns,
     collection_brittles,
     file_runs,
-    seconds_to_keep,
 )
 from orderdep.analysis.collection_victims import collection_victims
-from orderdep.core.report import OWN_FILE_KEY, Report
+from orderdep.core.report import OWN_FILE_KEY, ODFinding, Report
 from orderdep.engine.plain import PlainRunner
 from orderdep.engine.tempdirs import make_workdir
 from orderdep.shells.explain import collects_part, pytest_command
 from orderdep.shells.options import engine_config
+
+#: Of the budget left once the search's finds are confirmed, the check's share (the
+#: rest classifies them further); all of it when the search found nothing.
+CHECK_SHARE = 0.5
+#: Of the check's budget, the file runs' share (the rest checks what they showed).
+FILES_SHARE = 0.6
 
 
 class CollectionPass:
@@ -45,8 +48,8 @@ class CollectionPass:
     ) -> None:
         self.params, self.ids, self.budget, self.notice = params, list(ids), budget, notice
         self.runs: Optional[FileRuns] = None
+        self.found = 0
         self._stack = ExitStack()
-        self._runner: Optional[PlainRunner] = None
 
     def __enter__(self) -> CollectionPass:
         return self
@@ -59,55 +62,37 @@ class CollectionPass:
     ) -> None:
         self._stack.close()
 
-    def run_files(self) -> None:
+    def __call__(self, report: Report) -> list[ODFinding]:
+        """Run each test file alone, check the tests that failed (passed) there, and
+        return the findings. ``report``: the search's, whose OD, failing-in-every-order and
+        nondeterministic tests are left out of the brittles; its tests failing in every
+        order are the victims' candidates, and those found leave that list. Within
+        :data:`CHECK_SHARE` of the budget left (all of it when the search found nothing,
+        so that nothing else needs it), the file runs within :data:`FILES_SHARE` of that."""
+        budget = self.budget.part(self._of_left(CHECK_SHARE if report.od_tests else 1.0))
         work = Path(self._stack.enter_context(make_workdir("orderdep-collection-")))
-        self._runner = PlainRunner(engine_config(self.params), work / "plain")
-        self._stack.callback(self._runner.close)
-        self._runner.set_reference(self.ids)
-        self.runs = file_runs(self._runner, self.ids, self.budget.part(self._of_left(FILES_SHARE)))
-        if self.runs.files < 2:
-            return
-        failing = sum(len(t) for t in self.runs.failing.values())
+        runner = PlainRunner(engine_config(self.params), work / "plain")
+        self._stack.callback(runner.close)
+        runner.set_reference(self.ids)
+        left = budget.left()
+        files = budget.part(FILES_SHARE * left / budget.seconds if left and budget.seconds else 1)
+        self.runs = runs = file_runs(runner, self.ids, files)
+        if runs.files < 2:
+            return []
+        failing = sum(len(t) for t in runs.failing.values())
         self.notice(
-            f"orderdep: ran {self.runs.run} of {self.runs.files} test files alone as "
-            f"`pytest FILE` runs them; {failing} test(s) failed there"
-            + ("" if self.runs.complete else " (the rest did not fit the budget's share)")
+            f"orderdep: ran {runs.run} of {runs.files} test files alone as `pytest FILE` "
+            f"runs them; {failing} test(s) failed there"
+            + ("" if runs.complete else " (the rest did not fit the budget's share)")
         )
-
-    def search_budget(self) -> Budget:
-        """The budget the search and classification may use: all of it but the time
-        checking the file runs' failing tests is expected to take."""
-        if self.runs is None or not self.runs.failing or self.budget.seconds is None:
-            return self.budget
-        keep = seconds_to_keep(self.runs, self.budget.left())
-        end = self.budget.seconds - keep - self.budget.elapsed()
-        return self.budget.part(max(0.0, end) / self.budget.seconds)
-
-    def _of_left(self, share: float) -> float:
-        """The fraction of the whole budget that is ``share`` of what is left of it (what
-        ran before, the fork runner's check of a slow suite say, is not counted twice)."""
-        left, whole = self.budget.left(), self.budget.seconds
-        return share if left is None or not whole else share * left / whole
-
-    def check(self, report: Report) -> None:
-        """Check the file runs' failing tests and add the brittles found to ``report``."""
-        if self.runs is None or self._runner is None or self.runs.files < 2:
-            return
         skip = [*(f.test for f in report.od_tests), *report.always_failing, *report.nd_tests]
-        found = collection_brittles(self._runner, self.ids, self.runs, self.budget, skip)
+        found = collection_brittles(runner, self.ids, runs, budget, skip)
         for finding in found:
             finding.extras[OWN_FILE_KEY] = "failed"
-        found += collection_victims(
-            self._runner, self.ids, self.runs, self.budget, report.always_failing
-        )
+        found += collection_victims(runner, self.ids, runs, budget, report.always_failing)
         victims = {f.test for f in found if f.kind == "victim"}
         report.always_failing = [t for t in report.always_failing if t not in victims]
-        report.od_tests += found
-        report.stats.extras[STATS_KEY] = {
-            "files": self.runs.files,
-            "run": self.runs.run,
-            "found": len(found),
-        }
+        self.found = len(found)
         if found:
             self.notice(
                 f"orderdep: {len(found)} test(s) pass or fail only as `pytest FILE` runs "
@@ -115,6 +100,21 @@ class CollectionPass:
                 + ", ".join(f.test for f in found[:3])
                 + (" ..." if len(found) > 3 else "")
             )
+        return found
+
+    def _of_left(self, share: float) -> float:
+        """The fraction of the whole budget that is ``share`` of what is left of it."""
+        left, whole = self.budget.left(), self.budget.seconds
+        return share if left is None or not whole else share * left / whole
+
+    def record(self, report: Report) -> None:
+        """Say in ``report`` how far the check went."""
+        if self.runs is not None and self.runs.files >= 2:
+            report.stats.extras[STATS_KEY] = {
+                "files": self.runs.files,
+                "run": self.runs.run,
+                "found": self.found,
+            }
 
 
 def collecting_command(

@@ -262,11 +262,9 @@ def detect(
         touched, progress = (
             changed_setup(engine, params, base, display.notice) if changed else ([], None)
         )
-        if check_files and not changed:
-            files.run_files()
         report = detect_within(
             engine,
-            files.search_budget(),
+            limit,
             then_classify=do_classify,
             all_cleaners=all_cleaners,
             jobs=params["jobs"],
@@ -285,8 +283,9 @@ def detect(
             guided=guided,
             fresh_confirmation=engine.confirm_fresh if engine.search_unchecked else None,
             part=getattr(engine, "search_part", None),
+            then=files if check_files and not changed else None,
         )
-        files.check(report)
+        files.record(report)
         if progress is not None:
             progress.save(job, report.stats.extras.get("next_order") or {})
         reused = getattr(engine, "reused", 0)

@@ -103,3 +103,17 @@ def test_a_random_strategy_is_measured_against_every_ordered_pair() -> None:
     assert describe(tuscan.summary(), len(IDS)).startswith(
         "tuscan: 1 of 2 planned orders, 3 of 3 consecutive pairs (100.0%)"
     )
+
+
+def test_test_files_the_collection_check_did_not_run_are_a_shortfall() -> None:
+    base: dict[str, Any] = {
+        "promised": ["original"],
+        "coverage": [account("original", 1, 1)],
+    }
+    whole = report(**base, collection_check={"files": 3, "run": 3, "found": 0})
+    assert complete(whole)
+    cut = report(**base, collection_check={"files": 42, "run": 8, "found": 0})
+    assert shortfalls(cut) == [
+        "the collection check ran 8 of the 42 test files alone as `pytest FILE` does: the "
+        "other 34 were not run (a larger --budget runs them)"
+    ]

@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
 from clitools import write_files
 
 from orderdep.core.report import COLLECTED_KEY
@@ -148,3 +149,15 @@ def test_without_the_check_the_whole_suite_orders_find_nothing(
     )
     assert code == 0, out + err
     assert "`pytest FILE`" not in err
+
+
+def test_test_files_not_run_alone_make_a_result_that_is_not_clean(
+    tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orderdep.shells.commands import collection_pass
+
+    monkeypatch.setattr(collection_pass, "FILES_SHARE", 0.0)  # no time to run a file
+    root = _project(tmp_path / "p")
+    code, out, err = cli("detect", root, "--classify", "--seed", "1", "--budget", "60")
+    assert code == 3, out + err  # what the whole-suite search saw is no clean result
+    assert "the collection check ran 0 of the 5 test files alone as `pytest FILE` does" in out

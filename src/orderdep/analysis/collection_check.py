@@ -26,12 +26,12 @@ from typing import Callable, Optional, Protocol
 from orderdep.analysis.budget import Budget
 from orderdep.core.odmodel import Kind
 from orderdep.core.outcomes import OrderResult, Outcome
-from orderdep.core.report import COLLECTED_KEY, ODFinding
+from orderdep.core.report import COLLECTED_KEY, COLLECTION_CHECK_KEY, ODFinding
 
 #: The whole suite collected (a finding's passing order without a state-setter file).
 SUITE = "suite"
 #: The report's ``stats.extras`` key: {"files", "run", "found"} of the check.
-STATS_KEY = "collection_check"
+STATS_KEY = COLLECTION_CHECK_KEY
 
 
 class Collecting(Protocol):

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from orderdep.core.report import Report
+from orderdep.core.report import COLLECTION_CHECK_KEY, Report
 
 #: Key in a detection report's stats: its shortfalls as detection judged them.
 SHORTFALLS_KEY = "shortfalls"
@@ -95,6 +95,13 @@ def shortfalls(report: Report) -> list[str]:
             "the search ran on the fork runner, whose check against a fresh pytest did not "
             "finish within its share of the budget (a larger --budget lets it finish); what it "
             "found was confirmed in fresh processes"
+        )
+    files = extras.get(COLLECTION_CHECK_KEY)
+    if isinstance(files, Mapping) and _int(files.get("run")) < _int(files.get("files")):
+        n, of = _int(files.get("run")), _int(files.get("files"))
+        out.append(
+            f"the collection check ran {n} of the {of} test files alone as `pytest FILE` "
+            f"does: the other {of - n} were not run (a larger --budget runs them)"
         )
     fewer = [f.observed_fewer for f in report.od_tests if f.observed_fewer is not None]
     unfinished = extras.get("unfinished")

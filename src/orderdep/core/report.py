@@ -79,6 +79,9 @@ OWN_FILE_KEY = "alone_in_own_file"
 #: suite (``pytest FILE ...``): ``{"failing": [files], "passing": [files] | "suite"}``,
 #: the files each order's pytest collects, in the order given to it ("suite": all).
 COLLECTED_KEY = "collects"
+#: In a report's ``stats.extras``: {"files", "run", "found"} of ``detect``'s collection
+#: check (each test file run as ``pytest FILE`` runs it).
+COLLECTION_CHECK_KEY = "collection_check"
 # The commands that write a report / fill in its classification (named in error messages).
 DETECT_COMMAND = "orderdep detect"
 CLASSIFY_COMMAND = "orderdep classify"

@@ -23,6 +23,7 @@ from orderdep.analysis.collection_check import (
     file_runs,
 )
 from orderdep.analysis.collection_victims import collection_victims
+from orderdep.core.promise import SHORTFALLS_KEY, shortfalls
 from orderdep.core.report import OWN_FILE_KEY, ODFinding, Report
 from orderdep.engine.plain import PlainRunner
 from orderdep.engine.tempdirs import make_workdir
@@ -115,6 +116,8 @@ class CollectionPass:
                 "run": self.runs.run,
                 "found": self.found,
             }
+            # files not run are a shortfall of the search: not a clean result
+            report.stats.extras[SHORTFALLS_KEY] = shortfalls(report)
 
 
 def collecting_command(

@@ -140,6 +140,17 @@ def test_detect_reports_what_fails_as_pytest_file_and_fix_says_why_it_leaves_it(
     assert f"skipping {REAL}: it fails only when another module is collected with it" in out
 
 
+def test_the_check_runs_without_classify_when_asked(
+    tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None
+) -> None:
+    root = _project(tmp_path / "p")
+    code, out, err = cli("detect", root, "--collection-check", "--seed", "1", "--budget", "60")
+    assert code == 1, out + err
+    assert "collection check: running each test file as `pytest FILE` runs it" in err
+    report = json.loads((root / ".orderdep" / "report.json").read_text())
+    assert sorted(f["test"] for f in report["od_tests"]) == [NEEDS_GROUP, TOOL, REAL]
+
+
 def test_without_the_check_the_whole_suite_orders_find_nothing(
     tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None
 ) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Protocol
+from typing import Optional, Protocol
 
 from orderdep.analysis.budget import Budget
 from orderdep.core.odmodel import Kind
@@ -92,12 +92,7 @@ def _fits(budget: Budget, seconds: float) -> bool:
     return not budget.stopped and (left is None or left >= seconds)
 
 
-def file_runs(
-    runner: Collecting,
-    ids: Sequence[str],
-    budget: Budget,
-    on_file: Optional[Callable[[int, int], None]] = None,
-) -> FileRuns:
+def file_runs(runner: Collecting, ids: Sequence[str], budget: Budget) -> FileRuns:
     """Each test file of ``ids`` with only itself collected, its tests in ``ids``' order,
     while ``budget`` lasts (a run is started only when the mean run so far fits)."""
     files = files_in_order(ids)
@@ -116,8 +111,6 @@ def file_runs(
         if failed:
             out.failing[path] = failed
         out.passed.update(t for t in tests if passes_in(result, t))
-        if on_file is not None:
-            on_file(out.run, out.files)
     return out
 
 
@@ -226,8 +219,9 @@ def collection_brittles(
     files = files_in_order(ids)
     checks = CollectionRuns(runner, ids, budget, runs.run_seconds())
     found: list[ODFinding] = []
+    left_out = set(skip)
     for path, failing in runs.failing.items():
-        tests = [t for t in failing if t not in set(skip)]
+        tests = [t for t in failing if t not in left_out]
         kept = checks.alone(path, tests, failing=True) if tests else []
         whole = checks.run(kept, files) if kept else None
         real = [t for t in kept if whole is not None and passes_in(whole, t)]

@@ -21,6 +21,7 @@ from orderdep.analysis.collection_check import (
     FileRuns,
     collection_brittles,
     file_runs,
+    files_in_order,
 )
 from orderdep.analysis.collection_victims import collection_victims
 from orderdep.core.promise import SHORTFALLS_KEY, shortfalls
@@ -70,6 +71,8 @@ class CollectionPass:
         order are the victims' candidates, and those found leave that list. Within
         :data:`CHECK_SHARE` of the budget left (all of it when the search found nothing,
         so that nothing else needs it), the file runs within :data:`FILES_SHARE` of that."""
+        if len(files_in_order(self.ids)) < 2:  # `pytest FILE` collects the whole suite
+            return []
         budget = self.budget.part(self._of_left(CHECK_SHARE if report.od_tests else 1.0))
         work = Path(self._stack.enter_context(make_workdir("orderdep-collection-")))
         runner = PlainRunner(engine_config(self.params), work / "plain")
@@ -77,6 +80,11 @@ class CollectionPass:
         runner.set_reference(self.ids)
         left = budget.left()
         files = budget.part(FILES_SHARE * left / budget.seconds if left and budget.seconds else 1)
+        within = "" if left is None else f" (within {files.seconds or 0:.0f} s)"
+        self.notice(
+            "orderdep: collection check: running each test file as `pytest FILE` runs it, "
+            f"in a fresh process{within}"
+        )
         self.runs = runs = file_runs(runner, self.ids, files)
         if runs.files < 2:
             return []

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Optional
 
+from orderdep.analysis.collection_check import file_of
 from orderdep.core.odmodel import group_key
 from orderdep.core.report import COLLECTED_KEY, OWN_FILE_KEY, ODFinding
 from orderdep.shells.commands.engine_cmds import run_command
@@ -27,7 +28,7 @@ def sentence(finding: ODFinding, rate: bool = True) -> str:
     (unless not ``rate``)."""
     parts: list[str] = []
     if finding.kind == "victim" and COLLECTED_KEY in finding.extras:
-        polluter = finding.polluters[0].split("::")[0] if finding.polluters else None
+        polluter = file_of(finding.polluters[0]) if finding.polluters else None
         parts.append(
             "passes when pytest collects only its own file (`pytest FILE`, `pytest ID`) and "
             + (
@@ -48,7 +49,7 @@ def sentence(finding: ODFinding, rate: bool = True) -> str:
         cleaners = {c for cs in finding.cleaners.values() for c in cs}
         parts.append(f"{_n(len(cleaners), 'cleaner')} reset{'s' if len(cleaners) == 1 else ''} it")
     elif finding.kind == "brittle" and COLLECTED_KEY in finding.extras:
-        setter = finding.state_setters[0].split("::")[0] if finding.state_setters else None
+        setter = file_of(finding.state_setters[0]) if finding.state_setters else None
         needed = (
             f"passes once {setter} is collected too: that module's"
             if setter
@@ -137,15 +138,15 @@ def collects_part(finding: ODFinding, label: str) -> bool:
 
 
 def evidence_commands(
-    finding: ODFinding, project: Path, flags: Sequence[str] = (), python: str = "python"
+    finding: ODFinding, project: Path, flags: Sequence[str] = ()
 ) -> list[tuple[str, str]]:
     """(label, command) pairs that reproduce the explanation, with the engine ``flags``
-    the printing command ran with: a plain pytest command (``python``) for an order that
-    shows it only with its files collected alone."""
+    the printing command ran with: a plain pytest command for an order that shows it
+    only with its files collected alone."""
     return [
         (
             label,
-            pytest_command(project, order, python)
+            pytest_command(project, order)
             if collects_part(finding, label)
             else run_command(project, order, flags=flags),
         )

@@ -13,6 +13,7 @@ from typing import Any, Optional
 
 import click
 
+from orderdep.analysis.collection_check import file_of
 from orderdep.analysis.repair.again import repair_again
 from orderdep.analysis.repair.batch import Ahead
 from orderdep.analysis.repair.fix import Repairer
@@ -361,7 +362,7 @@ def skip_reason(found: Optional[ODFinding], from_report: bool) -> Optional[tuple
     if COLLECTED_KEY not in found.extras:
         return None
     partners = found.polluters or found.state_setters
-    module = partners[0].split("::")[0] if partners else None
+    module = file_of(partners[0]) if partners else None
     where = f"the import-time code of {module}" if module else "the import-time code"
     if found.kind == "victim":
         said = "fails only when another module is collected with it"

@@ -28,19 +28,24 @@ SLOW = {IDS[3]: 8.0, IDS[25]: 8.0, IDS[41]: 8.0}  # 24 of the suite's 25 s
 SETTER, BRITTLE = IDS[10], IDS[12]
 
 
-def seconds(test: str) -> float:
-    return SLOW.get(test, 1.0 / 57)
+FAST = 1.0 / 57
 
 
 class TimedReplay(ReplayExecutor):
-    """Each test takes its own time, on the clock and in its result."""
+    """Each test takes its own time (:attr:`slow`, else :data:`FAST`), on the clock and
+    in its result."""
+
+    slow: dict[str, float] = SLOW
 
     def run(self, order: Sequence[str], *, probe: Optional[ProbeSpec] = None) -> OrderResult:
         before = self.ran
         result = super().run(order, probe=probe)
         if self.ran == before:  # answered from what was recorded
             return result
-        timed = [TestResult(r.test, r.outcome, seconds(r.test), r.message) for r in result.results]
+        timed = [
+            TestResult(r.test, r.outcome, self.slow.get(r.test, FAST), r.message)
+            for r in result.results
+        ]
         took = sum(r.duration for r in timed) + 0.1
         self.clock.now += took - 1.0  # ReplayExecutor moved it on by one second
         out = OrderResult(list(order), timed, runner="model", wall_seconds=took)
@@ -112,3 +117,33 @@ def test_the_search_leaves_the_slow_tests_out_and_finds_the_brittle(
     assert said and f"slowest {IDS[3]}" in said[0]
     assert any(s.startswith("3 slow test(s) ran only in the original order") for s in
                shortfalls(report))  # fmt: skip
+
+
+SLOW_VICTIM, LATE_POLLUTER = IDS[3], IDS[30]
+FEW_SLOW = {IDS[3]: 8.0, IDS[41]: 8.0}
+
+
+def test_a_slow_victim_runs_once_after_all_the_other_tests_and_is_a_suspect(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The victim is slow and its polluter comes after it in the original order: only an
+    order that runs it after the tests it leaves out shows it. The first reversed order
+    ends with the slow tests; the victim's confirmation (8 s an order) does not fit the
+    budget, so the command names it as a suspect left unconfirmed, not a clean result."""
+    clock = Clock()
+    monkeypatch.setattr(search_module, "time", SimpleNamespace(monotonic=clock))
+    model = ModelExecutor(
+        Suite.from_ids(IDS), [ODSpec(SLOW_VICTIM, "victim", polluters=[LATE_POLLUTER])]
+    )
+    replay = TimedReplay(model, Recorded(), clock)
+    replay.slow = FEW_SLOW
+    report = detect_within(replay, Budget(50.0, clock), then_classify=True, seed=1)
+    assert report.stats.extras["slow_left_out"]["after_all"] is True
+    searched = replay.model.history[1 : report.stats.extras["search_orders"]]
+    tail = [order for order in searched if set(FEW_SLOW) & set(order)]
+    assert len(tail) == 1 and set(tail[0][-2:]) == set(FEW_SLOW)
+    assert len(tail[0]) == len(IDS) and tail[0][:-2] == [t for t in reversed(IDS) if
+                                                          t not in FEW_SLOW]  # fmt: skip
+    assert report.stats.extras["unfinished"]["suspects"] == [SLOW_VICTIM]
+    assert any(s.startswith("2 slow test(s) ran in the original order and once after all")
+               for s in shortfalls(report))  # fmt: skip

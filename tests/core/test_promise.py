@@ -117,3 +117,18 @@ def test_test_files_the_collection_check_did_not_run_are_a_shortfall() -> None:
         "the collection check ran 8 of the 42 test files alone as `pytest FILE` does: the "
         "other 34 were not run (a larger --budget runs them)"
     ]
+
+
+def test_slow_tests_left_out_say_whether_they_ran_after_all_the_others() -> None:
+    base = {"promised": ["original"], "coverage": [account("original", 1, 1)]}
+    only = report(**base, slow_left_out={"tests": 2, "seconds": 9.0, "slowest": "t::a"})
+    assert shortfalls(only) == [
+        "2 slow test(s) ran only in the original order: the search orders left them out "
+        "to fit the budget (a larger --budget searches them too)"
+    ]
+    tail = report(**base, slow_left_out={"tests": 2, "seconds": 9.0, "after_all": True})
+    assert shortfalls(tail) == [
+        "2 slow test(s) ran in the original order and once after all the other tests: no "
+        "search order ran them before the tests they come after in the original order (a "
+        "larger --budget searches them too)"
+    ]

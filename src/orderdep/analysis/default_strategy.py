@@ -221,8 +221,8 @@ def leave_out_slow(
     notice(
         f"orderdep: the original order's tests took {took:.0f} s, more than "
         f"{SLOW_SHARE:.0%} of the {seconds_left:.0f} s left; {split.describe()}: search "
-        f"orders run without the slow ones (they stay in the original order; a larger "
-        f"--budget searches them too)"
+        f"orders run without the slow ones (they stay in the original order, and end the "
+        f"first reversed order when it fits; a larger --budget searches them too)"
     )
     return split
 

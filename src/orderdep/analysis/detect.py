@@ -74,6 +74,7 @@ from orderdep.core.changed import changed_pair_count, changed_pair_orders
 from orderdep.core.outcomes import OrderResult
 from orderdep.core.promise import SHORTFALLS_KEY, shortfalls
 from orderdep.core.report import ODFinding, Report, RunStats
+from orderdep.core.slow_tests import SlowSplit
 from orderdep.core.suite import GROUP_LEVELS, GroupLevel
 from orderdep.engine.executor import Executor
 from orderdep.errors import UsageError
@@ -226,6 +227,7 @@ def detect(
     timed: list[str] = []
     alone: Optional[IsolationPlan] = None  # each test alone, when the default adds it
     ids, slow_left_out = searched, None  # the tests the search orders are made of
+    slow: Optional[SlowSplit] = None
     if not chosen and search.results and not search.stopped:
         whole = getattr(executor, "budget", None)
         slow = leave_out_slow(
@@ -261,7 +263,9 @@ def detect(
         elif strategy == "random-reverse":
             total = _rounds(rounds, search)
             open_ended = total is None
-            search.random_reverse(groups, rng, total, original=ids)
+            search.random_reverse(
+                groups, rng, total, original=ids, tail=slow.left_out if slow is not None else ()
+            )
         elif strategy == "random":
             total = _rounds(rounds, search)
             open_ended = total is None
@@ -280,6 +284,8 @@ def detect(
             run = search.run_stream(strategy, rotated, len(planned))
             next_order[strategy] = (first + run) % max(1, len(planned))
     search.cover_missing_pairs()
+    if slow_left_out is not None and search.tail_ran():
+        slow_left_out["after_all"] = True  # they ran once after every other test
     # isolation the default added is an extra: the strategy chosen is what it promises
     promised = [s for s in used if not (s == "isolation" and alone is not None and alone.runs)]
     # An open-ended strategy ends at a limit by design; budget left after the strategies

@@ -81,6 +81,7 @@ class Search:
         self.passed_seen: set[str] = set()
         self.accounts: dict[str, Coverage] = {}
         self.account = Coverage("original")
+        self.tail_order: Optional[list[str]] = None  # see random_reverse
 
     @property
     def stopped(self) -> bool:
@@ -213,6 +214,28 @@ class Search:
                 break
             out.append(order)
         return out
+
+    def tail_fits(self, order: Sequence[str]) -> bool:
+        """Whether ``order`` is expected to end within the search's time left, with the
+        time it would get if it found nothing (with no time limit, it always does). The
+        order with the slow tests at its end holds the first reversed order whole, so it
+        only costs their time."""
+        left = self.budget_left()
+        if left is None:
+            return True
+        left += self.extension_offered() or 0.0
+        estimate = getattr(getattr(self.runner, "executor", None), "expected", None)
+        cost = estimate(order) if callable(estimate) else None
+        return cost is not None and cost <= left
+
+    def tail_ran(self) -> bool:
+        """Whether the order that ended with the slow tests ran whole."""
+        if self.tail_order is None:
+            return False
+        for result in self.results:
+            if result.order == self.tail_order:
+                return result.complete and len(result.results) == len(result.order)
+        return False
 
     def _run_slice(self, batch: Sequence[Sequence[str]]) -> Optional[list[OrderResult]]:
         """The results of ``batch``; None when the command's budget (or Ctrl-C) stopped it.
@@ -347,10 +370,13 @@ class Search:
         rng: random.Random,
         total: Optional[int],
         original: Optional[Sequence[str]] = None,
+        tail: Sequence[str] = (),
     ) -> None:
         """``total`` orders (None: until stopped) from :data:`RR_CHAINS` random-reverse
         chains; the first starts with the reverse of ``original`` (the original order, of
-        the tests ``groups`` hold), which the search ran first."""
+        the tests ``groups`` hold), which the search ran first. ``tail`` (slow tests the
+        orders leave out) ends that first order when it fits (:meth:`tail_fits`): each of
+        them then runs once after every other test, where a victim among them fails."""
         chains = [
             gen.RandomReverse(groups, rng, after=original if c == 0 else None)
             for c in range(RR_CHAINS)
@@ -362,6 +388,9 @@ class Search:
         while not self.stopped and (total is None or done < total):
             k = RR_CHAINS if total is None else min(RR_CHAINS, total - done)
             step = [chains[c].next_order() for c in range(k)]
+            if tail and done == 0 and self.tail_fits([*step[0], *tail]):
+                step[0] = [*step[0], *tail]
+                self.tail_order = step[0]
             new = self.run_orders(step)
             for c, fresh in enumerate(new):
                 chains[c].feedback(bool(fresh))

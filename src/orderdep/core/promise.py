@@ -76,7 +76,13 @@ def shortfalls(report: Report) -> list[str]:
                 f"crashed or hung before them{first}; those orders count as failed runs"
             )
     slow = extras.get("slow_left_out")
-    if isinstance(slow, Mapping) and _int(slow.get("tests")):
+    if isinstance(slow, Mapping) and _int(slow.get("tests")) and slow.get("after_all"):
+        out.append(
+            f"{_int(slow.get('tests'))} slow test(s) ran in the original order and once "
+            f"after all the other tests: no search order ran them before the tests they "
+            f"come after in the original order (a larger --budget searches them too)"
+        )
+    elif isinstance(slow, Mapping) and _int(slow.get("tests")):
         out.append(
             f"{_int(slow.get('tests'))} slow test(s) ran only in the original order: the "
             f"search orders left them out to fit the budget (a larger --budget searches "

@@ -6,8 +6,10 @@ minutes every whole order of such a suite costs a large part of it, while the sa
 without those tests costs a tenth. :func:`split_slow` finds the slowest tests to leave
 out: no more than :data:`MAX_LEFT_OUT` of the suite, and only when that at least halves
 an order's time (:data:`MIN_GAIN`). An order of the tests kept is still an order: what a
-test does after the tests before it is as true there as in the whole suite. What the
-tests left out can pollute or set is not searched; callers say so.
+test does after the tests before it is as true there as in the whole suite. The tests
+left out run in the original order, and once after all the others when that order fits
+(a victim among them fails there); what else they can pollute or set is not searched,
+and callers say so.
 
 Pure: durations by test id in, ids out.
 """

@@ -1,7 +1,7 @@
 """``detect --classify`` runs each test file as ``pytest FILE`` does: tests that need
 another module's import-time code (a ``sys.path`` insert, a registry filled at import)
 are reported with the plain pytest commands that show it, and ``fix`` says why it leaves
-them."""
+them to a strategy other than ``module`` (``test_cli_fix_module.py``)."""
 
 from __future__ import annotations
 
@@ -12,81 +12,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from clitools import write_files
+from collection_project import NEEDS_GROUP, REAL, SETTER, STUB, TOOL, collection_project
 
 from orderdep.core.report import COLLECTED_KEY
 
 if TYPE_CHECKING:
     from conftest import CliRunner
-
-NEEDS_GROUP = "tests/test_b_uses.py::test_needs_group"
-TOOL = "tests/test_c_import.py::test_tool"
-SETTER = "tests/test_a_setup.py::test_first"
-REAL = "tests/test_e_real.py::test_real"
-STUB = "tests/test_d_stub.py::test_stubbed"
-
-
-def _project(root: Path) -> Path:
-    return write_files(
-        root,
-        {
-            "pytest.ini": "[pytest]\npythonpath = .\ntestpaths = tests\n",
-            "registry.py": "GROUPS = {}\n",
-            "tests/helpers/tool.py": "VALUE = 3\n",
-            "tests/test_a_setup.py": """
-                import os
-                import sys
-
-                import registry
-
-                sys.path.insert(0, os.path.join(os.path.dirname(__file__), "helpers"))
-                registry.GROUPS["csv"] = object()
-
-
-                def test_first():
-                    pass
-            """,
-            "tests/test_b_uses.py": """
-                import registry
-
-
-                def test_plain():
-                    pass
-
-
-                def test_needs_group():
-                    assert "csv" in registry.GROUPS
-            """,
-            "tests/test_c_import.py": """
-                import tool
-
-
-                def test_tool():
-                    assert tool.VALUE == 3
-            """,
-            "fancy.py": "REAL = True\n",
-            "tests/test_d_stub.py": """
-                import sys
-                import types
-
-                stub = types.ModuleType("fancy")
-                stub.REAL = False
-                sys.modules["fancy"] = stub  # a stub for every test after this import
-
-
-                def test_stubbed():
-                    import fancy
-
-                    assert not fancy.REAL
-            """,
-            "tests/test_e_real.py": """
-                def test_real():
-                    import fancy
-
-                    assert fancy.REAL
-            """,
-        },
-    )
 
 
 def _run_printed(line: str) -> int:
@@ -95,10 +26,10 @@ def _run_printed(line: str) -> int:
     return subprocess.run(command, shell=True, capture_output=True, env=os.environ).returncode
 
 
-def test_detect_reports_what_fails_as_pytest_file_and_fix_says_why_it_leaves_it(
+def test_detect_reports_what_fails_as_pytest_file_and_fix_says_why_it_leaves_some(
     tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None
 ) -> None:
-    root = _project(tmp_path / "p")
+    root = collection_project(tmp_path / "p")
     code, out, err = cli("detect", root, "--classify", "--seed", "1", "--budget", "60")
     assert code == 1, out + err
     assert "ran 5 of 5 test files alone as `pytest FILE` runs them; 2 test(s) failed" in err
@@ -133,8 +64,8 @@ def test_detect_reports_what_fails_as_pytest_file_and_fix_says_why_it_leaves_it(
     code, out, err = cli("classify", root, "--budget", "30")  # classified already
     assert f"  fails: cd {root} && python -m pytest -p no:randomly {TOOL}\n" in out, out
 
-    code, out, err = cli("fix", root, "--budget", "60")
-    assert code == 1, out + err
+    code, out, err = cli("fix", root, "--budget", "60", "--strategy", "restore")
+    assert code == 1, out + err  # the brittles' patches are the module strategy's
     assert f"skipping {TOOL}: it fails only when pytest collects part of the suite" in out
     assert "move the import-time code of tests/test_a_setup.py" in out
     assert f"skipping {REAL}: it fails only when another module is collected with it" in out
@@ -143,7 +74,7 @@ def test_detect_reports_what_fails_as_pytest_file_and_fix_says_why_it_leaves_it(
 def test_the_check_runs_without_classify_when_asked(
     tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None
 ) -> None:
-    root = _project(tmp_path / "p")
+    root = collection_project(tmp_path / "p")
     code, out, err = cli("detect", root, "--collection-check", "--seed", "1", "--budget", "60")
     assert code == 1, out + err
     assert "collection check: running each test file as `pytest FILE` runs it" in err
@@ -154,7 +85,7 @@ def test_the_check_runs_without_classify_when_asked(
 def test_without_the_check_the_whole_suite_orders_find_nothing(
     tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None
 ) -> None:
-    root = _project(tmp_path / "p")
+    root = collection_project(tmp_path / "p")
     code, out, err = cli(
         "detect", root, "--classify", "--no-collection-check", "--seed", "1", "--budget", "60"
     )
@@ -168,7 +99,7 @@ def test_test_files_not_run_alone_make_a_result_that_is_not_clean(
     from orderdep.shells.commands import collection_pass
 
     monkeypatch.setattr(collection_pass, "FILES_SHARE", 0.0)  # no time to run a file
-    root = _project(tmp_path / "p")
+    root = collection_project(tmp_path / "p")
     code, out, err = cli("detect", root, "--classify", "--seed", "1", "--budget", "60")
     assert code == 3, out + err  # what the whole-suite search saw is no clean result
     assert "the collection check ran 0 of the 5 test files alone as `pytest FILE` does" in out

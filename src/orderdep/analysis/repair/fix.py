@@ -111,7 +111,8 @@ from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
 from orderdep.errors import UsageError
 
-STRATEGIES = ("cleaner", "generated", "restore", "polluter", "fixture")
+# "module": a brittle that fails only as `pytest FILE` (repair/collection_fix.py)
+STRATEGIES = ("cleaner", "generated", "restore", "polluter", "fixture", "module")
 STRATEGY_CHOICES = (*STRATEGIES, "auto")
 MAX_VERIFY = 8
 # rejected candidates kept per test for a repair of two entangled tests (entangled.py)

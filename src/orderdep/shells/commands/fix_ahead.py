@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Optional
 
 from orderdep.analysis.repair.batch import Ahead, setups_for_many
+from orderdep.analysis.repair.collection_fix import STRATEGY as MODULE
 from orderdep.analysis.repair.fix import Repairer
 from orderdep.analysis.repair.fix_result import FixResult
 from orderdep.analysis.repair.victim_batch import fixes_for_victims, sharers
@@ -30,6 +31,8 @@ def set_up_ahead(
     it repairs too, verified at once (:mod:`~orderdep.analysis.repair.batch`)."""
     if result.fix is None or finding.kind != "brittle" or result.batched:
         return  # a set-up verified ahead was tried for the others already
+    if result.fix.strategy == MODULE:
+        return  # at its file's top: verified as `pytest FILE`, not in orders
     rest = [f for f in later if f.test not in ahead.ready]
     try:
         ahead.ready.update(

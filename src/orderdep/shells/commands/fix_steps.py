@@ -16,7 +16,9 @@ import click
 from orderdep.analysis.collection_check import file_of
 from orderdep.analysis.repair.again import repair_again
 from orderdep.analysis.repair.batch import Ahead
-from orderdep.analysis.repair.fix import Repairer
+from orderdep.analysis.repair.collection_fix import STRATEGY as MODULE
+from orderdep.analysis.repair.collection_fix import collection_brittle, repair_collection
+from orderdep.analysis.repair.fix import STRATEGIES, Repairer
 from orderdep.analysis.repair.fix_result import Fix, FixResult
 from orderdep.analysis.repair.verify.patchset import (
     function_id,
@@ -305,6 +307,8 @@ def repair_one(
     (:func:`reuse_shared`), else the set-up of an earlier brittle of its state-setter
     moved to this test, else its own (merged with the earlier instance's); and the fix as
     ``--apply`` wrote it already, when it was shared."""
+    if collection_brittle(finding):  # verified as `pytest FILE`, not in orders
+        return repair_collection(repairer.verifier, finding, done, repairer.progress), None
     result: Optional[FixResult] = None
     # a brittle's set-up verified ahead goes into the test, which keeps one patch per test
     # function; a victim's goes where the state is made
@@ -353,13 +357,19 @@ def reuse_shared(
     return None, None
 
 
-def skip_reason(found: Optional[ODFinding], from_report: bool) -> Optional[tuple[str, str]]:
-    """Why ``fix`` leaves ``found`` alone, when it does: (its row, the line said)."""
+def skip_reason(
+    found: Optional[ODFinding], from_report: bool, strategies: Sequence[str] = STRATEGIES
+) -> Optional[tuple[str, str]]:
+    """Why ``fix`` leaves ``found`` alone, when it does: (its row, the line said). A
+    brittle that fails only as ``pytest FILE`` is repaired by the ``module`` strategy
+    (:mod:`~orderdep.analysis.repair.collection_fix`) when ``strategies`` has it."""
     if found is None:
         return None
     if from_report and found.kind is None:
         return "skipped: not classified", "its kind could not be told (see `orderdep classify`)"
     if COLLECTED_KEY not in found.extras:
+        return None
+    if collection_brittle(found) and MODULE in strategies:
         return None
     partners = found.polluters or found.state_setters
     module = file_of(partners[0]) if partners else None

@@ -111,8 +111,9 @@ def _select(
     "of reset-methods found in the code; restore: put the polluted state back "
     "(monkeypatch); polluter: make the polluter (or its fixture) undo its change; "
     "fixture: a shared fixture narrowed to function scope, setup_module run before every "
-    "test, or an autouse conftest.py fixture restoring the state; auto: all, the root "
-    "cause first, then the smallest verified patch.",
+    "test, or an autouse conftest.py fixture restoring the state; module: for a test "
+    "failing only as `pytest FILE`, what another module does at import, at its file's "
+    "top; auto: all, the root cause first, then the smallest verified patch.",
 )
 @click.option("--apply", "apply_", is_flag=True, help="Change the files (default: only print).")
 @click.option(
@@ -268,7 +269,7 @@ def fix(
             if limit.stopped or (left_s is not None and left_s < reserve):
                 missing += out_of_time(test, found.kind if found else None)
                 continue
-            skip = skip_reason(found, data is not None and not polluters)
+            skip = skip_reason(found, data is not None and not polluters, repairer.strategies)
             if skip is not None:
                 click.echo(f"skipping {test}: {skip[1]}")
                 rows.append((test, (found.kind if found else None) or "?", skip[0], "-"))

@@ -73,13 +73,16 @@ class Verification:
     # other tests the patch made fail where they passed (a brittle that relied on the
     # state the patch resets): a patch of theirs may make both hold together
     broken: list[str] = field(default_factory=list)
+    # what ran, when not orders of the whole suite (``"`pytest FILE`"``: runs of it)
+    runs_of: str = ""
 
     def summary(self) -> str:
         if self.ok:
             extra = f"; also fixes {', '.join(self.improved)}" if self.improved else ""
             if self.ignored:
                 extra += f"; ignored nondeterministic {', '.join(self.ignored)}"
-            return f"verified in {self.orders_run} orders{extra}"
+            what = f"runs of {self.runs_of}" if self.runs_of else "orders"
+            return f"verified in {self.orders_run} {what}{extra}"
         return "; ".join(self.problems)
 
 

@@ -68,7 +68,14 @@ def _key(node: ImportNode) -> tuple[int, int, str]:
     return (0 if _is_stdlib(name) else 1, isinstance(node, cst.ImportFrom), name.lower())
 
 
-def _block(body: Sequence[cst.BaseStatement]) -> tuple[int, int]:
+def plain_import(stmt: cst.BaseStatement) -> bool:
+    """Whether ``stmt`` imports from the standard library, ``__future__`` or pytest
+    (nothing a ``sys.path`` insert is for)."""
+    node = _import_of(stmt)
+    return node is not None and (_key(node)[0] == 0 or _module_name(node) in ALWAYS_LIFTED)
+
+
+def import_block(body: Sequence[cst.BaseStatement]) -> tuple[int, int]:
     """(start, end) of the leading import block, after the docstring and ``__future__``."""
     i = 0
     if body and isinstance(body[0], cst.SimpleStatementLine):
@@ -187,7 +194,7 @@ def _blank() -> cst.EmptyLine:
 def _insert_sorted(
     body: list[Statement], stmt: cst.SimpleStatementLine, node: ImportNode
 ) -> list[Statement]:
-    start, end = _block(body)
+    start, end = import_block(body)
     key = _key(node)
     at = start
     for i in range(start, end):

@@ -35,6 +35,7 @@ from orderdep.analysis.repair.write.fixture_patches import (
 )
 from orderdep.analysis.repair.write.import_lifting import add_imports, liftable
 from orderdep.analysis.repair.write.import_reuse import imported_once, reuse_imports
+from orderdep.analysis.repair.write.module_top import add_module_statements
 from orderdep.analysis.repair.write.statements import TRIPLE_QUOTES, parse_statements
 from orderdep.analysis.repair.write.unittest_patches import (
     adapt_statements,
@@ -64,7 +65,8 @@ class Insertion:
     # missing), "module_autouse" (likewise, module-scoped), "session_fixture"
     # (likewise, a session-scoped fixture) or
     # "setup_function" (likewise, a plain function): see
-    # :mod:`~orderdep.analysis.repair.write.fixture_patches`
+    # :mod:`~orderdep.analysis.repair.write.fixture_patches`; "module_top" (statements at
+    # the top level of ``test``'s file: :mod:`~orderdep.analysis.repair.write.module_top`)
     edit: str = "insert"
     # for "insert": the statement of the function to insert after (its ``ast.dump``, see
     # :func:`statement_key`) instead of at the start: a step a test's own set-up lacks
@@ -248,6 +250,10 @@ def apply_insertion(source: str, insertion: Insertion) -> str:
     double = prefers_double_quotes(source)
     if insertion.edit == "narrow":
         return narrow_scope(source, name, insertion.comment, insertion.file, classes)
+    if insertion.edit == "module_top":
+        return add_module_statements(
+            source, insertion.statements, insertion.comment, insertion.file, double
+        )
     in_class = insertion.edit == "autouse" and bool(classes)  # a method of a pytest class
     if insertion.edit in DECORATORS and not (
         has_method(source, classes, name) if in_class else has_function(source, name)

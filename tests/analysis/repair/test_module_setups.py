@@ -8,7 +8,6 @@ from pathlib import Path
 
 from orderdep.analysis.repair.candidates.module_setups import (
     import_time_code,
-    module_name,
     module_setups,
 )
 
@@ -67,13 +66,13 @@ def test_statements_that_read_a_function_of_the_module_are_not_copied() -> None:
     assert import_time_code(setter, "") == []
 
 
-def test_module_names_follow_the_packages_the_file_is_in(tmp_path: Path) -> None:
+def test_the_import_names_the_module_behind_its_packages(tmp_path: Path) -> None:
     (tmp_path / "tests" / "unit").mkdir(parents=True)
-    (tmp_path / "tests" / "unit" / "test_a.py").write_text("")
-    assert module_name(tmp_path, "tests/unit/test_a.py") == "test_a"
-    (tmp_path / "tests" / "__init__.py").write_text("")
-    (tmp_path / "tests" / "unit" / "__init__.py").write_text("")
-    assert module_name(tmp_path, "tests/unit/test_a.py") == "tests.unit.test_a"
+    for rel in ("tests/__init__.py", "tests/unit/__init__.py", "tests/unit/test_a.py"):
+        (tmp_path / rel).write_text("")
+    (tmp_path / "tests" / "unit" / "test_b.py").write_text("def test_b():\n    pass\n")
+    setups = module_setups(tmp_path, "tests/unit/test_b.py", ["tests/unit/test_a.py"])
+    assert [s.statements for s in setups] == [("import tests.unit.test_a  # noqa: F401",)]
 
 
 def test_each_statement_alone_then_all_then_the_import(tmp_path: Path) -> None:

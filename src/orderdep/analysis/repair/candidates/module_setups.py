@@ -13,8 +13,8 @@ in the order they are tried:
    alone when there are a few, then all of them. ``sys.path.insert(0, str(HERE /
    "scripts"))`` guarded by ``if ... not in sys.path`` is the common case.
 2. **The import of the setter's module** (:func:`import_candidate`), under the name
-   pytest's default import mode gives it (:func:`module_name`): every statement of it
-   runs, class definitions included.
+   pytest's default import mode gives it (:func:`~.module_names.module_name_for`):
+   every statement of it runs, class definitions included.
 
 Whether a candidate repairs the test is for verification to say
 (:mod:`orderdep.analysis.repair.collection_fix`); nothing here runs code. Pure: file
@@ -28,6 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
+
+from orderdep.analysis.repair.locate.module_names import module_name_for
 
 #: Top-level statements that act when the module is imported (and assignments to an
 #: attribute or an item: ``registry.GROUPS["csv"] = ...``).
@@ -143,22 +145,9 @@ def import_time_code(
     return out
 
 
-def module_name(root: Path, rel: str) -> str:
-    """The name pytest's default (``prepend``) import mode imports the file ``rel`` (under
-    ``root``) as: its stem, behind the packages (directories with ``__init__.py``) it
-    is in."""
-    path = root / rel
-    parts = [path.stem]
-    folder = path.parent
-    while (folder / "__init__.py").is_file() and folder != folder.parent:
-        parts.insert(0, folder.name)
-        folder = folder.parent
-    return ".".join(parts)
-
-
 def import_candidate(root: Path, setter_file: str) -> ModuleSetup:
     """``import`` of the setter's module, kept though nothing reads the name."""
-    name = module_name(root, setter_file)
+    name = module_name_for(root, setter_file)
     return ModuleSetup(
         (f"import {name}  # noqa: F401",),
         f"import {setter_file} (for what it does at import)",

@@ -88,3 +88,12 @@ def test_a_path_insert_goes_before_the_import_that_needs_it_and_after_what_it_re
         "import registry\n\n# what tests/test_a.py does at import\n"
         "registry.GROUPS['csv'] = object()\nimport tool\n"
     ), out
+
+
+def test_statements_that_read_a_module_go_after_the_plain_imports_that_follow_it() -> None:
+    source = "from typing import Any\nimport emoji.unicode_codes\nimport pytest\n\n\ndef test_v():\n    pass\n"
+    out = apply_insertion(source, _top(("emoji.emojize('')",)))
+    assert out.startswith(
+        "from typing import Any\nimport emoji.unicode_codes\nimport pytest\n\n"
+        "# what tests/test_a.py does at import\nemoji.emojize('')\n"
+    ), out

@@ -94,13 +94,15 @@ def _names(code: str, ctx: type) -> set[str]:
 
 
 def _place(body: Sequence[cst.BaseStatement], statements: Sequence[str]) -> int:
-    """Where the ``statements`` go: before the leading block's first import beyond the
-    standard library and pytest (a ``sys.path`` insert must run before the import that
-    needs it), else after the block; in either case after every import of the block
-    that binds a name they read."""
+    """Where the ``statements`` go: after every import of the leading block that binds a
+    name they read, then before the block's next import beyond the standard library and
+    pytest (a ``sys.path`` insert must run before the import that needs it), else after
+    the block."""
     start, end = import_block(body)
     reads = set().union(*(_names(s, ast.Load) for s in statements))
     code = cst.Module([]).code_for_node
     needed = [i + 1 for i in range(start, end) if _names(code(body[i]), ast.Store) & reads]
-    beyond = [i for i in range(start, end) if not plain_import(body[i])]
-    return max([beyond[0] if beyond else end, *needed])
+    at = max([start, *needed])
+    while at < end and plain_import(body[at]):
+        at += 1
+    return at

@@ -300,18 +300,26 @@ def partners_of(finding: dict[str, Any], kind: str) -> list[list[str]]:
 def holds_for(tree: Tree, kind: str, test: str, group: list[str],
               passing: tuple[str, ...] = PASSING) -> bool:  # fmt: skip
     """Plain pytest agrees: the test fails after the group (victim), passes after it and
-    fails alone (brittle); ``passing``: the outcomes that count as passing."""
+    fails alone (brittle); ``passing``: the outcomes that count as passing. When its
+    outcome alone in a run of its own file is not the kind's (another module's
+    import-time code decides it), the same two runs with the suite collected, as
+    orderdep's orders and shuffled runs have it."""
+    collected = getattr(tree, "collected", None)
     if kind == "brittle":
         if tree.outcome([test], test) in FAILED:
             return tree.outcome([*group, test], test) in passing
-        # passes alone in a run of its own file: the same two runs with the suite collected
-        collected = getattr(tree, "collected", None)
         return (
             collected is not None
             and collected([test], test) in FAILED
             and collected([*group, test], test) in passing
         )
-    return tree.outcome([test], test) in passing and tree.outcome([*group, test], test) in FAILED
+    if tree.outcome([test], test) in passing:
+        return tree.outcome([*group, test], test) in FAILED
+    return (
+        collected is not None
+        and collected([test], test) in passing
+        and collected([*group, test], test) in FAILED
+    )
 
 
 def score_report(tree: Tree, report: dict[str, Any], known: list[Known],

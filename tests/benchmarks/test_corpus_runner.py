@@ -449,6 +449,29 @@ def _net_tree(
     return corpus_project.Tree(entry, root, Path(sys.executable), Deadline(600))
 
 
+def test_a_victim_failing_alone_in_its_own_file_is_checked_with_the_suite_collected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another test module sets the network at import: run as `pytest ID` the test fails
+    alone (its own file only); with the whole suite collected it passes alone and fails
+    after the test that puts the network back, as orderdep reports it."""
+    tests = {
+        "test_a_other.py": "import net\n\nnet.NETWORK = 'test'  # at import\n\n\n"
+        "def test_other():\n    pass\n",
+        "test_b_main.py": "import net\n\n\ndef test_select():\n    net.NETWORK = 'main'\n\n\n"
+        "def test_needs_test():\n    assert net.NETWORK == 'test'\n",
+    }
+    tree = _net_tree(tmp_path, monkeypatch, tests, ["-p", "no:hypothesispytest"])
+    polluter, victim = "tests/test_b_main.py::test_select", "tests/test_b_main.py::test_needs_test"
+    assert tree.outcome([victim], victim) == "FAILED"  # its own file only
+    assert not corpus_project.holds_for(tree, "victim", victim, [polluter])  # no suite known
+    tree.suite = ["tests/test_a_other.py::test_other", polluter, victim]
+    assert corpus_project.holds_for(tree, "victim", victim, [polluter])
+    assert not corpus_project.holds_for(
+        tree, "victim", victim, ["tests/test_a_other.py::test_other"]
+    )
+
+
 def test_a_brittle_failing_alone_only_with_the_suite_collected_is_confirmed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -40,6 +40,7 @@ def test_fix_gives_the_brittle_file_what_the_setter_module_does_at_import(
     assert '+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "helpers"))' in out
     assert '+registry.GROUPS["csv"] = object()' in out
     assert f"skipping {REAL}: it fails only when another module is collected with it" in out
+    assert "patch set: 2 patch(es) for 2 OD test(s) hold together" in out
     assert "sys.path" not in (root / "tests" / "test_c_import.py").read_text()  # not applied
 
     printed = [line.split("or: ", 1)[1] for line in out.splitlines()

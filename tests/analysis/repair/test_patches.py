@@ -151,6 +151,28 @@ def test_module_names_and_references() -> None:
     assert rel.imports["pkg.tests.helpers"] == "helpers"
 
 
+def test_a_name_an_earlier_patch_bound_to_the_same_module_in_another_test_is_reused() -> None:
+    """Two polluters of one class guarded one after the other name the module alike, so
+    the two blocks are one block (sharing can hoist it), not two spellings of it."""
+    patched = (
+        "def test_closed():\n"
+        "    from mahjong import yaku_types as yaku_types_module\n"
+        "    saved = yaku_types_module.TOTAL\n"
+        "    yaku_types = 1\n\n\n"
+        "def test_opened():\n"
+        "    yaku_types = 2\n"
+    )
+    names = ModuleNames.parse(patched)
+    assert module_reference("mahjong.yaku_types", names) == (
+        "yaku_types_module",
+        ["from mahjong import yaku_types as yaku_types_module"],
+    )
+    # another module of that name, or a name bound otherwise too, is another name
+    assert module_reference("other.yaku_types", names)[0] == "_yaku_types"
+    bound = ModuleNames.parse(patched + "\n\nyaku_types_module = None\n")
+    assert module_reference("mahjong.yaku_types", bound)[0] == "_yaku_types"
+
+
 def test_star_imports_name_public_attributes_directly() -> None:
     # ``from kit.nodes import *`` binds Node; ``from kit import nodes`` could even give
     # another object when kit's __init__ binds a function called ``nodes``

@@ -16,6 +16,7 @@ later runs the whole suite with the patch among the others.
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -98,7 +99,10 @@ def shared_fix(finding: ODFinding, done: Sequence[tuple[ODFinding, Fix]]) -> Opt
     """The earlier module fix of ``finding``'s file whose verification passed it too."""
     for _, fix in done:
         if fix.strategy == STRATEGY and finding.test in fix.verification.improved:
-            return FixResult(finding.test, "brittle", fix=fix, candidates=1, verified=0)
+            also = [fix.test, *(t for t in fix.verification.improved if t != finding.test)]
+            said = dataclasses.replace(fix.verification, improved=also)  # the others
+            shared = dataclasses.replace(fix, verification=said)
+            return FixResult(finding.test, "brittle", fix=shared, candidates=1, verified=0)
     return None
 
 

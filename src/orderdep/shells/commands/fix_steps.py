@@ -126,7 +126,7 @@ def check_set(
             "together; none is applied (each is in its own file); rerun with a larger --budget"
         )
         return [], {}, {f: "not checked with the others (the budget ended)" for f in patches}
-    tests = sum(len(targets[f]) for f in found.kept)
+    tests = sum(1 for r in fixed if r.fix is not None and function_id(r.test) in found.kept)
     where = f"the original order, every failing order, {orders} random orders, seed {seed}"
     if found.cut:
         where += f"; {found.cut}"

@@ -21,6 +21,16 @@ class ModuleNames:
     taken: set[str] = field(default_factory=set)  # every name the source uses or binds
     import_lines: dict[str, str] = field(default_factory=dict)  # bound name -> import stmt
     star_imports: set[str] = field(default_factory=set)  # modules imported with ``*``
+    # names bound only by imports inside functions (an earlier patch's local import):
+    # name -> the modules bound to it there
+    local_imports: dict[str, set[str]] = field(default_factory=dict)
+
+    def free_for(self, alias: str, module: str) -> bool:
+        """Whether code inserted into a function may bind ``alias`` to ``module``: the
+        source does not use the name, or only binds it to that module in other functions'
+        imports (so the victims of one state get the same block, which sharing can
+        hoist)."""
+        return alias not in self.taken or self.local_imports.get(alias) == {module}
 
     @classmethod
     def parse(cls, source: str, module_name: Optional[str] = None) -> ModuleNames:
@@ -30,6 +40,7 @@ class ModuleNames:
             return cls()
         out = cls()
         package = (module_name or "").rpartition(".")[0]
+        out.local_imports = _local_imports(tree, package)
         for node in ast.walk(tree):
             if isinstance(node, ast.Name):
                 out.taken.add(node.id)
@@ -65,6 +76,30 @@ class ModuleNames:
         return out
 
 
+def _local_imports(tree: ast.Module, package: str) -> dict[str, set[str]]:
+    """Names bound by imports inside functions and by nothing else: name -> modules."""
+    local: dict[str, set[str]] = {}
+    other: set[str] = set()
+    top = {id(n) for n in tree.body}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top:
+            for alias in node.names:
+                if isinstance(node, ast.ImportFrom):
+                    full = f"{imported_from(node, package)}.{alias.name}".strip(".")
+                else:
+                    full = alias.name if alias.asname else alias.name.split(".")[0]
+                local.setdefault(alias.asname or alias.name.split(".")[0], set()).add(full)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            other |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            other.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            other.add(node.name)
+        elif isinstance(node, ast.arg):
+            other.add(node.arg)
+    return {name: mods for name, mods in local.items() if name not in other}
+
+
 def imported_from(node: ast.ImportFrom, package: str) -> str:
     """The absolute name of the module ``from ... import`` reads, in ``package``
     (``from ..io import x`` in ``app.sub`` reads ``app.io``)."""
@@ -96,7 +131,7 @@ def module_reference(
         return names.imports[module], []
     head, _, last = module.rpartition(".")
     for alias in (last, f"{last}_module", f"_{last}"):
-        if alias not in names.taken and alias.isidentifier():
+        if names.free_for(alias, module) and alias.isidentifier():
             if head:
                 return alias, [
                     f"from {head} import {last}" + (f" as {alias}" if alias != last else "")

@@ -26,7 +26,14 @@ def test_each_file_runs_alone_and_its_failing_tests_are_kept() -> None:
     runs = file_runs(model, IDS, Budget())
     assert runs.complete and runs.run == 4
     assert runs.failing == {"t/test_c.py": ["t/test_c.py::test_2"]}
-    assert model.calls[2] == (["t/test_c.py::test_1", "t/test_c.py::test_2"], ["t/test_c.py"])
+    # the files with the fewest tests first (the original order among equals)
+    assert [paths for _, paths in model.calls] == [
+        ["t/test_b.py"],
+        ["t/test_d.py"],
+        ["t/test_a.py"],
+        ["t/test_c.py"],
+    ]
+    assert model.calls[3] == (["t/test_c.py::test_1", "t/test_c.py::test_2"], ["t/test_c.py"])
 
 
 def test_one_file_needs_no_run() -> None:

@@ -10,7 +10,7 @@ any other, and no whole-suite order can show it.
 
 This check runs each test file as ``pytest FILE`` runs it, in a fresh process
 (:meth:`~orderdep.engine.plain.PlainRunner.run_collecting`), its tests in the original
-order (:func:`file_runs`). Each test that fails there is run alone the same way; one that
+order, the files with the fewest tests first (:func:`file_runs`). Each test that fails there is run alone the same way; one that
 fails alone too and passes alone with the whole suite collected is a brittle of the
 collection (:func:`collection_brittles`). Its state-setter is a test of the file whose
 collection it needs, found by halving the other files; the finding records which files
@@ -92,10 +92,22 @@ def _fits(budget: Budget, seconds: float) -> bool:
     return not budget.stopped and (left is None or left >= seconds)
 
 
+def files_smallest_first(ids: Sequence[str]) -> list[str]:
+    """The test files of ``ids``, those with the fewest tests first (the original order
+    among equals): a file's run costs about what its tests take, so within its share of
+    the budget the check runs as many files as it can."""
+    files = files_in_order(ids)
+    count = {f: 0 for f in files}
+    for t in ids:
+        count[file_of(t)] += 1
+    return sorted(files, key=lambda f: count[f])
+
+
 def file_runs(runner: Collecting, ids: Sequence[str], budget: Budget) -> FileRuns:
     """Each test file of ``ids`` with only itself collected, its tests in ``ids``' order,
-    while ``budget`` lasts (a run is started only when the mean run so far fits)."""
-    files = files_in_order(ids)
+    the smallest files first (:func:`files_smallest_first`), while ``budget`` lasts (a
+    run is started only when the mean run so far fits)."""
+    files = files_smallest_first(ids)
     out = FileRuns(files=len(files))
     if len(files) < 2:  # one file: `pytest FILE` collects what every order collects
         out.run = out.files

@@ -9,6 +9,7 @@ import io
 import json
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.analysis.repair.conftest import EngineFor
@@ -356,3 +357,41 @@ def test_a_set_up_an_autouse_fixture_would_give_the_setter_goes_into_a_requested
     assert f"def test_apples({REQUESTED_FIXTURE}):" in new
     assert f"def test_count({REQUESTED_FIXTURE}):" in new
     assert all(r.fix is not None and r.fix.verification.ok for r in results)
+
+
+def test_a_block_is_the_same_whatever_imports_an_earlier_patch_already_wrote(
+    tmp_path: Path,
+) -> None:
+    """Two polluters of one TestCase guarded one after the other: the first insertion
+    carries ``import copy``, the second, written after it, does not. They are one block,
+    hoisted with its import."""
+    from orderdep.analysis.repair.fix_result import FixResult
+    from orderdep.analysis.repair.verify.verify import Target
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_yaku.py").write_text(
+        "import unittest\n\nimport yaku\n\n\nclass TestYaku(unittest.TestCase):\n"
+        "    def test_closed(self):\n        yaku.TOTAL.append(1)\n\n"
+        "    def test_opened(self):\n        yaku.TOTAL.append(2)\n"
+    )
+    guard = ("saved = copy.deepcopy(yaku.TOTAL)", "self.addCleanup(yaku.TOTAL.extend, saved)")
+    tests = [f"tests/test_yaku.py::TestYaku::test_{n}" for n in ("closed", "opened")]
+    results = []
+    for n, (polluter, victim) in enumerate(zip(tests, reversed(tests))):
+        statements = ("import copy", *guard) if n == 0 else guard
+        insertion = Insertion(polluter, statements, comment="Undo this test's change.")
+        fix = Fix(victim, "polluter", "guard", [insertion], {}, Verification(ok=True))
+        target = Target(victim, [[polluter, victim]], [[victim]])
+        results.append(FixResult(victim, "victim", fix=fix, target=target))
+
+    class Verifies:
+        def verify(
+            self, changes: object, target: object, orders_only: bool = False
+        ) -> Verification:
+            return Verification(ok=True, orders_run=1)
+
+    verifier: Any = Verifies()
+    (moved,) = hoist_blocks(verifier, tmp_path, results)
+    assert moved.place == "setUp" and moved.tests == tests
+    (new,) = {new for r in results if r.fix for _, new in r.fix.changes.values()}
+    assert new.count("saved = copy.deepcopy(yaku.TOTAL)") == 1 and "import copy\n" in new

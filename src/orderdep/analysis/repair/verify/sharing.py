@@ -156,9 +156,10 @@ REQUESTED_FIXTURE = "state_these_tests_need"
 
 
 def _block_key(fix: Fix, project: Path) -> Optional[tuple[str, Insertion]]:
-    """(where the block would go once, the insertion without its test and comment) when
-    ``fix`` is one block at the start of a test; else None. Tests of one TestCase share
-    its ``setUp``; other tests of one module share an autouse fixture of it."""
+    """(where the block would go once, the insertion without its test, comment and
+    import statements) when ``fix`` is one block at the start of a test; else None. Tests
+    of one TestCase share its ``setUp``; other tests of one module share an autouse
+    fixture of it."""
     if len(fix.insertions) != 1:
         return None
     ins = fix.insertions[0]
@@ -169,7 +170,9 @@ def _block_key(fix: Fix, project: Path) -> Optional[tuple[str, Insertion]]:
         source = (project / path).read_text(encoding="utf-8")
     except OSError:
         return None
-    block = dataclasses.replace(ins, test="", comment=None)
+    # the same block whatever imports an earlier patch already put at the file's top
+    code = tuple(st for st in ins.statements if not st.startswith(("import ", "from ")))
+    block = dataclasses.replace(ins, test="", comment=None, statements=code)
     if classes and testcase_methods(source, classes) is not None:
         return "::".join([path, *classes]), block
     if classes:  # a pytest class: a fixture method of it, whose self is the test's
@@ -226,14 +229,19 @@ def hoist_blocks(verifier: Verifier, project: Path, results: Sequence[FixResult]
     that module (else one they request), where that verifies for each of them; the results
     changed get the shared fix (its verification for them). Returns what was moved."""
     groups: dict[tuple[str, Insertion], list[FixResult]] = {}
+    fullest: dict[tuple[str, Insertion], Insertion] = {}  # the block with its imports
     for result in results:
         if result.fix is None or result.target is None:
             continue
         key = _block_key(result.fix, project)
         if key is not None:
             groups.setdefault(key, []).append(result)
+            block = dataclasses.replace(result.fix.insertions[0], test="", comment=None)
+            if key not in fullest or len(block.statements) > len(fullest[key].statements):
+                fullest[key] = block
     moved: list[Hoisted] = []
-    for (where, block), members in groups.items():
+    for key, members in groups.items():
+        where, block = key[0], fullest[key]
         tests = list(dict.fromkeys(r.fix.insertions[0].test for r in members if r.fix))
         if len(tests) < 2:
             continue

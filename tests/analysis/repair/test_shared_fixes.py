@@ -364,7 +364,8 @@ def test_a_block_is_the_same_whatever_imports_an_earlier_patch_already_wrote(
 ) -> None:
     """Two polluters of one TestCase guarded one after the other: the first insertion
     carries ``import copy``, the second, written after it, does not. They are one block,
-    hoisted with its import."""
+    hoisted with its import into ``setUp``, where ``request`` becomes the TestCase's own
+    clean-up."""
     from orderdep.analysis.repair.fix_result import FixResult
     from orderdep.analysis.repair.verify.verify import Target
 
@@ -374,12 +375,12 @@ def test_a_block_is_the_same_whatever_imports_an_earlier_patch_already_wrote(
         "    def test_closed(self):\n        yaku.TOTAL.append(1)\n\n"
         "    def test_opened(self):\n        yaku.TOTAL.append(2)\n"
     )
-    guard = ("saved = copy.deepcopy(yaku.TOTAL)", "self.addCleanup(yaku.TOTAL.extend, saved)")
+    guard = ("saved = copy.deepcopy(yaku.TOTAL)", "request.addfinalizer(yaku.TOTAL.clear)")
     tests = [f"tests/test_yaku.py::TestYaku::test_{n}" for n in ("closed", "opened")]
     results = []
     for n, (polluter, victim) in enumerate(zip(tests, reversed(tests))):
         statements = ("import copy", *guard) if n == 0 else guard
-        insertion = Insertion(polluter, statements, comment="Undo this test's change.")
+        insertion = Insertion(polluter, statements, ("request",), comment="Undo its change.")
         fix = Fix(victim, "polluter", "guard", [insertion], {}, Verification(ok=True))
         target = Target(victim, [[polluter, victim]], [[victim]])
         results.append(FixResult(victim, "victim", fix=fix, target=target))
@@ -395,3 +396,4 @@ def test_a_block_is_the_same_whatever_imports_an_earlier_patch_already_wrote(
     assert moved.place == "setUp" and moved.tests == tests
     (new,) = {new for r in results if r.fix for _, new in r.fix.changes.values()}
     assert new.count("saved = copy.deepcopy(yaku.TOTAL)") == 1 and "import copy\n" in new
+    assert "self.addCleanup(yaku.TOTAL.clear)" in new and "request" not in new

@@ -247,7 +247,8 @@ def hoist_blocks(verifier: Verifier, project: Path, results: Sequence[FixResult]
             continue
         setup = all(r.kind == "brittle" for r in members)
         ways: list[list[Insertion]] = []
-        if "request" not in block.fixtures:
+        testcase = "::" in where and not where.endswith("::")  # request becomes self there
+        if "request" not in block.fixtures or testcase:
             ways.append([_shared(where, block, tests, setup)])
         if "::" not in where:  # module-level tests: a fixture they request
             ways.append(_requested(where, block, tests, setup))

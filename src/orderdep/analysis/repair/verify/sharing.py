@@ -30,6 +30,7 @@ from typing import Optional
 from orderdep.analysis.repair.candidates.candidates import short_name
 from orderdep.analysis.repair.fix_result import Fix, FixResult
 from orderdep.analysis.repair.verify.verify import Verification, Verifier
+from orderdep.analysis.repair.write.import_lifting import stdlib_names
 from orderdep.analysis.repair.write.patches import Insertion, apply_insertions, function_path
 from orderdep.analysis.repair.write.unittest_patches import testcase_methods
 from orderdep.core.report import ODFinding
@@ -155,9 +156,15 @@ SHARED_FIXTURE = "_clean_up_before_each_test"
 REQUESTED_FIXTURE = "state_these_tests_need"
 
 
+def _stdlib_import(statement: str) -> bool:
+    """``import x`` of a standard-library module (``import copy``)."""
+    words = statement.split()
+    return len(words) == 2 and words[0] == "import" and words[1] in stdlib_names()
+
+
 def _block_key(fix: Fix, project: Path) -> Optional[tuple[str, Insertion]]:
     """(where the block would go once, the insertion without its test, comment and
-    import statements) when ``fix`` is one block at the start of a test; else None. Tests
+    standard-library imports) when ``fix`` is one block at the start of a test; else None. Tests
     of one TestCase share its ``setUp``; other tests of one module share an autouse
     fixture of it."""
     if len(fix.insertions) != 1:
@@ -170,8 +177,9 @@ def _block_key(fix: Fix, project: Path) -> Optional[tuple[str, Insertion]]:
         source = (project / path).read_text(encoding="utf-8")
     except OSError:
         return None
-    # the same block whatever imports an earlier patch already put at the file's top
-    code = tuple(st for st in ins.statements if not st.startswith(("import ", "from ")))
+    # the same block whatever standard-library imports an earlier patch already put at
+    # the file's top (its local imports of other modules stay: they say what it reads)
+    code = tuple(st for st in ins.statements if not _stdlib_import(st))
     block = dataclasses.replace(ins, test="", comment=None, statements=code)
     if classes and testcase_methods(source, classes) is not None:
         return "::".join([path, *classes]), block

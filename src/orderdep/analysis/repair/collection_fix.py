@@ -17,7 +17,6 @@ later runs the whole suite with the patch among the others.
 from __future__ import annotations
 
 import dataclasses
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Optional
@@ -37,6 +36,7 @@ from orderdep.core.report import COLLECTED_KEY, ODFinding
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.plain import PlainRunner
 from orderdep.engine.sandbox import copy_path, copy_project
+from orderdep.engine.tempdirs import make_workdir
 
 #: The strategy name of these fixes (``fix --strategy module``).
 STRATEGY = "module"
@@ -58,7 +58,7 @@ def _file_runs(
     config: EngineConfig, tests: Sequence[str], file: str, runs: int
 ) -> list[OrderResult]:
     """``tests`` (of ``file``) in ``runs`` fresh pytests that collect only ``file``."""
-    with tempfile.TemporaryDirectory(prefix="orderdep-module-") as tmp:
+    with make_workdir("orderdep-module-") as tmp:
         runner = PlainRunner(config, Path(tmp) / "plain")
         try:
             return [runner.run_collecting(tests, [file]) for _ in range(runs)]
@@ -70,7 +70,7 @@ def _patched_runs(
     config: EngineConfig, changes: dict[str, tuple[str, str]], tests: Sequence[str], file: str
 ) -> list[OrderResult]:
     """:func:`_file_runs` in a private copy of the project with ``changes`` written."""
-    with tempfile.TemporaryDirectory(prefix="orderdep-module-copy-") as tmp:
+    with make_workdir("orderdep-module-copy-") as tmp:
         copy = copy_path(Path(tmp), config.project)
         copy_project(config.project, copy)
         write_changes(copy, changes)

@@ -304,21 +304,14 @@ def holds_for(tree: Tree, kind: str, test: str, group: list[str],
     outcome alone in a run of its own file is not the kind's (another module's
     import-time code decides it), the same two runs with the suite collected, as
     orderdep's orders and shuffled runs have it."""
+    alone, after = (FAILED, passing) if kind == "brittle" else (passing, FAILED)
+    if tree.outcome([test], test) in alone:
+        return tree.outcome([*group, test], test) in after
     collected = getattr(tree, "collected", None)
-    if kind == "brittle":
-        if tree.outcome([test], test) in FAILED:
-            return tree.outcome([*group, test], test) in passing
-        return (
-            collected is not None
-            and collected([test], test) in FAILED
-            and collected([*group, test], test) in passing
-        )
-    if tree.outcome([test], test) in passing:
-        return tree.outcome([*group, test], test) in FAILED
     return (
         collected is not None
-        and collected([test], test) in passing
-        and collected([*group, test], test) in FAILED
+        and collected([test], test) in alone
+        and collected([*group, test], test) in after
     )
 
 

@@ -54,9 +54,10 @@ def add_module_statements(
     file: str,
     double: bool = False,
 ) -> str:
-    """``source`` (the text of ``file``) with ``statements`` at its top level: imports in
-    its import block, the others after it with ``comment`` above them (strings in double
-    quotes with ``double``, as the file writes them)."""
+    """``source`` (the text of ``file``) with ``statements`` at its top level: imports of
+    the standard library in its import block, the others where they run first
+    (:func:`_place`) with ``comment`` above them (strings in double quotes with
+    ``double``, as the file writes them)."""
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:

@@ -91,6 +91,7 @@ from orderdep.analysis.repair.candidates.sources import (
     doctest_source,
     read_function,
 )
+from orderdep.analysis.repair.collection_fix import STRATEGY as MODULE
 from orderdep.analysis.repair.fix_result import Fix, FixResult, Rejected
 from orderdep.analysis.repair.locate.debugger import DebugError, NotReproduced, debug, orders_for
 from orderdep.analysis.repair.locate.module_names import ModuleNames
@@ -111,8 +112,8 @@ from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
 from orderdep.errors import UsageError
 
-# "module": a brittle that fails only as `pytest FILE` (repair/collection_fix.py)
-STRATEGIES = ("cleaner", "generated", "restore", "polluter", "fixture", "module")
+# MODULE: a brittle that fails only as `pytest FILE` (repair/collection_fix.py)
+STRATEGIES = ("cleaner", "generated", "restore", "polluter", "fixture", MODULE)
 STRATEGY_CHOICES = (*STRATEGIES, "auto")
 MAX_VERIFY = 8
 # rejected candidates kept per test for a repair of two entangled tests (entangled.py)

@@ -119,6 +119,18 @@ def test_test_files_the_collection_check_did_not_run_are_a_shortfall() -> None:
     ]
 
 
+def test_test_files_sharing_fresh_pytests_are_a_shortfall() -> None:
+    base: dict[str, Any] = {"promised": ["original"], "coverage": [account("original", 1, 1)]}
+    alone = report(**base, collection_check={"files": 3, "run": 3, "found": 0, "most": 1})
+    assert complete(alone)
+    shared = {"files": 40, "run": 40, "found": 0, "runs": 9, "most": 5}
+    assert shortfalls(report(**base, collection_check=shared)) == [
+        "the collection check ran the test files 5 at most to a fresh pytest (9 runs), not "
+        "each alone: a test that needs another file's import-time code shows only when that "
+        "file had another run (a larger --budget runs each alone)"
+    ]
+
+
 def test_slow_tests_left_out_say_whether_they_ran_after_all_the_others() -> None:
     base = {"promised": ["original"], "coverage": [account("original", 1, 1)]}
     only = report(**base, slow_left_out={"tests": 2, "seconds": 9.0, "slowest": "t::a"})

@@ -13,7 +13,7 @@ import pytest
 from orderdep.core.report import ODFinding, Report, load_report
 from orderdep.shells.cli import main
 from orderdep.shells.explain import named, partner_lines, sentence
-from orderdep.shells.summary import table_rows
+from orderdep.shells.summary import collection_lines, table_rows
 from orderdep.synth.generate import SuitePlan, generate_suite
 
 PLAN = SuitePlan(
@@ -228,3 +228,14 @@ def test_a_victim_of_many_tests_together_says_so_instead_of_an_unknown_polluter(
     ]
     again = ODFinding.from_json(victim.to_json())  # kept in the report's JSON
     assert again.needs_many_tests == [many] and sentence(again) == sentence(victim)
+
+
+def test_the_collection_check_line_says_whether_files_ran_alone() -> None:
+    assert collection_lines({"files": 4, "run": 4, "most": 1}) == [
+        "  collection check: 4 of 4 test files run alone as `pytest FILE`"
+    ]
+    assert collection_lines({"files": 40, "run": 30, "runs": 6, "most": 5}) == [
+        "  collection check: 30 of 40 test files run in 6 fresh pytests of up to 5 files "
+        "(the rest did not fit its share of the budget)"
+    ]
+    assert collection_lines({"files": 0}) == []

@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional
 
 from orderdep.analysis import classify as classifying  # looked up at call time (patchable)
 from orderdep.analysis.budget import (
-    CHECK_AFTER_SHARE,
+    CHECK_RESERVE,
     EXTENDED_SEARCH_SHARE,
     EXTENDED_SEARCH_SHARE_DETECT,
     SEARCH_SHARE,
@@ -55,29 +55,29 @@ def detect_within(
     ``detect_options`` are passed on to ``detect`` (strategies, seed, progress, ...); its
     search budget is the search share of ``budget``. ``then``: a check that runs once
     the search's finds are confirmed (each with its kind and one partner) and before the
-    rest of classification; the findings it returns join the report unclassified further
-    (the collection check, whose orders collect part of the suite).
+    rest of classification, :data:`~orderdep.analysis.budget.CHECK_RESERVE` of the
+    budget left now kept for it; the findings it returns join the report unclassified
+    further (the collection check, whose orders collect part of the suite).
     """
-    bounded = BudgetedExecutor(executor, budget, jobs)
+    # the check's time is kept from the phases before it, however much they find
+    first = budget.keeping(CHECK_RESERVE) if then is not None else budget
+    bounded = BudgetedExecutor(executor, first, jobs)
     share = SEARCH_SHARE_CLASSIFY if then_classify else SEARCH_SHARE
     # Nothing failed by the end of the search's share: nothing to confirm or classify, so
-    # the time kept for them goes to the search (all but what a late find needs, and what
-    # the check after it is kept).
+    # the time kept for them goes to the search (all but what a late find needs).
     late = EXTENDED_SEARCH_SHARE if then_classify else EXTENDED_SEARCH_SHARE_DETECT
-    if then is not None:
-        late -= CHECK_AFTER_SHARE
 
     def extend() -> Optional[float]:
         return bounded.extension(late)
 
-    early = _FirstSteps(executor, budget, on_classify, group, jobs) if then_classify else None
+    early = _FirstSteps(executor, first, on_classify, group, jobs) if then_classify else None
     report = detect(
         bounded,
-        budget_seconds=budget.share(share),
+        budget_seconds=first.share(share),
         jobs=jobs,
         group=group,
         classify_after=then_classify,
-        extend_search=extend if budget.seconds is not None else None,
+        extend_search=extend if first.seconds is not None else None,
         on_confirmed=early.take if early is not None else None,
         **detect_options,
     )

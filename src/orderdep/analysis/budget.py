@@ -35,9 +35,10 @@ SEARCH_SHARE_CLASSIFY = 0.4
 # orders at the pace measured so far (confirming reruns the order it failed in).
 EXTENDED_SEARCH_SHARE = 0.85
 EXTENDED_SEARCH_SHARE_DETECT = 0.95
-# Of those shares, what is kept instead for a check after the search (detect's
-# collection check: each test file run as `pytest FILE` runs it).
-CHECK_AFTER_SHARE = 0.15
+# Of the budget left when detection starts, what is kept for a check after the search
+# (detect's collection check: each test file run as `pytest FILE` runs it): searching,
+# confirming and the first classification stop short of it, however much they find.
+CHECK_RESERVE = 0.2
 LATE_FIND_ORDERS = 1
 # Key of a finding's (and the stats') map from unfinished item to why.
 UNFINISHED_KEY = "unfinished"
@@ -100,6 +101,14 @@ class Budget:
         seconds = (
             None if left is None or self.seconds is None else min(left, self.seconds * fraction)
         )
+        return Budget(seconds, self.clock, parent=self)
+
+    def keeping(self, fraction: float) -> Budget:
+        """A budget for the phases before one that ``fraction`` of what is left now is kept
+        for: the rest of it (unlimited when this one is). It stops when this one does;
+        Ctrl-C in it stops this one too."""
+        left = self.left()
+        seconds = None if left is None else left * (1 - fraction)
         return Budget(seconds, self.clock, parent=self)
 
     @property
@@ -289,7 +298,7 @@ class BudgetedExecutor:
 
 
 __all__ = [
-    "CHECK_AFTER_SHARE",
+    "CHECK_RESERVE",
     "EXTENDED_SEARCH_SHARE",
     "EXTENDED_SEARCH_SHARE_DETECT",
     "LATE_FIND_ORDERS",

@@ -10,9 +10,10 @@ any other, and no whole-suite order can show it.
 
 This check runs each test file as ``pytest FILE`` runs it, in a fresh process
 (:meth:`~orderdep.engine.plain.PlainRunner.run_collecting`), its tests in the original
-order, the files with the fewest tests first (:func:`file_runs`). Each test that fails there is run alone the same way; one that
-fails alone too and passes alone with the whole suite collected is a brittle of the
-collection (:func:`collection_brittles`). Its state-setter is a test of the file whose
+order, the files with the fewest tests first (:func:`file_runs`; several files in one
+run when each alone does not fit the budget). Each test that fails there is run alone
+the same way; one that fails alone too and passes alone with the whole suite collected
+is a brittle of the collection (:func:`collection_brittles`). Its state-setter is a test of the file whose
 collection it needs, found by halving the other files; the finding records which files
 each of its orders collects (:data:`~orderdep.core.report.COLLECTED_KEY`).
 """
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Protocol
 
 from orderdep.analysis.budget import Budget
+from orderdep.analysis.collection_groups import group_size, pace_of, spread
 from orderdep.core.odmodel import Kind
 from orderdep.core.outcomes import OrderResult, Outcome
 from orderdep.core.report import COLLECTED_KEY, COLLECTION_CHECK_KEY, ODFinding
@@ -72,10 +74,8 @@ class FileRuns:
     run: int = 0  # files run before the budget ended
     failing: dict[str, list[str]] = field(default_factory=dict)  # file -> its failed tests
     passed: set[str] = field(default_factory=set)  # tests that passed in their file's run
-    seconds: list[float] = field(default_factory=list)  # each file run's wall time
-
-    def mean_seconds(self) -> float:
-        return sum(self.seconds) / len(self.seconds) if self.seconds else 0.0
+    seconds: list[float] = field(default_factory=list)  # each run's wall time
+    most: int = 1  # the most files one run collected (1: each file alone)
 
     def run_seconds(self) -> float:
         """What a run of one test is expected to cost: the quickest file run (a fresh
@@ -106,23 +106,37 @@ def files_smallest_first(ids: Sequence[str]) -> list[str]:
 def file_runs(runner: Collecting, ids: Sequence[str], budget: Budget) -> FileRuns:
     """Each test file of ``ids`` with only itself collected, its tests in ``ids``' order,
     the smallest files first (:func:`files_smallest_first`), while ``budget`` lasts (a
-    run is started only when the mean run so far fits)."""
-    files = files_smallest_first(ids)
-    out = FileRuns(files=len(files))
-    if len(files) < 2:  # one file: `pytest FILE` collects what every order collects
+    run is started only when it is expected to fit). When each file alone does not fit,
+    a run collects several files (:mod:`~orderdep.analysis.collection_groups`); a test
+    failing there is then one whose needed file had another run."""
+    queue = files_smallest_first(ids)
+    out = FileRuns(files=len(queue))
+    if len(queue) < 2:  # one file: `pytest FILE` collects what every order collects
         out.run = out.files
         return out
-    for path in files:
-        if not _fits(budget, out.mean_seconds()):
+    tests = {path: [t for t in ids if file_of(t) == path] for path in queue}
+    done: list[OrderResult] = []
+    while queue:
+        pace = pace_of(done)
+        left = budget.left()
+        size = group_size(len(queue), sum(len(tests[p]) for p in queue), left, pace)
+        paths = spread(queue, size)
+        chosen = set(paths)
+        order = [t for t in ids if file_of(t) in chosen]
+        expected = pace.cost(1, len(order)) if pace is not None else 0.0
+        if not _fits(budget, expected):
             break
-        tests = [t for t in ids if file_of(t) == path]
-        result = runner.run_collecting(tests, [path])
-        out.run += 1
+        result = runner.run_collecting(order, paths)
+        done.append(result)
+        queue = [p for p in queue if p not in paths]
+        out.run += len(paths)
+        out.most = max(out.most, len(paths))
         out.seconds.append(result.wall_seconds)
-        failed = [t for t in tests if fails_in(result, t)]
-        if failed:
-            out.failing[path] = failed
-        out.passed.update(t for t in tests if passes_in(result, t))
+        for path in paths:
+            failed = [t for t in tests[path] if fails_in(result, t)]
+            if failed:
+                out.failing[path] = failed
+        out.passed.update(t for t in order if passes_in(result, t))
     return out
 
 

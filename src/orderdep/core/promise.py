@@ -109,6 +109,13 @@ def shortfalls(report: Report) -> list[str]:
             f"the collection check ran {n} of the {of} test files alone as `pytest FILE` "
             f"does: the other {of - n} were not run (a larger --budget runs them)"
         )
+    if isinstance(files, Mapping) and _int(files.get("most")) > 1:
+        out.append(
+            f"the collection check ran the test files {_int(files.get('most'))} at most to "
+            f"a fresh pytest ({_int(files.get('runs'))} runs), not each alone: a test that "
+            "needs another file's import-time code shows only when that file had another "
+            "run (a larger --budget runs each alone)"
+        )
     fewer = [f.observed_fewer for f in report.od_tests if f.observed_fewer is not None]
     unfinished = extras.get("unfinished")
     if isinstance(unfinished, Mapping) and "confirmation" in unfinished:

@@ -289,16 +289,22 @@ def coverage_lines(report: Report) -> list[str]:
             for a in accounts
             if isinstance(a, dict) and a.get("strategy") == "original" and a.get("lost_to")
         ]
-        + _collection_lines(report.stats.extras.get(COLLECTION_STATS))
+        + collection_lines(report.stats.extras.get(COLLECTION_STATS))
     )
 
 
-def _collection_lines(said: object) -> list[str]:
+def collection_lines(said: object) -> list[str]:
     if not isinstance(said, dict) or not said.get("files"):
         return []
     run, files = said.get("run"), said.get("files")
     rest = "" if run == files else " (the rest did not fit its share of the budget)"
-    return [f"  collection check: {run} of {files} test files run alone as `pytest FILE`{rest}"]
+    most = said.get("most")
+    how = (
+        f"run in {said.get('runs')} fresh pytests of up to {most} files"
+        if isinstance(most, int) and most > 1
+        else "run alone as `pytest FILE`"
+    )
+    return [f"  collection check: {run} of {files} test files {how}{rest}"]
 
 
 def _breakdown(total: int, extras: dict[str, Any]) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Callable, Optional
 
-from orderdep.analysis.budget import Budget
+from orderdep.analysis.budget import CHECK_RESERVE, Budget
 from orderdep.analysis.collection_check import (
     STATS_KEY,
     FileRuns,
@@ -32,7 +32,9 @@ from orderdep.shells.explain import collects_part, pytest_command
 from orderdep.shells.options import engine_config
 
 #: Of the budget left once the search's finds are confirmed, the check's share (the
-#: rest classifies them further); all of it when the search found nothing.
+#: rest classifies them further), and at least the share of the whole budget kept for
+#: it (:data:`~orderdep.analysis.budget.CHECK_RESERVE`); all of it when the search found
+#: nothing.
 CHECK_SHARE = 0.5
 #: Of the check's budget, the file runs' share (the rest checks what they showed).
 FILES_SHARE = 0.6
@@ -69,11 +71,13 @@ class CollectionPass:
         return the findings. ``report``: the search's, whose OD, failing-in-every-order and
         nondeterministic tests are left out of the brittles; its tests failing in every
         order are the victims' candidates, and those found leave that list. Within
-        :data:`CHECK_SHARE` of the budget left (all of it when the search found nothing,
-        so that nothing else needs it), the file runs within :data:`FILES_SHARE` of that."""
-        if len(files_in_order(self.ids)) < 2:  # `pytest FILE` collects the whole suite
+        :data:`CHECK_SHARE` of the budget left, and at least what was kept for the check
+        (all of it when the search found nothing, so that nothing else needs it), the
+        file runs within :data:`FILES_SHARE` of that."""
+        if not self.needed:
             return []
-        budget = self.budget.part(self._of_left(CHECK_SHARE if report.od_tests else 1.0))
+        share = max(self._of_left(CHECK_SHARE), CHECK_RESERVE) if report.od_tests else 1.0
+        budget = self.budget.part(share)
         work = Path(self._stack.enter_context(make_workdir("orderdep-collection-")))
         runner = PlainRunner(engine_config(self.params), work / "plain")
         self._stack.callback(runner.close)
@@ -89,9 +93,15 @@ class CollectionPass:
         if runs.files < 2:
             return []
         failing = sum(len(t) for t in runs.failing.values())
+        how = (
+            "alone as `pytest FILE` runs them"
+            if runs.most == 1
+            else f"in {len(runs.seconds)} fresh pytests of up to {runs.most} files each "
+            "(each alone did not fit)"
+        )
         self.notice(
-            f"orderdep: ran {runs.run} of {runs.files} test files alone as `pytest FILE` "
-            f"runs them; {failing} test(s) failed there"
+            f"orderdep: ran {runs.run} of {runs.files} test files {how}; "
+            f"{failing} test(s) failed there"
             + ("" if runs.complete else " (the rest did not fit the budget's share)")
         )
         skip = [*(f.test for f in report.od_tests), *report.always_failing, *report.nd_tests]
@@ -111,6 +121,12 @@ class CollectionPass:
             )
         return found
 
+    @property
+    def needed(self) -> bool:
+        """Whether the suite has two test files or more (with one, ``pytest FILE``
+        collects what every order collects)."""
+        return len(files_in_order(self.ids)) >= 2
+
     def _of_left(self, share: float) -> float:
         """The fraction of the whole budget that is ``share`` of what is left of it."""
         left, whole = self.budget.left(), self.budget.seconds
@@ -123,6 +139,8 @@ class CollectionPass:
                 "files": self.runs.files,
                 "run": self.runs.run,
                 "found": self.found,
+                "runs": len(self.runs.seconds),
+                "most": self.runs.most,
             }
             # files not run are a shortfall of the search: not a clean result
             report.stats.extras[SHORTFALLS_KEY] = shortfalls(report)

@@ -283,7 +283,7 @@ def detect(
             guided=guided,
             fresh_confirmation=engine.confirm_fresh if engine.search_unchecked else None,
             part=getattr(engine, "search_part", None),
-            then=files if check_files and not changed else None,
+            then=files if check_files and not changed and files.needed else None,
         )
         files.record(report)
         if progress is not None:

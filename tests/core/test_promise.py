@@ -124,10 +124,17 @@ def test_test_files_sharing_fresh_pytests_are_a_shortfall() -> None:
     alone = report(**base, collection_check={"files": 3, "run": 3, "found": 0, "most": 1})
     assert complete(alone)
     shared = {"files": 40, "run": 40, "found": 0, "runs": 9, "most": 5}
-    assert shortfalls(report(**base, collection_check=shared)) == [
+    said = (
         "the collection check ran the test files 5 at most to a fresh pytest (9 runs), not "
         "each alone: a test that needs another file's import-time code shows only when that "
         "file had another run (a larger --budget runs each alone)"
+    )
+    assert shortfalls(report(**base, collection_check=shared)) == [said]
+    cut = {**shared, "run": 30}
+    assert shortfalls(report(**base, collection_check=cut)) == [
+        "the collection check ran 30 of the 40 test files: the other 10 were not run (a "
+        "larger --budget runs them)",
+        said,
     ]
 
 

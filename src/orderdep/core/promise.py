@@ -103,13 +103,15 @@ def shortfalls(report: Report) -> list[str]:
             "found was confirmed in fresh processes"
         )
     files = extras.get(COLLECTION_CHECK_KEY)
+    shared = isinstance(files, Mapping) and _int(files.get("most")) > 1
     if isinstance(files, Mapping) and _int(files.get("run")) < _int(files.get("files")):
         n, of = _int(files.get("run")), _int(files.get("files"))
+        how = "" if shared else " alone as `pytest FILE` does"
         out.append(
-            f"the collection check ran {n} of the {of} test files alone as `pytest FILE` "
-            f"does: the other {of - n} were not run (a larger --budget runs them)"
+            f"the collection check ran {n} of the {of} test files{how}: the other "
+            f"{of - n} were not run (a larger --budget runs them)"
         )
-    if isinstance(files, Mapping) and _int(files.get("most")) > 1:
+    if isinstance(files, Mapping) and shared:
         out.append(
             f"the collection check ran the test files {_int(files.get('most'))} at most to "
             f"a fresh pytest ({_int(files.get('runs'))} runs), not each alone: a test that "

@@ -100,3 +100,5 @@ def test_a_run_that_would_not_fit_is_not_started() -> None:
     assert not runs.complete
     assert clock.now <= 10.0  # every run started was expected to fit, and did
     assert runs.run == sum(len(paths) for _, paths in model.calls)
+    # after the first file (5 s), half the files would take 20 s: one more fits the 5 s left
+    assert [paths for _, paths in model.calls] == [[FILES[0]], [FILES[1]]]

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Protocol
 
 from orderdep.analysis.budget import Budget
-from orderdep.analysis.collection_groups import group_size, pace_of, spread
+from orderdep.analysis.collection_groups import Pace, group_size, pace_of, spread
 from orderdep.core.odmodel import Kind
 from orderdep.core.outcomes import OrderResult, Outcome
 from orderdep.core.report import COLLECTED_KEY, COLLECTION_CHECK_KEY, ODFinding
@@ -103,6 +103,11 @@ def files_smallest_first(ids: Sequence[str]) -> list[str]:
     return sorted(files, key=lambda f: count[f])
 
 
+def _expected(pace: Optional[Pace], tests: dict[str, list[str]], paths: list[str]) -> float:
+    """What a run of ``paths`` is expected to cost (nothing known before the first)."""
+    return pace.cost(1, sum(len(tests[p]) for p in paths)) if pace is not None else 0.0
+
+
 def file_runs(runner: Collecting, ids: Sequence[str], budget: Budget) -> FileRuns:
     """Each test file of ``ids`` with only itself collected, its tests in ``ids``' order,
     the smallest files first (:func:`files_smallest_first`), while ``budget`` lasts (a
@@ -121,11 +126,12 @@ def file_runs(runner: Collecting, ids: Sequence[str], budget: Budget) -> FileRun
         left = budget.left()
         size = group_size(len(queue), sum(len(tests[p]) for p in queue), left, pace)
         paths = spread(queue, size)
+        while len(paths) > 1 and not _fits(budget, _expected(pace, tests, paths)):
+            paths.pop()  # the largest: a run that fits does more than one that cannot
+        if not _fits(budget, _expected(pace, tests, paths)):
+            break
         chosen = set(paths)
         order = [t for t in ids if file_of(t) in chosen]
-        expected = pace.cost(1, len(order)) if pace is not None else 0.0
-        if not _fits(budget, expected):
-            break
         result = runner.run_collecting(order, paths)
         done.append(result)
         queue = [p for p in queue if p not in paths]

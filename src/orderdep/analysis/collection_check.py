@@ -13,9 +13,10 @@ This check runs each test file as ``pytest FILE`` runs it, in a fresh process
 order, the files with the fewest tests first (:func:`file_runs`; several files in one
 run when each alone does not fit the budget). Each test that fails there is run alone
 the same way; one that fails alone too and passes alone with the whole suite collected
-is a brittle of the collection (:func:`collection_brittles`). Its state-setter is a test of the file whose
-collection it needs, found by halving the other files; the finding records which files
-each of its orders collects (:data:`~orderdep.core.report.COLLECTED_KEY`).
+is a brittle of the collection (:func:`collection_brittles`). Its state-setter is a test
+of the file whose collection it needs, found by halving the other files; the finding
+records which files each of its orders collects
+(:data:`~orderdep.core.report.COLLECTED_KEY`).
 """
 
 from __future__ import annotations
@@ -119,7 +120,9 @@ def file_runs(runner: Collecting, ids: Sequence[str], budget: Budget) -> FileRun
     if len(queue) < 2:  # one file: `pytest FILE` collects what every order collects
         out.run = out.files
         return out
-    tests = {path: [t for t in ids if file_of(t) == path] for path in queue}
+    tests: dict[str, list[str]] = {path: [] for path in queue}
+    for t in ids:
+        tests[file_of(t)].append(t)
     done: list[OrderResult] = []
     while queue:
         pace = pace_of(done)

@@ -287,6 +287,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
             "victim", "tests/test_invoice.py::test_due_when_the_total_is_positive")
            for n in ("total_of_lines", "nothing_due_for_no_lines")},
     },
+    "reload_settings_object": {
+        "tests/test_client.py::test_attempts_follow_the_settings": (
+            "victim", "tests/test_reload.py::test_settings_are_read_from_the_environment"),
+    },
 }  # fmt: skip
 
 

@@ -286,6 +286,8 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
         shallow = p.type in ("dict", "set", "list") and holds_modules(p.desc)
         if shallow:  # modules cannot be deep-copied: the container is what changes
             value = f"{ref}.copy()"
+        elif root.rebound:  # the first object is untouched: keep it, monkeypatch rebinds it
+            value = ref
         elif p.type in ("dict", "set", "list") or changed_in_place(root) or _buffer(root):
             # work on a copy; monkeypatch puts the untouched original back afterwards
             value = f"copy.deepcopy({ref})"

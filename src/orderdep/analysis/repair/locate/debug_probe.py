@@ -71,6 +71,7 @@ from orderdep.analysis.repair.locate.probe_roots import (
 from orderdep.analysis.repair.locate.probe_values import (
     IGNORED_ROOTS,
 )
+from orderdep.analysis.repair.locate.rebound import idents, mark_rebound
 from orderdep.analysis.state.fingerprint import INTERNAL_MODULE_PREFIXES as INTERNAL
 from orderdep.analysis.state.namespaces import ProjectModules
 from orderdep.analysis.state.roots import StateTracker
@@ -97,12 +98,15 @@ class DebugProbe:
         self._armed: Optional[str] = None  # the test whose call runs the code (phase "call")
         self._index = 0  # position of the test running
         self._late: dict[str, Optional[RootValue]] = {}  # absent at 0; captured once set up
+        self._idents_at_start: dict[str, int] = {}  # the objects globals held at 0
 
     def before_test(self, index: int, test_id: str) -> None:
         self._index = index
         if index == 0:
             self._attach(find_session())
             self._modules_at_start = dict(sys.modules)
+            if self.mode == "capture":
+                self._idents_at_start = idents(watched_modules(self._library))
         if self.mode == "restore" and index == 0:
             self._snapshot()
         if index != self.at:
@@ -175,6 +179,7 @@ class DebugProbe:
                 meta = root_meta(name, tracker, self.rootdir)
                 captured[name] = {**meta, "present": True, "error": repr(exc)[:300]}
             captured[name]["fp"] = fp
+            mark_rebound(captured[name], name, self._idents_at_start)
         for module_name, module in watched_modules(self._library).items():
             desc = describe_module(module, self.rootdir)
             captured[sysmodule_root(module_name)] = {

@@ -36,7 +36,7 @@ project (compared with what its fixture function returned; restored to that cont
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, Callable, Optional
 
 from orderdep.analysis.repair.locate.attribute_roots import attribute_roots
@@ -44,6 +44,7 @@ from orderdep.analysis.repair.locate.debug_orders import finding_for as finding_
 from orderdep.analysis.repair.locate.debug_orders import infer_orders as infer_orders
 from orderdep.analysis.repair.locate.debug_orders import orders_for as orders_for
 from orderdep.analysis.repair.locate.module_roots import fold_packages
+from orderdep.analysis.repair.locate.rebound import rebound_differs
 from orderdep.analysis.repair.locate.root_info import DebugResult, RootInfo
 from orderdep.analysis.repair.locate.value_view import ValueView
 from orderdep.core.ddmin import DDMinPreconditionError, ddmin
@@ -107,7 +108,7 @@ def _differs(f: Optional[dict[str, Any]], p: Optional[dict[str, Any]], same_salt
         return True
     if not fv.present:
         return False
-    if fv.desc != pv.desc or fv.type != pv.type:
+    if fv.desc != pv.desc or fv.type != pv.type or rebound_differs(f, p):
         return True
     return same_salt and f is not None and p is not None and f.get("fp") != p.get("fp")
 
@@ -139,10 +140,16 @@ def _testish(root: RootInfo) -> bool:
     return base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py"
 
 
-def _merge_aliases(roots: list[RootInfo], captured: dict[str, Any]) -> list[RootInfo]:
+def _merge_aliases(
+    roots: list[RootInfo], captured: dict[str, Any], rebound: Collection[str] = ()
+) -> list[RootInfo]:
     """One root per object: ``from app.registry import _ENTRIES`` in a test module makes
     ``test_mod._ENTRIES`` another name of ``app.registry._ENTRIES``; the defining module's
-    name is kept (restoring one restores both), the others become its aliases."""
+    name is kept (restoring one restores both), the others become its aliases. A name
+    ``rebound`` (bound to another object since the order began, as a reload does) is
+    kept first: restoring it binds the first object again, where a name bound only
+    later has no first object to go back to; the other rebound names are restored with
+    it."""
     groups: dict[int, list[RootInfo]] = {}
     for r in roots:
         ident = (captured.get(r.name) or {}).get("ident")
@@ -152,7 +159,9 @@ def _merge_aliases(roots: list[RootInfo], captured: dict[str, Any]) -> list[Root
     keep: dict[str, RootInfo] = {}
     for group in groups.values():
         if len(group) > 1:
-            best = min(group, key=lambda r: (_testish(r), len(r.name), r.name))
+            best = min(
+                group, key=lambda r: (r.name not in rebound, _testish(r), len(r.name), r.name)
+            )
             others = tuple(r.name for r in group if r is not best)
             keep[best.name] = dataclasses.replace(best, aliases=others)
             drop.update(others)
@@ -233,15 +242,18 @@ def debug(
         if _differs(f_roots.get(n), p_roots.get(n), same_salt)
         and not _library_on_one_side(f_roots.get(n), p_roots.get(n))
     ]
-    out.differing = _merge_aliases(out.differing, f_roots)
-    out.differing.sort(key=restore_rank)
+    # a global the failing order bound to another object comes first: what a reload does
+    rebound = {n for n in names if rebound_differs(f_roots.get(n), p_roots.get(n))}
+    out.differing = _merge_aliases(out.differing, f_roots, rebound)
+    out.differing.sort(key=lambda r: (rebound.isdisjoint((r.name, *r.aliases)), *restore_rank(r)))
+    together = {r.name: tuple(a for a in r.aliases if a in rebound) for r in out.differing}
     out.differing = fold_packages(out.differing)
     if not out.differing:
         out.notes.append(
             "no captured root differs; the shared state may live outside the roots orderdep "
             "captures (e.g. C extensions, the stdlib, services, databases)"
         )
-    _isolate(runs, out, out.differing, max_restores)
+    _isolate(runs, out, out.differing, max_restores, together)
     if not out.found:
         _split_objects(runs, out, ensure, max_restores)
     out.runs = runs.count
@@ -276,14 +288,23 @@ class _TooManyRuns(Exception):
     """Delta debugging over the differing roots ran out of its runs."""
 
 
-def _isolate(runs: _Runs, out: DebugResult, roots: Sequence[RootInfo], max_restores: int) -> None:
-    """Restore roots one at a time (Figure 2, lines 20-24), then a minimal set."""
+def _isolate(
+    runs: _Runs,
+    out: DebugResult,
+    roots: Sequence[RootInfo],
+    max_restores: int,
+    together: Optional[dict[str, tuple[str, ...]]] = None,
+) -> None:
+    """Restore roots one at a time (Figure 2, lines 20-24), then a minimal set;
+    ``together``: the other names restored with a root (see :func:`_merge_aliases`)."""
+    together = together or {}
     # A victim is fixed by restoring in the failing order; a brittle breaks when its
     # setter's effect is undone in the passing order.
     order = out.failing_order if out.kind == "victim" else out.passing_order
 
     def effect(roots: Sequence[str]) -> bool:
-        outcome, res = runs.run(order, {"mode": "restore", "roots": list(roots)})
+        names = [n for root in roots for n in (root, *together.get(root, ()))]
+        outcome, res = runs.run(order, {"mode": "restore", "roots": names})
         out.unrestorable.update(res.probe.get("failed", {}))
         return outcome.is_pass if out.kind == "victim" else outcome.is_failure
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from orderdep.analysis.repair.locate.rebound import REBOUND_KEY, rebound_differs
 from orderdep.analysis.repair.locate.root_changes import change_lines
 from orderdep.analysis.repair.locate.value_view import ValueView
 
@@ -48,6 +49,9 @@ class RootInfo:
     owner_file: Optional[str] = None
     # package roots (``sys.modules['pkg.*']``): the modules only the passing order had
     missing_modules: tuple[str, ...] = ()
+    # a global the failing order bound to another object (a reload): the object the name
+    # held first is untouched, so keeping a reference to it is a whole restore
+    rebound: bool = False
 
     @classmethod
     def from_captures(
@@ -79,6 +83,7 @@ class RootInfo:
             owner_module=meta.get("owner_module"),
             owner_class=meta.get("owner_class"),
             owner_file=meta.get("owner_file"),
+            rebound=rebound_differs(failing, passing) and bool((failing or {}).get(REBOUND_KEY)),
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -78,8 +78,19 @@ from orderdep.analysis.state.roots import StateTracker
 from orderdep.analysis.state.values import RootValue, get, restore
 from orderdep.analysis.state.windows import find_session
 
-
 # -- the probe --------------------------------------------------------------------------------
+
+
+def _value(name: str) -> Any:
+    """The object root ``name`` holds now (None when it cannot be read)."""
+    try:
+        return get(name, None).value
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:  # user code may raise any
+        return None
+
+
 class DebugProbe:
     """Captures, restores or executes at one position of one order."""
 
@@ -179,7 +190,8 @@ class DebugProbe:
                 meta = root_meta(name, tracker, self.rootdir)
                 captured[name] = {**meta, "present": True, "error": repr(exc)[:300]}
             captured[name]["fp"] = fp
-            mark_rebound(captured[name], name, self._idents_at_start)
+            if name in self._idents_at_start:
+                mark_rebound(captured[name], name, self._idents_at_start, _value(name))
         for module_name, module in watched_modules(self._library).items():
             desc = describe_module(module, self.rootdir)
             captured[sysmodule_root(module_name)] = {

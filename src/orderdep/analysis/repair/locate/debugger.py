@@ -44,7 +44,7 @@ from orderdep.analysis.repair.locate.debug_orders import finding_for as finding_
 from orderdep.analysis.repair.locate.debug_orders import infer_orders as infer_orders
 from orderdep.analysis.repair.locate.debug_orders import orders_for as orders_for
 from orderdep.analysis.repair.locate.module_roots import fold_packages
-from orderdep.analysis.repair.locate.rebound import rebound_differs
+from orderdep.analysis.repair.locate.rebound import defines, rebound_differs
 from orderdep.analysis.repair.locate.root_info import DebugResult, RootInfo
 from orderdep.analysis.repair.locate.value_view import ValueView
 from orderdep.core.ddmin import DDMinPreconditionError, ddmin
@@ -160,7 +160,14 @@ def _merge_aliases(
     for group in groups.values():
         if len(group) > 1:
             best = min(
-                group, key=lambda r: (r.name not in rebound, _testish(r), len(r.name), r.name)
+                group,
+                key=lambda r: (
+                    r.name not in rebound,
+                    not defines(captured.get(r.name)),
+                    _testish(r),
+                    len(r.name),
+                    r.name,
+                ),
             )
             others = tuple(r.name for r in group if r is not best)
             keep[best.name] = dataclasses.replace(best, aliases=others)

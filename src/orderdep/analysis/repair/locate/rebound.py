@@ -23,6 +23,8 @@ from typing import Any
 _PLAIN = (type(None), bool, int, float, complex, str, bytes, tuple, frozenset)
 #: The capture's key for a root bound to another object since position 0.
 REBOUND_KEY = "rebound"
+#: The capture's key for the module defining a rebound value's class.
+CLASS_MODULE_KEY = "class_module"
 
 
 def idents(modules: Mapping[str, Any]) -> dict[str, int]:
@@ -41,11 +43,22 @@ def idents(modules: Mapping[str, Any]) -> dict[str, int]:
     return out
 
 
-def mark_rebound(capture: dict[str, Any], name: str, at_start: Mapping[str, int]) -> None:
-    """Mark ``capture`` (of root ``name``) when it holds another object than at start."""
+def mark_rebound(
+    capture: dict[str, Any], name: str, at_start: Mapping[str, int], value: Any = None
+) -> None:
+    """Mark ``capture`` (of root ``name``, holding ``value``) when it holds another object
+    than at start, with the module that defines the value's class (see :func:`defines`)."""
     ident, before = capture.get("ident"), at_start.get(name)
     if isinstance(ident, int) and before is not None and ident != before:
         capture[REBOUND_KEY] = True
+        capture[CLASS_MODULE_KEY] = getattr(type(value), "__module__", None)
+
+
+def defines(capture: Any) -> bool:
+    """Whether a rebound root's module defines its value's class: of the names a reloaded
+    module's object has (``pkg.settings.settings``, and ``pkg.app.settings`` in a module
+    that imported it), the one its own module made, which every other name was read from."""
+    return isinstance(capture, dict) and capture.get(CLASS_MODULE_KEY) == capture.get("module")
 
 
 def rebound_differs(failing: Any, passing: Any) -> bool:
@@ -54,4 +67,11 @@ def rebound_differs(failing: Any, passing: Any) -> bool:
     return marks[0] != marks[1]
 
 
-__all__ = ["REBOUND_KEY", "idents", "mark_rebound", "rebound_differs"]
+__all__ = [
+    "CLASS_MODULE_KEY",
+    "REBOUND_KEY",
+    "defines",
+    "idents",
+    "mark_rebound",
+    "rebound_differs",
+]

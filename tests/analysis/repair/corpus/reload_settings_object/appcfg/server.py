@@ -1,4 +1,4 @@
-"""Imported only by the tests that start the app (after settings were reloaded)."""
+"""The app's entry point: it imports the settings object at import."""
 
 from appcfg.settings import settings
 

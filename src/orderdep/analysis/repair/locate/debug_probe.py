@@ -71,7 +71,7 @@ from orderdep.analysis.repair.locate.probe_roots import (
 from orderdep.analysis.repair.locate.probe_values import (
     IGNORED_ROOTS,
 )
-from orderdep.analysis.repair.locate.rebound import idents, mark_rebound
+from orderdep.analysis.repair.locate.rebound import idents, is_rebound, mark_rebound
 from orderdep.analysis.state.fingerprint import INTERNAL_MODULE_PREFIXES as INTERNAL
 from orderdep.analysis.state.namespaces import ProjectModules
 from orderdep.analysis.state.roots import StateTracker
@@ -190,8 +190,8 @@ class DebugProbe:
                 meta = root_meta(name, tracker, self.rootdir)
                 captured[name] = {**meta, "present": True, "error": repr(exc)[:300]}
             captured[name]["fp"] = fp
-            if name in self._idents_at_start:
-                mark_rebound(captured[name], name, self._idents_at_start, _value(name))
+            if is_rebound(captured[name], name, self._idents_at_start):
+                mark_rebound(captured[name], _value(name))
         for module_name, module in watched_modules(self._library).items():
             desc = describe_module(module, self.rootdir)
             captured[sysmodule_root(module_name)] = {

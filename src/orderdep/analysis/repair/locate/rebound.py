@@ -43,15 +43,17 @@ def idents(modules: Mapping[str, Any]) -> dict[str, int]:
     return out
 
 
-def mark_rebound(
-    capture: dict[str, Any], name: str, at_start: Mapping[str, int], value: Any = None
-) -> None:
-    """Mark ``capture`` (of root ``name``, holding ``value``) when it holds another object
-    than at start, with the module that defines the value's class (see :func:`defines`)."""
+def is_rebound(capture: dict[str, Any], name: str, at_start: Mapping[str, int]) -> bool:
+    """Whether ``capture`` (of root ``name``) holds another object than at start."""
     ident, before = capture.get("ident"), at_start.get(name)
-    if isinstance(ident, int) and before is not None and ident != before:
-        capture[REBOUND_KEY] = True
-        capture[CLASS_MODULE_KEY] = getattr(type(value), "__module__", None)
+    return isinstance(ident, int) and before is not None and ident != before
+
+
+def mark_rebound(capture: dict[str, Any], value: Any) -> None:
+    """Mark ``capture`` of a rebound root holding ``value``, with the module that defines
+    the value's class (see :func:`defines`)."""
+    capture[REBOUND_KEY] = True
+    capture[CLASS_MODULE_KEY] = getattr(type(value), "__module__", None)
 
 
 def defines(capture: Any) -> bool:

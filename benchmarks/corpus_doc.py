@@ -66,11 +66,10 @@ def totals(rows: list[dict[str, Any]], run: str, who: str, budget: float) -> lis
                 if r["changed_lines"] is not None and r["repaired"]
                 for _ in range(r["repaired"])]  # fmt: skip
     repeats = [r.get("repeated_blocks") for r in scored if r["changed_lines"]]
-    quality = (
-        f"{sum(lines)}"
-        + (f" (median {statistics.median(per_test):.1f} per repaired row" if per_test else " (")
-        + (f"; {sum(repeats)} repeated blocks)" if None not in repeats else ")")
-    )
+    said = [f"median {statistics.median(per_test):.1f} per repaired row"] if per_test else []
+    if None not in repeats:
+        said.append(f"{sum(r or 0 for r in repeats)} repeated blocks")
+    quality = f"{sum(lines)}" + (f" ({'; '.join(said)})" if said else "")
     return [run, who, f"**total: {len(scored)} scored of {len(rows)}**",
             f"{over} over budget + 10%", sum(r["tests"] for r in scored), "", "",
             sum(r["by_hand"] for r in scored), confirmed, share("found"), share("right_kind"),

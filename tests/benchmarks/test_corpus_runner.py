@@ -162,6 +162,22 @@ def test_totals_against_targets() -> None:
     assert skipped[3] == "skipped: no source" and len(skipped) == len(corpus_doc.HEADERS)
 
 
+def test_the_totals_say_the_changed_lines_and_what_is_known_of_them() -> None:
+    def row(name: str, **values: Any) -> dict[str, Any]:
+        return {**Row(name, name, confirmed=2, **values).as_dict()}
+
+    repaired = [row("a", repaired=2, changed_lines=12, repeated_blocks=1)]
+    assert corpus_doc.totals(repaired, "run", "rev", budget=120)[-1] == (
+        "12 (median 6.0 per repaired row; 1 repeated blocks)"
+    )
+    nothing = [row("a", repaired=0, changed_lines=0)]
+    assert corpus_doc.totals(nothing, "run", "rev", budget=120)[-1] == "0 (0 repeated blocks)"
+    unknown = [row("a", repaired=1, changed_lines=3, repeated_blocks=None)]
+    assert corpus_doc.totals(unknown, "run", "rev", budget=120)[-1] == (
+        "3 (median 3.0 per repaired row)"
+    )
+
+
 def test_a_result_is_kept_only_for_the_same_run(tmp_path: Path) -> None:
     key = {"orderdep": "abc", "budget": 60.0}
     (tmp_path / "result.json").write_text(json.dumps({"key": key, "row": {"name": "p"}}))

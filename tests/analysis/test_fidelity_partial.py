@@ -56,12 +56,16 @@ def checked_on_a_clock(
     monkeypatch: pytest.MonkeyPatch,
     confirms_fresh: bool = False,
     then: Optional[tuple[Path, float]] = None,
+    ticking: bool = False,
 ) -> Checked:
     """The fork check with ``--jobs 1`` and a budget of ``seconds`` on a clock that stands
     at 0 until ``mark`` exists, then at ``jump`` (a test writes it where the check is to be
-    cut), and at ``then[1]`` once ``then[0]`` exists too."""
+    cut), and at ``then[1]`` once ``then[0]`` exists too; ``ticking``: on the real clock."""
+    start = time.monotonic()
 
     def clock() -> float:
+        if ticking:
+            return time.monotonic() - start
         if then is not None and then[0].exists():
             return then[1]
         return jump if mark.exists() else 0.0

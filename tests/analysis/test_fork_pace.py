@@ -9,8 +9,10 @@ import pytest
 from tests.analysis.test_fidelity_partial import checked_on_a_clock
 from tests.engine.conftest import write_files
 
+from orderdep.analysis import fork_trust
 from orderdep.analysis.budget import Budget
 from orderdep.analysis.fork_pair import out_of_pace, paced_out
+from orderdep.analysis.fork_part import filled_notice, part_filled
 
 
 def test_a_run_is_out_of_pace_once_its_projected_end_is_past_its_share() -> None:
@@ -27,6 +29,48 @@ def test_a_run_is_out_of_pace_once_its_projected_end_is_past_its_share() -> None
         "the 300 tests in 30 s; at that pace it cannot end within its share of the "
         "budget (60 s), so it stops there"
     )
+
+
+def test_a_run_stops_once_it_reached_all_a_search_of_a_part_can_cover() -> None:
+    # 300 tests, 100 ended in 10 s: the whole order takes 30 s; the 20 s of it to come and
+    # a fresh pytest of it take 50 s, more than the 40 s left.
+    assert part_filled((100, 10.0), 300, 40.0)  # 10 s reached, a quarter of 30 is 7.5
+    assert not part_filled((50, 5.0), 300, 45.0)  # 5 s reached, a quarter of 40 is 10
+    assert not part_filled((100, 10.0), 300, 60.0)  # 50 s fit the 60 s left
+    assert not part_filled((300, 30.0), 300, 10.0)  # it ended
+    assert not part_filled((1, 30.0), 300, 10.0)  # too few tests for a part
+    assert not part_filled(None, 300, 10.0)  # no order running
+    assert not part_filled((100, 30.0), 300, None)  # no budget
+    said = filled_notice((120, 12.0), 300)
+    assert said == (
+        "orderdep: checking the fork runner: its run of the original order ended 120 of "
+        "the 300 tests in 12 s; at that pace the budget cannot search the whole order, and "
+        "the tests it reached are as many as a search can cover, so it stops there"
+    )
+
+
+def test_detect_s_check_stops_a_run_once_it_reached_the_part_it_can_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """52 tests of a quarter of a second under a budget of 24 s: the fork runner's share
+    (14.4 s) holds them (about 13 s), so its pace never stops it; but they and a fresh
+    pytest of them take more than the budget. The run stops once the tests it reached take
+    a quarter of what a fresh pytest of them would leave (about 5 s), and the search
+    covers those. (The check's share for that fresh pytest is
+    raised to half the budget: a fifth of 24 s holds no fresh pytest's start-up.)"""
+    monkeypatch.setattr(fork_trust, "CHECK_SHARE", 0.5)
+    body = "import time\n\n" + "\n\n".join(
+        f"def test_{i}():\n    time.sleep(0.25)\n" for i in range(52)
+    )
+    project = write_files(tmp_path / "p", {"tests/test_slow.py": body})
+    never = tmp_path / "no-such-mark"
+    got = checked_on_a_clock(project, never, 0.0, 24.0, monkeypatch, confirms_fresh=True,
+                             ticking=True)  # fmt: skip
+    assert any("as many as a search can cover, so it stops there" in n for n in got.notices)
+    assert not any("at that pace it cannot end within its share" in n for n in got.notices)
+    assert got.part is not None and 2 <= len(got.part) < 40, got.notices
+    assert got.report is not None and got.report.faithful, got.notices
+    assert got.runner == "fork"
 
 
 def test_detect_s_check_stops_a_run_that_cannot_end_and_searches_what_it_reached(

@@ -10,6 +10,7 @@ from typing import Callable, Optional
 
 from orderdep.analysis.budget import Budget, BudgetExhausted
 from orderdep.analysis.fidelity_partial import CheckCut, fitting_prefix
+from orderdep.analysis.fork_part import filled_notice, part_filled
 from orderdep.core.outcomes import OrderResult
 from orderdep.engine.plain import PlainRunner
 from orderdep.engine.runner import Engine
@@ -63,8 +64,9 @@ def side_by_side(
     it when nearly done would waste it. A runner's result in ``given`` is taken as its
     run: only the other one runs. With ``pace``, the fork runner's run bounded by
     ``fork_budget`` is stopped, as when that share ends, once its pace shows it cannot
-    end within it (:func:`out_of_pace`): every second past that point would go to tests
-    a search within the budget cannot reach."""
+    end within it (:func:`out_of_pace`), or once what it reached is all a search within
+    the budget can cover (:func:`~.fork_part.part_filled`): every second past that point
+    would go to tests a search within the budget cannot reach."""
     if budget is not None:
         budget.check()
     sequential = engine.config.jobs < 2 or exclusive
@@ -116,6 +118,10 @@ def side_by_side(
             hopeless = fork_budget is not None and out_of_pace(progress, len(order), fork_budget)
             if hopeless:
                 notice(paced_out(progress, len(order), fork_budget))
+            elif fork_budget is not None and fork_budget.parent is not None:
+                hopeless = part_filled(progress, len(order), fork_budget.parent.left())
+                if hopeless:
+                    notice(filled_notice(progress, len(order)))
             if (left == 0 or hopeless) and not all(f.done() for f in futures.values()):
                 assert limit is not None
                 limit.stop("budget")

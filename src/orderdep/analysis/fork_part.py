@@ -10,7 +10,9 @@ an order of those tests still fits :data:`PART_SHARE` of what is left, so the se
 (:func:`~orderdep.analysis.detect.detect`'s ``part``) can run several orders of them,
 on the fork runner once a fresh pytest of them agreed (:mod:`fork_part_check`), else
 confirming what it finds in fresh processes. The tests after that point are not
-searched; the report says so.
+searched; the report says so. Once it is clear that the whole order cannot be searched,
+the fork runner's run stops as soon as what it reached fills the part
+(:func:`part_filled`): running on would only shrink the search's time.
 
 Pure: results and seconds in, a result (or a sentence) out.
 """
@@ -48,6 +50,37 @@ def reached_part(run: OrderResult, seconds_left: float) -> Optional[OrderResult]
                        wall_seconds=used)  # fmt: skip
 
 
+def part_filled(progress: Optional[tuple[int, float]], tests: int, left: Optional[float]) -> bool:
+    """Whether the fork runner's run of the original order of ``tests`` tests, which
+    ended ``progress[0]`` of them in ``progress[1]`` seconds, has reached all a search can
+    cover when ``left`` seconds of the command's budget are left: at that pace, the whole
+    order and a fresh pytest of it take more than the budget, so the search can only
+    cover a part; and the tests reached already take :data:`PART_SHARE` of what is left
+    after a fresh pytest of them. Every second past that point goes to tests the search
+    will not run. (When the whole order and its check fit, the search covers the whole
+    suite's fast tests instead, see :mod:`~orderdep.core.slow_tests`.)"""
+    if progress is None or left is None:
+        return False
+    done, seconds = progress
+    if done < MIN_PART_TESTS or done >= tests:
+        return False
+    whole = seconds * tests / done
+    if whole - seconds + whole <= left:
+        return False  # the rest of it and a fresh pytest of the whole order fit
+    return seconds >= PART_SHARE * (left - seconds)
+
+
+def filled_notice(progress: Optional[tuple[int, float]], tests: int) -> str:
+    """What the user reads when :func:`part_filled` stops the fork runner's run."""
+    done, seconds = progress if progress is not None else (0, 0.0)
+    return (
+        f"orderdep: checking the fork runner: its run of the original order ended {done} "
+        f"of the {tests} tests in {seconds:.0f} s; at that pace the budget cannot search "
+        f"the whole order, and the tests it reached are as many as a search can cover, so "
+        f"it stops there"
+    )
+
+
 def part_notice(part: OrderResult, run: OrderResult, tests: int, share: Optional[Budget]) -> str:
     """What the user reads when the search covers ``part`` of a suite of ``tests`` tests,
     cut from the fork runner's ``run`` of the original order that ``share`` stopped."""
@@ -61,4 +94,11 @@ def part_notice(part: OrderResult, run: OrderResult, tests: int, share: Optional
     )
 
 
-__all__ = ["MIN_PART_TESTS", "PART_SHARE", "part_notice", "reached_part"]
+__all__ = [
+    "MIN_PART_TESTS",
+    "PART_SHARE",
+    "filled_notice",
+    "part_filled",
+    "part_notice",
+    "reached_part",
+]

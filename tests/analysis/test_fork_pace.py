@@ -34,8 +34,8 @@ def test_a_run_is_out_of_pace_once_its_projected_end_is_past_its_share() -> None
 def test_a_run_stops_once_it_reached_all_a_search_of_a_part_can_cover() -> None:
     # 300 tests, 100 ended in 10 s: the whole order takes 30 s; the 20 s of it to come and
     # a fresh pytest of it take 50 s, more than the 40 s left.
-    assert part_filled((100, 10.0), 300, 40.0)  # 10 s reached, a quarter of 30 is 7.5
-    assert not part_filled((50, 5.0), 300, 45.0)  # 5 s reached, a quarter of 40 is 10
+    assert part_filled((100, 10.0), 300, 40.0)  # 10 s reached, a quarter of 40
+    assert not part_filled((50, 5.0), 300, 45.0)  # 5 s reached, a quarter of 45 is 11.25
     assert not part_filled((100, 10.0), 300, 60.0)  # 50 s fit the 60 s left
     assert not part_filled((300, 30.0), 300, 10.0)  # it ended
     assert not part_filled((1, 30.0), 300, 10.0)  # too few tests for a part
@@ -55,9 +55,9 @@ def test_detect_s_check_stops_a_run_once_it_reached_the_part_it_can_search(
     """52 tests of a quarter of a second under a budget of 24 s: the fork runner's share
     (14.4 s) holds them (about 13 s), so its pace never stops it; but they and a fresh
     pytest of them take more than the budget. The run stops once the tests it reached take
-    a quarter of what a fresh pytest of them would leave (about 5 s), and the search
-    covers those. (The check's share for that fresh pytest is
-    raised to half the budget: a fifth of 24 s holds no fresh pytest's start-up.)"""
+    a quarter of what is left (about 5 s), and the search covers those. (The check's
+    share for that fresh pytest is raised to half the budget: a fifth of 24 s holds no
+    fresh pytest's start-up.)"""
     monkeypatch.setattr(fork_trust, "CHECK_SHARE", 0.5)
     body = "import time\n\n" + "\n\n".join(
         f"def test_{i}():\n    time.sleep(0.25)\n" for i in range(52)

@@ -56,8 +56,8 @@ def part_filled(progress: Optional[tuple[int, float]], tests: int, left: Optiona
     cover when ``left`` seconds of the command's budget are left: at that pace, the whole
     order and a fresh pytest of it take more than the budget, so the search can only
     cover a part; and the tests reached already take :data:`PART_SHARE` of what is left
-    after a fresh pytest of them. Every second past that point goes to tests the search
-    will not run. (When the whole order and its check fit, the search covers the whole
+    (all :func:`reached_part` would take). Every second past that point goes to tests the
+    search will not run. (When the whole order and its check fit, the search covers the whole
     suite's fast tests instead, see :mod:`~orderdep.core.slow_tests`.)"""
     if progress is None or left is None:
         return False
@@ -67,7 +67,7 @@ def part_filled(progress: Optional[tuple[int, float]], tests: int, left: Optiona
     whole = seconds * tests / done
     if whole - seconds + whole <= left:
         return False  # the rest of it and a fresh pytest of the whole order fit
-    return seconds >= PART_SHARE * (left - seconds)
+    return seconds >= PART_SHARE * left
 
 
 def filled_notice(progress: Optional[tuple[int, float]], tests: int) -> str:

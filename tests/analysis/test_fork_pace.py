@@ -13,17 +13,18 @@ from orderdep.analysis import fork_trust
 from orderdep.analysis.budget import Budget
 from orderdep.analysis.fork_pair import out_of_pace, paced_out
 from orderdep.analysis.fork_part import filled_notice, part_filled
+from orderdep.engine.testclock import Progress
 
 
 def test_a_run_is_out_of_pace_once_its_projected_end_is_past_its_share() -> None:
     share = Budget(60.0)
-    assert out_of_pace((100, 30.0), 300, share)  # 90 s at that pace
-    assert not out_of_pace((100, 30.0), 150, share)  # 45 s
-    assert not out_of_pace((10, 19.0), 300, share)  # too early to tell: a third is 20 s
-    assert not out_of_pace((0, 50.0), 300, share)  # no test ended yet
+    assert out_of_pace(Progress(100, 30.0), 300, share)  # 90 s at that pace
+    assert not out_of_pace(Progress(100, 30.0), 150, share)  # 45 s
+    assert not out_of_pace(Progress(10, 19.0), 300, share)  # too early to tell: a third is 20 s
+    assert not out_of_pace(Progress(0, 50.0), 300, share)  # no test ended yet
     assert not out_of_pace(None, 300, share)  # no order running
-    assert not out_of_pace((100, 30.0), 300, Budget(None))  # no share to end within
-    said = paced_out((100, 30.0), 300, share)
+    assert not out_of_pace(Progress(100, 30.0), 300, Budget(None))  # no share to end within
+    said = paced_out(Progress(100, 30.0), 300, share)
     assert said == (
         "orderdep: checking the fork runner: its run of the original order ended 100 of "
         "the 300 tests in 30 s; at that pace it cannot end within its share of the "
@@ -34,14 +35,18 @@ def test_a_run_is_out_of_pace_once_its_projected_end_is_past_its_share() -> None
 def test_a_run_stops_once_it_reached_all_a_search_of_a_part_can_cover() -> None:
     # 300 tests, 100 ended in 10 s: the whole order takes 30 s; the 20 s of it to come and
     # a fresh pytest of it take 50 s, more than the 40 s left.
-    assert part_filled((100, 10.0), 300, 40.0)  # 10 s reached, a quarter of 40
-    assert not part_filled((50, 5.0), 300, 45.0)  # 5 s reached, a quarter of 45 is 11.25
-    assert not part_filled((100, 10.0), 300, 60.0)  # 50 s fit the 60 s left
-    assert not part_filled((300, 30.0), 300, 10.0)  # it ended
-    assert not part_filled((1, 30.0), 300, 10.0)  # too few tests for a part
+    assert part_filled(Progress(100, 10.0), 300, 40.0)  # 10 s reached, a quarter of 40
+    assert not part_filled(Progress(50, 5.0), 300, 45.0)  # 5 s reached, a quarter of 45 is 11.25
+    assert not part_filled(Progress(100, 10.0), 300, 60.0)  # 50 s fit the 60 s left
+    assert not part_filled(Progress(300, 30.0), 300, 10.0)  # it ended
+    assert not part_filled(Progress(1, 30.0), 300, 10.0)  # too few tests for a part
     assert not part_filled(None, 300, 10.0)  # no order running
-    assert not part_filled((100, 30.0), 300, None)  # no budget
-    said = filled_notice((120, 12.0), 300)
+    # the seconds its tests took count, not the start-up and collection before them
+    assert not part_filled(Progress(100, 10.0, 4.0), 300, 40.0)  # all take 12 s: they fit
+    assert not part_filled(Progress(100, 14.0, 9.0), 300, 40.0)  # 9 s, a quarter of 40 is 10
+    assert part_filled(Progress(100, 16.0, 10.0), 300, 40.0)
+    assert not part_filled(Progress(100, 30.0), 300, None)  # no budget
+    said = filled_notice(Progress(120, 12.0), 300)
     assert said == (
         "orderdep: checking the fork runner: its run of the original order ended 120 of "
         "the 300 tests in 12 s; at that pace the budget cannot search the whole order, and "

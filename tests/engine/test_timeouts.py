@@ -100,6 +100,24 @@ def test_the_clock_counts_from_when_the_test_started_not_when_it_looked(
     assert clock.overdue()
 
 
+def test_progress_counts_the_tests_seconds_from_the_first_test_s_start(tmp_path: Path) -> None:
+    events = tmp_path / "events.jsonl"
+    clock = TestClock(events, TimeoutPolicy(60.0), startup=60.0)
+    clock.started -= 5.0  # start-up and collection took 5 s
+    clock.overdue()
+    before = clock.progress()
+    assert before.finished == 0 and before.testing is None and before.seconds >= 5.0
+    assert before.tests_seconds == before.seconds  # unknown: all of it
+    _emit(events, event="start", index=0, test="t", t=time.monotonic() - 2.0)
+    _emit(events, event="result", index=0, test="t", t=time.monotonic() - 1.0)
+    _emit(events, event="start", index=1, test="u", t=time.monotonic() - 1.0)
+    clock.overdue()
+    now = clock.progress()
+    assert now.finished == 1
+    assert now.testing is not None and 2.0 <= now.testing < 3.0 <= now.seconds - 2.0
+    assert now.tests_seconds == now.testing
+
+
 def test_a_probe_gives_every_test_more_time(tmp_path: Path) -> None:
     # capturing state around a fast test may take far longer than the test
     events = tmp_path / "events.jsonl"

@@ -14,6 +14,7 @@ from orderdep.analysis.fork_part import filled_notice, part_filled
 from orderdep.core.outcomes import OrderResult
 from orderdep.engine.plain import PlainRunner
 from orderdep.engine.runner import Engine
+from orderdep.engine.testclock import Progress
 
 # Seconds between two lines saying the check is still running.
 HEARTBEAT = 15.0
@@ -25,13 +26,13 @@ PACE_AFTER = 1 / 3
 PACE_POLL = 2.0
 
 
-def out_of_pace(progress: Optional[tuple[int, float]], tests: int, share: Budget) -> bool:
+def out_of_pace(progress: Optional[Progress], tests: int, share: Budget) -> bool:
     """Whether a run of ``tests`` tests that ended ``progress[0]`` of them in
     ``progress[1]`` seconds cannot end within ``share`` at that pace. Never before
     :data:`PACE_AFTER` of the share passed, nor before a test ended."""
     if progress is None or share.seconds is None:
         return False
-    done, seconds = progress
+    done, seconds = progress.finished, progress.seconds
     if done < 1 or done >= tests or seconds < PACE_AFTER * share.seconds:
         return False
     return seconds * tests / done > share.seconds
@@ -157,9 +158,9 @@ def side_by_side(
     return results
 
 
-def paced_out(progress: Optional[tuple[int, float]], tests: int, share: Optional[Budget]) -> str:
+def paced_out(progress: Optional[Progress], tests: int, share: Optional[Budget]) -> str:
     """What the user reads when :func:`out_of_pace` stops the fork runner's run."""
-    done, seconds = progress if progress is not None else (0, 0.0)
+    done, seconds = (progress.finished, progress.seconds) if progress is not None else (0, 0.0)
     within = f" ({share.seconds:.0f} s)" if share is not None and share.seconds else ""
     return (
         f"orderdep: checking the fork runner: its run of the original order ended {done} "

@@ -24,6 +24,7 @@ from typing import Optional
 from orderdep.analysis.budget import Budget
 from orderdep.analysis.fidelity_partial import finished_prefix
 from orderdep.core.outcomes import OrderResult
+from orderdep.engine.testclock import Progress
 
 #: The share of the seconds left that one order of the part may take (as a whole order
 #: may before slow tests are left out, see :data:`~orderdep.core.slow_tests.SLOW_SHARE`).
@@ -50,18 +51,18 @@ def reached_part(run: OrderResult, seconds_left: float) -> Optional[OrderResult]
                        wall_seconds=used)  # fmt: skip
 
 
-def part_filled(progress: Optional[tuple[int, float]], tests: int, left: Optional[float]) -> bool:
-    """Whether the fork runner's run of the original order of ``tests`` tests, which
-    ended ``progress[0]`` of them in ``progress[1]`` seconds, has reached all a search can
-    cover when ``left`` seconds of the command's budget are left: at that pace, the whole
-    order and a fresh pytest of it take more than the budget, so the search can only
-    cover a part; and the tests reached already take :data:`PART_SHARE` of what is left
-    (all :func:`reached_part` would take). Every second past that point goes to tests the
+def part_filled(progress: Optional[Progress], tests: int, left: Optional[float]) -> bool:
+    """Whether the fork runner's run of the original order of ``tests`` tests has
+    reached all a search can cover when ``left`` seconds of the command's budget are left:
+    at the pace of its tests (their own seconds, without the start-up and collection
+    before them), the rest of the order and a fresh pytest of the whole take more than is
+    left, so the search can only cover a part; and the tests reached already take
+    :data:`PART_SHARE` of what is left (all :func:`reached_part` would take). Every second past that point goes to tests the
     search will not run. (When the whole order and its check fit, the search covers the whole
     suite's fast tests instead, see :mod:`~orderdep.core.slow_tests`.)"""
     if progress is None or left is None:
         return False
-    done, seconds = progress
+    done, seconds = progress.finished, progress.tests_seconds
     if done < MIN_PART_TESTS or done >= tests:
         return False
     whole = seconds * tests / done
@@ -70,9 +71,9 @@ def part_filled(progress: Optional[tuple[int, float]], tests: int, left: Optiona
     return seconds >= PART_SHARE * left
 
 
-def filled_notice(progress: Optional[tuple[int, float]], tests: int) -> str:
+def filled_notice(progress: Optional[Progress], tests: int) -> str:
     """What the user reads when :func:`part_filled` stops the fork runner's run."""
-    done, seconds = progress if progress is not None else (0, 0.0)
+    done, seconds = (progress.finished, progress.seconds) if progress is not None else (0, 0.0)
     return (
         f"orderdep: checking the fork runner: its run of the original order ended {done} "
         f"of the {tests} tests in {seconds:.0f} s; at that pace the budget cannot search "

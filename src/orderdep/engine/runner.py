@@ -29,6 +29,7 @@ from orderdep.engine.probe import ProbeSpec
 from orderdep.engine.sandbox import Sandbox
 from orderdep.engine.store import Store
 from orderdep.engine.tempdirs import make_workdir
+from orderdep.engine.testclock import Progress
 from orderdep.engine.timeouts import TimeoutPolicy
 from orderdep.engine.volatile_ids import IdNotices
 from orderdep.engine.workers import ForkUnavailable, ForkWorker, SubprocessWorker
@@ -214,9 +215,8 @@ class Engine:
         for worker in list(self._workers):
             worker.interrupt()
 
-    def progress(self) -> Optional[tuple[int, float]]:
-        """The order the first worker runs now: its tests that ended and the seconds
-        since it started (None when it runs none)."""
+    def progress(self) -> Optional[Progress]:
+        """How far the order the first worker runs now got (None when it runs none)."""
         workers = list(self._workers)
         return workers[0].progress() if workers else None
 

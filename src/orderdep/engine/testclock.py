@@ -14,12 +14,27 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from orderdep.engine import timeouts
 from orderdep.engine.timeouts import TimeoutPolicy
 
 POLL = 0.5
+
+
+class Progress(NamedTuple):
+    """How far a running order got: its tests that ended, the seconds since it started,
+    and the seconds since its first test started (None before one did; start-up and
+    collection come before it)."""
+
+    finished: int
+    seconds: float
+    testing: Optional[float] = None
+
+    @property
+    def tests_seconds(self) -> float:
+        """The seconds its tests took so far (all of them, when unknown)."""
+        return self.seconds if self.testing is None else self.testing
 
 
 class TestClock:
@@ -43,6 +58,8 @@ class TestClock:
         self.started = time.monotonic()
         #: Tests of the order that ended, as far as the events read so far tell.
         self.finished = 0
+        #: When its first test started (None until the events tell).
+        self.first_start: Optional[float] = None
         limit = timeouts.STARTUP if startup is None else startup
         self.deadline = time.monotonic() + limit
 
@@ -69,6 +86,8 @@ class TestClock:
             # When the event happened (the monotonic clock is system-wide), else now.
             at = float(event.get("t") or time.monotonic())
             if kind == "start":
+                if self.first_start is None:
+                    self.first_start = at
                 self.deadline = at + self.policy.limit(str(event.get("test", ""))) + self.extra
                 moved = True
             elif kind == "result":
@@ -76,6 +95,12 @@ class TestClock:
                 self.finished += 1
                 moved = True
         return moved
+
+    def progress(self) -> Progress:
+        """How far the order got, as the events read so far tell."""
+        now = time.monotonic()
+        testing = None if self.first_start is None else max(0.0, now - self.first_start)
+        return Progress(self.finished, now - self.started, testing)
 
     def wait_for(self) -> float:
         """Seconds to wait for the order before asking :meth:`overdue`."""

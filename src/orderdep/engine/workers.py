@@ -37,7 +37,7 @@ from orderdep.engine.protocol import (
     write_json,
 )
 from orderdep.engine.sandbox import Sandbox, empty_dir
-from orderdep.engine.testclock import TestClock
+from orderdep.engine.testclock import Progress, TestClock
 from orderdep.engine.timeouts import TimeoutPolicy
 from orderdep.errors import EngineError
 
@@ -65,14 +65,14 @@ class _WorkerBase(Interruptible):
         self._clock = clock
         return clock
 
-    def progress(self) -> Optional[tuple[int, float]]:
+    def progress(self) -> Optional[Progress]:
         """The order running now: its tests that ended (as its events told at the last
-        look, every :data:`~orderdep.engine.testclock.POLL` seconds) and the seconds
-        since it started; None when none runs."""
+        look, every :data:`~orderdep.engine.testclock.POLL` seconds), the seconds since
+        it started and since its first test started; None when none runs."""
         clock = self._clock
         if clock is None:
             return None
-        return clock.finished, time.monotonic() - clock.started
+        return clock.progress()
 
     def set_reference(self, ids: Sequence[str], collected: Suite) -> None:
         """Orders name tests by ``ids`` (the engine's first collection); a test process

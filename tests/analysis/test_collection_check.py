@@ -132,3 +132,28 @@ def test_a_test_failing_alone_only_once_is_no_finding() -> None:
     model = Flaky({flaky: "t/test_a.py"})
     runs = file_runs(model, IDS, Budget())
     assert collection_brittles(model, IDS, runs, Budget()) == []
+
+
+class Killing(Collection):
+    """The model, with each run of a test with only its own file collected killed once
+    ``killing`` is set (as the budget's end kills it): the test did not end, and the
+    result says it was interrupted."""
+
+    killing = False
+
+    def run_collecting(self, order: Sequence[str], paths: Sequence[str]) -> OrderResult:
+        result = super().run_collecting(order, paths)
+        if self.killing and len(paths) == 1:
+            killed = [TestResult(t, Outcome.CRASHED, 0.0, "killed") for t in order]
+            return OrderResult(list(order), killed, wall_seconds=1.0, interrupted=True)
+        return result
+
+
+def test_a_run_alone_the_budget_s_end_killed_shows_no_failure() -> None:
+    brittle = "t/test_c.py::test_2"
+    model = Killing({brittle: "t/test_d.py"})
+    runs = file_runs(model, IDS, Budget())
+    assert runs.failing == {"t/test_c.py": [brittle]}
+    model.killing = True
+    assert collection_brittles(model, IDS, runs, Budget()) == []  # its run alone was killed
+    assert len(model.calls) > 4  # it was run alone

@@ -21,12 +21,13 @@ records which files each of its orders collects
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Optional, Protocol
 
 from orderdep.analysis.budget import Budget
 from orderdep.analysis.collection_groups import Pace, group_size, pace_of, spread
+from orderdep.analysis.fidelity_partial import finished_prefix
 from orderdep.core.odmodel import Kind
 from orderdep.core.outcomes import OrderResult, Outcome
 from orderdep.core.report import COLLECTED_KEY, COLLECTION_CHECK_KEY, ODFinding
@@ -88,6 +89,20 @@ class FileRuns:
         return self.run == self.files
 
 
+def _ran(
+    result: OrderResult, paths: Sequence[str], tests: Mapping[str, Sequence[str]]
+) -> tuple[OrderResult, list[str]]:
+    """Of a run killed before its end, the files whose tests all ran to an end, and the
+    run cut to their tests (the test killed and those after it did not run)."""
+    ended = set(result.order[: finished_prefix(result)])
+    kept = [p for p in paths if all(t in ended for t in tests[p])]
+    mine = {t for p in kept for t in tests[p]}
+    results = [r for r in result.results if r.test in mine]
+    cut = OrderResult([r.test for r in results], results, runner=result.runner,
+                      wall_seconds=result.wall_seconds, interrupted=True)  # fmt: skip
+    return cut, kept
+
+
 def _fits(budget: Budget, seconds: float) -> bool:
     left = budget.left()
     return not budget.stopped and (left is None or left >= seconds)
@@ -114,7 +129,8 @@ def file_runs(runner: Collecting, ids: Sequence[str], budget: Budget) -> FileRun
     the smallest files first (:func:`files_smallest_first`), while ``budget`` lasts (a
     run is started only when it is expected to fit). When each file alone does not fit,
     a run collects several files (:mod:`~orderdep.analysis.collection_groups`); a test
-    failing there is then one whose needed file had another run."""
+    failing there is then one whose needed file had another run. A run killed as the
+    budget ended (its result ``interrupted``) counts the files whose tests all ran."""
     queue = files_smallest_first(ids)
     out = FileRuns(files=len(queue))
     if len(queue) < 2:  # one file: `pytest FILE` collects what every order collects
@@ -136,6 +152,11 @@ def file_runs(runner: Collecting, ids: Sequence[str], budget: Budget) -> FileRun
         chosen = set(paths)
         order = [t for t in ids if file_of(t) in chosen]
         result = runner.run_collecting(order, paths)
+        if result.interrupted:  # killed as the budget ended: the files that ran count
+            result, paths = _ran(result, paths, tests)
+            if not paths:
+                break
+            order = result.order
         done.append(result)
         queue = [p for p in queue if p not in paths]
         out.run += len(paths)
@@ -161,7 +182,8 @@ class CollectionRuns:
     def run(self, order: Sequence[str], paths: Sequence[str]) -> Optional[OrderResult]:
         if not _fits(self.budget, self.cost):
             return None
-        return self.runner.run_collecting(order, paths)
+        result = self.runner.run_collecting(order, paths)
+        return None if result.interrupted else result  # killed as the budget ended
 
     def alone(self, path: str, tests: Sequence[str], failing: bool) -> list[str]:
         """The tests that fail (``failing``; else pass) alone with only their file

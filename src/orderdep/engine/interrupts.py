@@ -243,3 +243,21 @@ class Interruptible:
     def unblock(self) -> None:
         with self._guard:
             self._blocked = False
+
+
+@contextmanager
+def stopped_after(runner: Interruptible, seconds: Optional[float]) -> Iterator[None]:
+    """Kill ``runner``'s order still running ``seconds`` from now, and every order it
+    starts after that, until the block ends (None: no limit): for work whose runs a
+    budget bounds but cannot stop between them."""
+    timer = None
+    if seconds is not None:
+        timer = threading.Timer(max(0.0, seconds), runner.block)
+        timer.daemon = True
+        timer.start()
+    try:
+        yield
+    finally:
+        if timer is not None:
+            timer.cancel()
+        runner.unblock()

@@ -26,6 +26,7 @@ from orderdep.analysis.collection_check import (
 from orderdep.analysis.collection_victims import collection_victims
 from orderdep.core.promise import SHORTFALLS_KEY, shortfalls
 from orderdep.core.report import OWN_FILE_KEY, ODFinding, Report
+from orderdep.engine.interrupts import stopped_after
 from orderdep.engine.plain import PlainRunner
 from orderdep.engine.tempdirs import make_workdir
 from orderdep.shells.explain import collects_part, pytest_command
@@ -89,6 +90,12 @@ class CollectionPass:
             "orderdep: collection check: running each test file as `pytest FILE` runs it, "
             f"in a fresh process{within}"
         )
+        with stopped_after(runner, budget.left()):  # a run the budget's end finds is killed
+            return self._check(runner, report, budget, files)
+
+    def _check(
+        self, runner: PlainRunner, report: Report, budget: Budget, files: Budget
+    ) -> list[ODFinding]:
         self.runs = runs = file_runs(runner, self.ids, files)
         if runs.files < 2:
             return []

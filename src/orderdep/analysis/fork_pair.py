@@ -27,8 +27,8 @@ PACE_POLL = 2.0
 
 
 def out_of_pace(progress: Optional[Progress], tests: int, share: Budget) -> bool:
-    """Whether a run of ``tests`` tests that ended ``progress[0]`` of them in
-    ``progress[1]`` seconds cannot end within ``share`` at that pace. Never before
+    """Whether a run of ``tests`` tests that ended ``progress.finished`` of them in
+    ``progress.seconds`` seconds cannot end within ``share`` at that pace. Never before
     :data:`PACE_AFTER` of the share passed, nor before a test ended."""
     if progress is None or share.seconds is None:
         return False

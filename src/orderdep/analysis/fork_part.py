@@ -57,9 +57,10 @@ def part_filled(progress: Optional[Progress], tests: int, left: Optional[float])
     at the pace of its tests (their own seconds, without the start-up and collection
     before them), the rest of the order and a fresh pytest of the whole take more than is
     left, so the search can only cover a part; and the tests reached already take
-    :data:`PART_SHARE` of what is left (all :func:`reached_part` would take). Every second past that point goes to tests the
-    search will not run. (When the whole order and its check fit, the search covers the whole
-    suite's fast tests instead, see :mod:`~orderdep.core.slow_tests`.)"""
+    :data:`PART_SHARE` of what is left (all :func:`reached_part` would take). Every
+    second past that point goes to tests the search will not run. (When the whole order
+    and its check fit, the search covers the whole suite's fast tests instead, see
+    :mod:`~orderdep.core.slow_tests`.)"""
     if progress is None or left is None:
         return False
     done, seconds = progress.finished, progress.tests_seconds

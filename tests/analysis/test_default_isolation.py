@@ -182,3 +182,40 @@ def test_isolation_runs_the_tests_that_failed_in_the_original_order_first() -> N
     plan = default_strategy.IsolationPlan(True, 6, 3.0, "")
     default_strategy.run_isolation(search, IDS[:6], plan, "random-reverse", lambda s: None)  # type: ignore[arg-type]
     assert streamed == [[[IDS[4]], *[[t] for t in IDS[:6] if t != IDS[4]]]]
+
+
+# four modules of ten tests, each taking 0.3 s (an order 0.1 s more, a test alone a second
+# more than the timing orders show): each alone costs less than two whole orders
+WIDE = [f"tests/test_m{m}.py::test_{i}" for m in range(4) for i in range(10)]
+VICTIM, POLLUTER = WIDE[5], WIDE[35]
+
+
+class SlowTestsModel(ModelExecutor):
+    def __init__(self, clock: list[float]) -> None:
+        super().__init__(Suite.from_ids(WIDE), [ODSpec(VICTIM, "victim", polluters=[POLLUTER])])
+        self.clock = clock
+
+    def run(self, order: Sequence[str], *, probe: Optional[ProbeSpec] = None) -> OrderResult:
+        got = super().run(order, probe=probe)
+        results = [replace(r, duration=0.3) for r in got.results]
+        wall = 0.1 + 0.3 * len(order) + (1.0 if len(order) == 1 else 0.0)
+        self.clock[0] += wall
+        return replace(got, results=results, wall_seconds=wall)
+
+
+def test_the_original_order_reversed_runs_before_isolation_can_take_its_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Isolation, cheap by the timing orders, costs more alone than they showed and
+    would take the rest of a 45-s budget; the victim of a polluter that follows it in the
+    original order fails in the original order reversed, which runs first."""
+    clock = [0.0]
+    monkeypatch.setattr(search_module, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    said: list[str] = []
+    report = detect(
+        SlowTestsModel(clock), seed=3, budget_seconds=45.0, notice=said.append, confirm_runs=2
+    )
+    assert report.od_ids == [VICTIM]
+    assert any("the original order reversed first" in s for s in said), said
+    coverage = {a["strategy"]: a["orders_run"] for a in report.stats.extras["coverage"]}
+    assert coverage["random-reverse"] >= 1 and coverage["isolation"] >= 1

@@ -9,7 +9,10 @@ outcome, NIO). Suspects are then confirmed by :mod:`orderdep.analysis.confirm`.
 Default strategy (no strategy given), after the original order: each test alone
 (``isolation``) when that fits a quarter of what is left (see
 :mod:`~orderdep.analysis.default_strategy`), for at most twice its estimate (an extra: the
-strategy chosen next is what the search promises), then
+strategy chosen next is what the search promises), after the original order reversed
+when ``random-reverse`` follows (its first order: the one order that exposes every victim
+of a single polluter and every brittle of a single state-setter that pass in the original
+order, which isolation, running over its estimate, must not take the place of), then
 
 * ``tuscan`` (every consecutive pair of tests covered, 004 §5, so every victim of a single
   polluter and every brittle of a single state-setter is found) when its estimated cost
@@ -39,9 +42,8 @@ confirmed (about ``2 * (confirm_runs + 1)`` orders each, fewer with earlier evid
 
 from __future__ import annotations
 
-import itertools
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Callable, Optional
 
 from orderdep.analysis.budget import UNFINISHED_KEY, BudgetExhausted, unfinished
@@ -57,7 +59,6 @@ from orderdep.analysis.default_strategy import (
     kept_groups,
     leave_out_slow,
     plan_default,
-    run_isolation,
 )
 from orderdep.analysis.estimate import per_od_test
 from orderdep.analysis.guided import (
@@ -69,6 +70,7 @@ from orderdep.analysis.guided import (
 from orderdep.analysis.higher_order import spend_leftover
 from orderdep.analysis.pointing import pointed_first
 from orderdep.analysis.search import DetectProgress, ProgressCallback, Search
+from orderdep.analysis.strategy_runs import DEFAULT_ROUNDS, run_strategies
 from orderdep.core import orders as gen
 from orderdep.core.changed import changed_pair_count, changed_pair_orders
 from orderdep.core.outcomes import OrderResult
@@ -82,7 +84,6 @@ from orderdep.errors import UsageError
 Notice = Callable[[str], None]
 
 STRATEGIES: tuple[str, ...] = (*gen.STRATEGIES, "nio")
-DEFAULT_ROUNDS = 20
 DEFAULT_CONFIRM_RUNS = 5
 
 
@@ -111,21 +112,6 @@ def check_options(
         raise UsageError(f"max_orders must be at least 1, got {max_orders!r}")
     if confirm_runs < 0:
         raise UsageError(f"confirm_runs must be >= 0, got {confirm_runs!r}")
-
-
-def _random_stream(groups: Sequence[Sequence[str]], rng: random.Random) -> Iterator[list[str]]:
-    while True:
-        yield gen.random_order(groups, rng)
-
-
-def _rounds(rounds: Optional[int], search: Search) -> Optional[int]:
-    """Orders for a random strategy: as asked; else until stopped when a budget or an
-    order limit will stop it; else :data:`DEFAULT_ROUNDS`."""
-    if rounds is not None:
-        return rounds
-    if search.budget is not None or search.max_orders is not None:
-        return None
-    return DEFAULT_ROUNDS
 
 
 def detect(
@@ -253,36 +239,13 @@ def detect(
         *timed,
         *[s for s in chosen if s != "original"],
     ]
-    open_ended = False  # the strategy running last promised "until a limit stops it"
-    for strategy in used[1 + bool(changed) + len(probed) + len(timed) :]:
-        if search.stopped:
-            break
-        open_ended = False
-        if strategy == "isolation" and alone is not None and alone.runs:
-            run_isolation(search, ids, alone, chosen[-1], say)
-        elif strategy == "random-reverse":
-            total = _rounds(rounds, search)
-            open_ended = total is None
-            search.random_reverse(
-                groups, rng, total, original=ids, tail=slow.left_out if slow is not None else ()
-            )
-        elif strategy == "random":
-            total = _rounds(rounds, search)
-            open_ended = total is None
-            stream = _random_stream(groups, rng)
-            search.run_stream(
-                strategy, stream if total is None else itertools.islice(stream, total), total
-            )
-        elif strategy == "pairs":
-            search.run_stream(strategy, gen.pairs(ids), gen.pairs_count(ids))
-        elif strategy == "nio":
-            search.run_stream(strategy, [[t, t] for t in ids], len(ids), nio=True)
-        else:
-            planned = gen.generate(strategy, groups, rng)
-            first = (start_at or {}).get(strategy, 0) % max(1, len(planned))
-            rotated = planned[first:] + planned[:first]
-            run = search.run_stream(strategy, rotated, len(planned))
-            next_order[strategy] = (first + run) % max(1, len(planned))
+    ran = run_strategies(
+        search, used[1 + bool(changed) + len(probed) + len(timed) :], ids, groups, rng,
+        rounds=rounds, alone=alone, tail=slow.left_out if slow is not None else (),
+        start_at=start_at, say=say,
+    )  # fmt: skip
+    open_ended = ran.open_ended
+    next_order.update(ran.next_order)
     search.cover_missing_pairs()
     if slow_left_out is not None and search.tail_ran():
         slow_left_out["after_all"] = True  # they ran once after every other test

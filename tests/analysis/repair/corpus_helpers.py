@@ -291,6 +291,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_client.py::test_attempts_follow_the_settings": (
             "victim", "tests/test_reload.py::test_settings_are_read_from_the_environment"),
     },
+    "environ_rebound": {
+        "tests/test_build.py::test_release_mode_reaches_the_shell": (
+            "victim", "tests/test_tools.py::test_tool_paths_are_added_and_taken_back"),
+    },
 }  # fmt: skip
 
 

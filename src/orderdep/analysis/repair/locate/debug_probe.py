@@ -71,7 +71,13 @@ from orderdep.analysis.repair.locate.probe_roots import (
 from orderdep.analysis.repair.locate.probe_values import (
     IGNORED_ROOTS,
 )
-from orderdep.analysis.repair.locate.rebound import idents, is_rebound, mark_rebound
+from orderdep.analysis.repair.locate.rebound import (
+    idents,
+    is_rebound,
+    mark_rebound,
+    process_captures,
+    process_idents,
+)
 from orderdep.analysis.state.fingerprint import INTERNAL_MODULE_PREFIXES as INTERNAL
 from orderdep.analysis.state.namespaces import ProjectModules
 from orderdep.analysis.state.roots import StateTracker
@@ -118,6 +124,7 @@ class DebugProbe:
             self._modules_at_start = dict(sys.modules)
             if self.mode == "capture":
                 self._idents_at_start = idents(watched_modules(self._library))
+                self._idents_at_start.update(process_idents())
         if self.mode == "restore" and index == 0:
             self._snapshot()
         if index != self.at:
@@ -192,6 +199,7 @@ class DebugProbe:
             captured[name]["fp"] = fp
             if is_rebound(captured[name], name, self._idents_at_start):
                 mark_rebound(captured[name], _value(name))
+        captured.update(process_captures(self._idents_at_start))
         for module_name, module in watched_modules(self._library).items():
             desc = describe_module(module, self.rootdir)
             captured[sysmodule_root(module_name)] = {

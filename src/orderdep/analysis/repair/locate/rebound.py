@@ -11,10 +11,17 @@ project's modules holds (:func:`idents`, by ``id``: no reference kept, nothing k
 alive), and a captured root holding another object by then is marked ``rebound``
 (:func:`mark_rebound`): the debugger counts that as a difference, and restoring the
 root (:func:`orderdep.analysis.state.restore`) binds the first object again.
+
+The interpreter's own objects that code finds by name are watched the same way
+(:data:`PROCESS_OBJECTS`, :func:`process_captures`): ``os.environ = saved`` after
+``saved = os.environ.copy()`` binds a plain dict, equal to the environment, that no child
+process sees (``putenv`` is ``os._Environ``'s), so a later test's
+``monkeypatch.setenv`` no longer reaches the commands it runs.
 """
 
 from __future__ import annotations
 
+import sys
 import types
 from collections.abc import Mapping
 from typing import Any
@@ -40,6 +47,47 @@ def idents(modules: Mapping[str, Any]) -> dict[str, int]:
             if attr.startswith("__") or isinstance(value, (*_PLAIN, types.ModuleType)):
                 continue
             out[f"{module_name}.{attr}"] = id(value)
+    return out
+
+
+#: The interpreter's objects watched for rebinding: root name -> (module, attribute).
+PROCESS_OBJECTS: dict[str, tuple[str, str]] = {"os.environ": ("os", "environ")}
+
+
+def _process_object(name: str) -> Any:
+    module, attr = PROCESS_OBJECTS[name]
+    return getattr(sys.modules.get(module), attr, None)
+
+
+def process_idents() -> dict[str, int]:
+    """``{name: id(value)}`` for :data:`PROCESS_OBJECTS` (at an order's start)."""
+    out: dict[str, int] = {}
+    for name in PROCESS_OBJECTS:
+        value = _process_object(name)
+        if value is not None:
+            out[name] = id(value)
+    return out
+
+
+def process_captures(at_start: Mapping[str, int]) -> dict[str, dict[str, Any]]:
+    """A capture of each of :data:`PROCESS_OBJECTS`, a module global of the standard
+    library: its type, and ``rebound`` when it holds another object than at the order's
+    start (``at_start``, from :func:`process_idents`). Its content is left out: the
+    environment's variables are roots of their own."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, (module, attr) in PROCESS_OBJECTS.items():
+        value = _process_object(name)
+        if value is None:
+            continue
+        kind = type(value).__name__
+        capture: dict[str, Any] = {
+            "kind": "global", "library": True, "module": module, "attrs": [attr],
+            "module_file": None, "shadowed": [], "present": True, "type": kind,
+            "desc": ["atom", kind, kind], "literal": None, "ident": id(value),
+        }  # fmt: skip
+        if is_rebound(capture, name, at_start):
+            mark_rebound(capture, value)
+        out[name] = capture
     return out
 
 
@@ -71,9 +119,12 @@ def rebound_differs(failing: Any, passing: Any) -> bool:
 
 __all__ = [
     "CLASS_MODULE_KEY",
+    "PROCESS_OBJECTS",
     "REBOUND_KEY",
     "defines",
     "idents",
     "mark_rebound",
+    "process_captures",
+    "process_idents",
     "rebound_differs",
 ]

@@ -295,6 +295,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "tests/test_build.py::test_release_mode_reaches_the_shell": (
             "victim", "tests/test_tools.py::test_tool_paths_are_added_and_taken_back"),
     },
+    "function_attribute_hooks": {
+        "tests/test_hooks.py::test_the_final_call_runs_only_the_hook_given": (
+            "victim", "tests/test_renew.py::test_a_renewal_saves_its_post_hook"),
+    },
 }  # fmt: skip
 
 

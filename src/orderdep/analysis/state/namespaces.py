@@ -155,7 +155,8 @@ def classify(
 
     Module globals are roots (``PLAIN``); lru caches also give a ``cache:`` root
     (``CACHE``); classes defined in the module have their attributes walked too
-    (``CLASS``). In classes, methods, properties and other descriptors are code (``SKIP``),
+    (``CLASS``), and so have its functions that carry attributes of their own
+    (:func:`carries_attributes`). In classes, methods, properties and other descriptors are code (``SKIP``),
     but a function assigned onto the class from elsewhere is state (``Cls.method =
     fake``); with ``functions``, a class's own functions and descriptors (properties) are
     roots too, so that a method or property replaced later is known to have been there
@@ -173,6 +174,8 @@ def classify(
             if owner is None and _made_here(value, module):
                 return CLASS  # made here by a factory (``g = namedtuple('Globals', '')``)
         return PLAIN if owner is None else SKIP
+    if owner is None and carries_attributes(value, module):
+        return CLASS  # its attributes are walked as a class's are
     if owner is not None and (is_code_like(value) or hasattr(type(value), "__get__")):
         if isinstance(value, types.FunctionType) and (
             functions or _put_on_class(value, module, owner)
@@ -182,6 +185,19 @@ def classify(
             return PLAIN  # a property, or what replaced it (``type(obj).x = PropertyMock()``)
         return SKIP
     return PLAIN
+
+
+#: Attributes decorators put on functions: their marks, not state a test changes.
+_DECORATION = frozenset({"pytestmark"})
+
+
+def carries_attributes(value: object, module: str) -> bool:
+    """Whether ``value`` is a plain function of ``module`` with attributes of its own
+    (``post_hook.eventually = []`` after ``def post_hook``): data a call may change, kept
+    where no global names it, so each attribute is a root (``mod.post_hook.eventually``)."""
+    if type(value) is not types.FunctionType or value.__module__ != module:
+        return False
+    return any(not k.startswith("_") and k not in _DECORATION for k in vars(value))
 
 
 def _made_here(cls: type, module: str) -> bool:

@@ -14,12 +14,14 @@ it, not an order later.
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 import time
 import weakref
 from collections.abc import Iterator
-from typing import Optional, Protocol
+from typing import Callable, Optional, Protocol
 
+from orderdep.engine.interrupts import called_after
 from orderdep.errors import OutOfTime
 
 _lock = threading.Lock()
@@ -38,6 +40,10 @@ def watch(engine: Stoppable) -> None:
     """Kill ``engine``'s running orders when the time of a :func:`runs_until` comes."""
     with _lock:
         _watched.add(engine)
+
+
+def _nothing() -> None:
+    pass
 
 
 def _expire(at: float) -> None:
@@ -60,16 +66,14 @@ def runs_until(at: Optional[float]) -> Iterator[None]:
         if at is not None:
             _stop_at[0] = at if before is None else min(at, before)
         limit = _stop_at[0]
-    timer = None
+    seconds: Optional[float] = None
+    action: Callable[[], None] = _nothing
     if at is not None and limit == at:
-        timer = threading.Timer(max(0.0, at - time.monotonic()), _expire, args=(at,))
-        timer.daemon = True
-        timer.start()
+        seconds, action = at - time.monotonic(), functools.partial(_expire, at)
     try:
-        yield
+        with called_after(seconds, action):
+            yield
     finally:
-        if timer is not None:
-            timer.cancel()
         with _lock:
             _stop_at[0] = before
 

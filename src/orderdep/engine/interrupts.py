@@ -246,13 +246,12 @@ class Interruptible:
 
 
 @contextmanager
-def stopped_after(runner: Interruptible, seconds: Optional[float]) -> Iterator[None]:
-    """Kill ``runner``'s order still running ``seconds`` from now, and every order it
-    starts after that, until the block ends (None: no limit): for work whose runs a
-    budget bounds but cannot stop between them."""
+def called_after(seconds: Optional[float], action: Callable[[], None]) -> Iterator[None]:
+    """Call ``action`` (from a daemon thread) ``seconds`` from now, unless the block has
+    ended by then (None: never)."""
     timer = None
     if seconds is not None:
-        timer = threading.Timer(max(0.0, seconds), runner.block)
+        timer = threading.Timer(max(0.0, seconds), action)
         timer.daemon = True
         timer.start()
     try:
@@ -260,4 +259,15 @@ def stopped_after(runner: Interruptible, seconds: Optional[float]) -> Iterator[N
     finally:
         if timer is not None:
             timer.cancel()
+
+
+@contextmanager
+def stopped_after(runner: Interruptible, seconds: Optional[float]) -> Iterator[None]:
+    """Kill ``runner``'s order still running ``seconds`` from now, and every order it
+    starts after that, until the block ends (None: no limit): for work whose runs a
+    budget bounds but cannot stop between them."""
+    try:
+        with called_after(seconds, runner.block):
+            yield
+    finally:
         runner.unblock()

@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import importlib
 import itertools
+import sys
 import textwrap
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from orderdep.analysis.state.roots import RootsConfig
 
 _counter = itertools.count()
+
+
+def module_from(name: str, source: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """A module ``name`` made by running ``source``, in ``sys.modules`` for the test."""
+    module = ModuleType(name)
+    exec(source, module.__dict__)
+    monkeypatch.setitem(sys.modules, name, module)
+    return module
 
 
 def unique_name(seed: str) -> str:

@@ -3,10 +3,10 @@ put back by the root values, described by the debug probe."""
 
 from __future__ import annotations
 
-import sys
 import types
 
 import pytest
+from tests.analysis.state.state_helpers import module_from
 
 from orderdep.analysis.repair.locate.probe_values import describe
 from orderdep.analysis.state.defaults import mutable_defaults
@@ -15,16 +15,13 @@ from orderdep.analysis.state.values import get, restore
 
 
 def _module(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
-    module = types.ModuleType("shop_api")
-    exec(
+    source = (
         "class Client:\n"
         "    def request(self, path, headers={}, *, seen=[]):\n"
         "        return headers\n\n"
-        "def plain(x, y=1):\n    return x\n",
-        module.__dict__,
+        "def plain(x, y=1):\n    return x\n"
     )
-    monkeypatch.setitem(sys.modules, "shop_api", module)
-    return module
+    return module_from("shop_api", source, monkeypatch)
 
 
 def test_only_defaults_that_change_in_place_count(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,18 +3,17 @@ post_hook``): each is a root of its own, captured and put back like a class attr
 
 from __future__ import annotations
 
-import sys
 import types
 
 import pytest
+from tests.analysis.state.state_helpers import module_from
 
 from orderdep.analysis.state.namespaces import carries_attributes, python_roots
 from orderdep.analysis.state.values import get, restore
 
 
 def _module(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
-    module = types.ModuleType("renewal")
-    exec(
+    source = (
         "import pytest\n\n"
         "def post_hook(command):\n"
         "    if command not in post_hook.eventually:\n"
@@ -22,11 +21,9 @@ def _module(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
         "post_hook.eventually = []\n\n"
         "def plain():\n    pass\n\n"
         "@pytest.mark.slow\n"
-        "def test_marked():\n    pass\n",
-        module.__dict__,
+        "def test_marked():\n    pass\n"
     )
-    monkeypatch.setitem(sys.modules, "renewal", module)
-    return module
+    return module_from("renewal", source, monkeypatch)
 
 
 def test_a_function_s_own_attributes_are_roots(monkeypatch: pytest.MonkeyPatch) -> None:

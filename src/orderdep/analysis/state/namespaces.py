@@ -156,11 +156,11 @@ def classify(
     Module globals are roots (``PLAIN``); lru caches also give a ``cache:`` root
     (``CACHE``); classes defined in the module have their attributes walked too
     (``CLASS``), and so have its functions that carry attributes of their own
-    (:func:`carries_attributes`). In classes, methods, properties and other descriptors are code (``SKIP``),
-    but a function assigned onto the class from elsewhere is state (``Cls.method =
-    fake``); with ``functions``, a class's own functions and descriptors (properties) are
-    roots too, so that a method or property replaced later is known to have been there
-    before.
+    (:func:`carries_attributes`). In classes, methods, properties and other descriptors
+    are code (``SKIP``), but a function assigned onto the class from elsewhere is state
+    (``Cls.method = fake``); with ``functions``, a class's own functions and descriptors
+    (properties) are roots too, so that a method or property replaced later is known to
+    have been there before.
     """
     if not isinstance(key, str) or _skipped_name(key, value, owner) or not key.isidentifier():
         return SKIP  # also pytest's assertion-rewriting helpers (``@py_builtins``)

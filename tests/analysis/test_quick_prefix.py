@@ -32,8 +32,8 @@ def seconds(test: str) -> float:
 class TimedModel(ModelExecutor):
     """The model suite, adding up the seconds each order it runs would take."""
 
-    def __init__(self, ids: Sequence[str]) -> None:
-        spec = ODSpec("test.py::test_victim", "victim", polluters=["test.py::test_pollute"])
+    def __init__(self, ids: Sequence[str], polluter: str = "test.py::test_pollute") -> None:
+        spec = ODSpec("test.py::test_victim", "victim", polluters=[polluter])
         super().__init__(Suite.from_ids(list(ids)), [spec])
         self.seconds = 0.0
 
@@ -57,24 +57,44 @@ def test_the_prefix_without_its_few_slow_tests() -> None:
     assert quick_prefix(ids, {}) is None
 
 
-def test_the_quick_prefix_is_the_last_hint() -> None:
+def test_the_quick_prefix_and_the_slow_tests_come_cheapest_first() -> None:
     ids = suite_ids()
     victim, prefix = ids[-1], ids[:-1]
     durations = {t: seconds(t) for t in ids}
+    quick, slow = [t for t in prefix if t not in SLOW], [[t] for t in prefix if t in SLOW]
     assert narrowed(victim, ids, [ids], [[victim]]) == []
-    assert narrowed(victim, ids, [ids], [[victim]], durations) == [
-        [t for t in prefix if t not in SLOW]
-    ]
-    odd = [t for t in prefix if t.endswith(("1", "3", "5", "7", "9"))]
+    assert narrowed(victim, ids, [ids], [[victim]], durations) == [quick, *slow]
+    odd = [t for t in prefix if t.endswith(("1", "3", "5", "7", "9"))]  # one slow test
+    assert narrowed(victim, ids, [ids, [*odd, victim]], [[victim]]) == [odd]
     hints = narrowed(victim, ids, [ids, [*odd, victim]], [[victim]], durations)
-    assert hints[0] == odd and hints[-1] == [t for t in prefix if t not in SLOW]
+    assert hints == [quick, *slow, odd]
 
 
-def confirmed_seconds(durations: Mapping[str, float]) -> tuple[float, list[list[str]]]:
+def test_many_slow_tests_are_tried_together_too() -> None:
+    ids = [f"t.py::test_{i:02d}" for i in range(60)]
+    durations = {t: (5.0 + i if i % 10 == 0 else 0.01) for i, t in enumerate(ids)}
+    victim = ids[-1]
+    quick = quick_prefix(ids[:-1], durations)
+    assert quick is not None
+    slow = [t for t in ids[:-1] if t not in quick]
+    assert slow == ["t.py::test_20", "t.py::test_30", "t.py::test_40", "t.py::test_50"]
+    hints = narrowed(victim, ids, [ids], [[victim]], durations)
+    assert hints == [
+        quick,
+        ["t.py::test_30"],
+        ["t.py::test_40"],
+        ["t.py::test_50"],
+        slow,
+    ]
+
+
+def confirmed_seconds(
+    durations: Mapping[str, float], polluter: str = "test.py::test_pollute"
+) -> tuple[float, list[list[str]]]:
     """The seconds confirming the victim takes, from the original order timed with
     ``durations``, and the failing orders of what it found."""
     ids = suite_ids()
-    model = TimedModel(ids)
+    model = TimedModel(ids, polluter)
     search = [timed(model.run(ids), durations)]
     model.seconds = 0.0
     verdicts = confirm(OrderRunner(model, RunLog()), search, confirm_runs=1)
@@ -85,4 +105,12 @@ def test_confirmation_shortens_around_the_slow_tests() -> None:
     with_times, found = confirmed_seconds({t: seconds(t) for t in suite_ids()})
     without_times, found_without = confirmed_seconds({})
     assert found == found_without == [["test.py::test_pollute", "test.py::test_victim"]]
+    assert with_times * 2 < without_times
+
+
+def test_a_slow_polluter_is_found_among_the_slow_tests() -> None:
+    slow = "test.py::test_slow1"
+    with_times, found = confirmed_seconds({t: seconds(t) for t in suite_ids()}, slow)
+    without_times, found_without = confirmed_seconds({}, slow)
+    assert found == found_without == [[slow, "test.py::test_victim"]]
     assert with_times * 2 < without_times

@@ -18,6 +18,9 @@ from orderdep.core.suite import split_node_id
 
 #: The share of a prefix's time :func:`quick_prefix` aims at when leaving slow tests out.
 QUICK_SHARE = 0.2
+#: The slowest tests :func:`narrowed` tries one at a time before the test (more of them
+#: are tried together).
+SLOW_SINGLES = 3
 
 
 @dataclass
@@ -140,10 +143,14 @@ def narrowed(
     When groups make both wrong, neither shows the outcome and :class:`Shortening`
     searches the whole prefix as it would have.
 
-    With the tests' ``durations`` (seconds), the prefix without its few slowest tests
-    (:func:`quick_prefix`) comes last: when a handful of slow tests take most of a
-    prefix's time, every halving of it costs most of a run, while the same search over
-    the prefix without them costs a part of one.
+    With the tests' ``durations`` (seconds), more: the prefix without its few slowest
+    tests (:func:`quick_prefix`), and each of the :data:`SLOW_SINGLES` slowest of those
+    alone (all of them together when there are more). When a handful of slow tests take
+    most of a prefix's time, every halving of it costs most of a run: the same search
+    over the prefix without them costs a part of one, and when the polluter is one of
+    them (a test that serializes every time zone is both), an order of it and the test
+    finds it. The hints then come cheapest first (their tests' seconds), as a wrong
+    guess costs what its order takes.
     """
     prefix = list(recorded[: list(recorded).index(test)])
     common = set(prefix)
@@ -163,10 +170,18 @@ def narrowed(
         hint = [t for t in prefix if t in keep]
         if 0 < len(hint) < len(prefix) and hint not in out:
             out.append(hint)
-    quick = quick_prefix(prefix, durations) if durations else None
-    if quick is not None and quick not in out:
-        out.append(quick)
-    return sorted(out, key=len)
+    if not durations:
+        return sorted(out, key=len)
+    quick = quick_prefix(prefix, durations)
+    if quick is not None:
+        slow = sorted((t for t in prefix if t not in set(quick)), key=lambda t: -durations[t])
+        guesses = [quick, *([t] for t in slow[:SLOW_SINGLES])]
+        if len(slow) > SLOW_SINGLES:
+            guesses.append([t for t in prefix if t in set(slow)])
+        out.extend(hint for hint in guesses if hint not in out)
+    return sorted(
+        out, key=lambda hint: (sum(max(0.0, durations.get(t, 0.0)) for t in hint), len(hint))
+    )
 
 
 def quick_prefix(prefix: Sequence[str], durations: Mapping[str, float]) -> Optional[list[str]]:

@@ -4,6 +4,8 @@ already confirmed are tried first for the next suspects."""
 from __future__ import annotations
 
 import types
+from collections.abc import Sequence
+from typing import Optional
 
 import pytest
 
@@ -12,8 +14,10 @@ from orderdep.analysis.budget import Budget, BudgetedExecutor
 from orderdep.analysis.confirm import OrderRunner, RunLog, partners_before
 from orderdep.analysis.confirm_chunks import confirm_in_chunks, partners_in
 from orderdep.core.odmodel import ODSpec
+from orderdep.core.outcomes import OrderResult
 from orderdep.core.report import ODFinding
 from orderdep.core.suite import Suite
+from orderdep.engine.probe import ProbeSpec
 from orderdep.synth.model import ModelExecutor
 
 
@@ -130,3 +134,49 @@ def test_the_first_chunk_is_one_suspect_when_more_follow() -> None:
     # others try its polluter first
     searched = {o[-1] for o in runner.log.orders() if len(o) > 2}
     assert searched == {vs[0]}
+
+
+class _ClockedModel(ModelExecutor):
+    """:func:`_one_polluter_many_victims`'s suite, each order taking 0.1 s a test on a
+    fake clock."""
+
+    def __init__(self, victims: int, clock: list[float]) -> None:
+        model, self.victims = _one_polluter_many_victims(victims)
+        super().__init__(model.suite, list(model.specs.values()))
+        self.clock = clock
+
+    def run(self, order: Sequence[str], *, probe: Optional[ProbeSpec] = None) -> OrderResult:
+        self.clock[0] += 0.1 * len(order)
+        return super().run(order, probe=probe)
+
+
+def _confirmed_within(seconds: float, monkeypatch: pytest.MonkeyPatch) -> tuple[int, int]:
+    """How many of 12 victims are confirmed, and classified by ``on_chunk`` (which takes
+    10 s an OD test), within ``seconds``."""
+    clock = [0.0]
+    monkeypatch.setattr(confirm_chunks, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
+    model = _ClockedModel(12, clock)
+    search = [model.run(list(model.suite.ids))]
+    classified: list[str] = []
+
+    def classify(findings: list[ODFinding], _seen: object) -> None:
+        clock[0] += 10.0 * len(findings)
+        classified.extend(f.test for f in findings)
+
+    budget = Budget(seconds, clock=lambda: clock[0])
+    runner = OrderRunner(BudgetedExecutor(model, budget), RunLog(None))
+    verdicts, _, _ = confirm_in_chunks(
+        runner, search, confirm_runs=1, chunk=2, siblings=0, on_chunk=classify
+    )
+    return len(verdicts.od), len(classified)
+
+
+def test_classifying_waits_while_it_would_leave_the_suspects_unconfirmed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # plenty of time: each chunk is classified as soon as it is confirmed
+    assert _confirmed_within(1000.0, monkeypatch) == (12, 12)
+    # 100 s: classifying every chunk would confirm a handful; waiting confirms them all
+    confirmed, classified = _confirmed_within(100.0, monkeypatch)
+    assert confirmed == 12
+    assert 1 <= classified < 12

@@ -142,6 +142,28 @@ def _adjacent(search: Sequence[OrderResult], first: set[str]) -> set[tuple[str, 
     return out
 
 
+class _Pace:
+    """Seconds confirmation took per suspect, and classification (``on_chunk``) per OD
+    test, so far: whether classifying a chunk now would leave the suspects still to
+    confirm no time (:meth:`defers`)."""
+
+    def __init__(self, runner: OrderRunner) -> None:
+        budget = getattr(runner.executor, "budget", None)
+        self.budget = budget if isinstance(budget, Budget) else None
+        self.confirming = self.classifying = 0.0
+        self.confirmed = self.classified = 0
+
+    def defers(self, findings: int, remaining: int) -> bool:
+        """True when, at the pace so far, classifying ``findings`` OD tests and then
+        confirming ``remaining`` suspects takes more than the budget left (never before
+        one chunk was classified, or without a budget)."""
+        left = self.budget.left() if self.budget is not None else None
+        if left is None or not self.classified or not self.confirmed or not remaining:
+            return False
+        classify = findings * self.classifying / self.classified
+        return classify + remaining * self.confirming / self.confirmed > left
+
+
 def _alone_first(
     runner: OrderRunner, search: Sequence[OrderResult], suspects: Sequence[str]
 ) -> list[str]:
@@ -192,6 +214,12 @@ def confirm_in_chunks(
     tests of its class tried right after ``p`` (:mod:`orderdep.core.siblings`), before
     ``on_chunk`` gets it (unless a search order ran ``s`` right after ``p`` already); the
     ones that fail there join the suspects (0: none tried).
+
+    Within a budget, ``on_chunk`` is skipped for a chunk when, at the pace so far
+    (:class:`_Pace`), classifying it would leave the suspects after it no time to be
+    confirmed: 34 victims of one polluter are then all confirmed, each with the order
+    that shows its kind and partner, before classification takes what is left (one
+    victim confirmed and 33 suspects left unconfirmed is the other way round).
     """
     search = list(search)  # sibling orders that show a failure join it
     suspects = suspects_of(search, nio_search)
@@ -200,6 +228,7 @@ def confirm_in_chunks(
     done = 0
     stopped: Optional[BaseException] = None
     undecided: list[str] = []  # of the chunk the budget ended in, after a first look
+    pace = _Pace(runner)
     try:
         suspects = _alone_first(runner, search, suspects)
     except stop as exc:
@@ -209,6 +238,7 @@ def confirm_in_chunks(
         # for all the others (one polluter often has many victims)
         size = 1 if done == 0 and len(suspects) > max(1, chunk) else max(1, chunk)
         part = suspects[done : done + size]
+        began = time.monotonic()
         try:
             got = confirm(
                 runner,
@@ -227,6 +257,8 @@ def confirm_in_chunks(
         out.always_failing += got.always_failing
         out.nio += got.nio
         done += len(part)
+        pace.confirming += time.monotonic() - began
+        pace.confirmed += len(part)
         if got.cut is not None:
             stopped, undecided = got.cut, got.undecided
             break
@@ -238,8 +270,11 @@ def confirm_in_chunks(
         if on_chunk is not None:
             nd = nd_tests(runner.log)
             fresh = [f for f in got.od if f.test not in nd]
-            if fresh:
+            if fresh and not pace.defers(len(fresh), len(suspects) - done):
+                began = time.monotonic()
                 on_chunk(fresh, evidence(runner.log, fresh))
+                pace.classifying += time.monotonic() - began
+                pace.classified += len(fresh)
     nd = nd_tests(runner.log)
     out.nd = sorted(nd)
     out.od = [f for f in out.od if f.test not in nd]

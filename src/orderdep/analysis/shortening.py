@@ -21,6 +21,9 @@ QUICK_SHARE = 0.2
 #: The slowest tests :func:`narrowed` tries one at a time before the test (more of them
 #: are tried together).
 SLOW_SINGLES = 3
+#: ... when they take at least this many seconds together (below that, the start of an
+#: order costs more than they do, and the quick prefix is the one hint they add).
+SLOW_HINT_SECONDS = 1.0
 
 
 @dataclass
@@ -144,13 +147,14 @@ def narrowed(
     searches the whole prefix as it would have.
 
     With the tests' ``durations`` (seconds), more: the prefix without its few slowest
-    tests (:func:`quick_prefix`), and each of the :data:`SLOW_SINGLES` slowest of those
-    alone (all of them together when there are more). When a handful of slow tests take
+    tests (:func:`quick_prefix`), and, when those take :data:`SLOW_HINT_SECONDS` or
+    more, each of the :data:`SLOW_SINGLES` slowest of them alone (all of them together
+    when there are more). When a handful of slow tests take
     most of a prefix's time, every halving of it costs most of a run: the same search
     over the prefix without them costs a part of one, and when the polluter is one of
     them (a test that serializes every time zone is both), an order of it and the test
     finds it. The hints then come cheapest first (their tests' seconds), as a wrong
-    guess costs what its order takes.
+    guess costs what its order takes; otherwise shortest first.
     """
     prefix = list(recorded[: list(recorded).index(test)])
     common = set(prefix)
@@ -170,15 +174,18 @@ def narrowed(
         hint = [t for t in prefix if t in keep]
         if 0 < len(hint) < len(prefix) and hint not in out:
             out.append(hint)
-    if not durations:
+    quick = quick_prefix(prefix, durations) if durations else None
+    if quick is None or durations is None:
         return sorted(out, key=len)
-    quick = quick_prefix(prefix, durations)
-    if quick is not None:
-        slow = sorted((t for t in prefix if t not in set(quick)), key=lambda t: -durations[t])
-        guesses = [quick, *([t] for t in slow[:SLOW_SINGLES])]
+    slow = sorted((t for t in prefix if t not in set(quick)), key=lambda t: -durations[t])
+    guesses = [quick]
+    if sum(durations[t] for t in slow) >= SLOW_HINT_SECONDS:
+        guesses += [[t] for t in slow[:SLOW_SINGLES]]
         if len(slow) > SLOW_SINGLES:
             guesses.append([t for t in prefix if t in set(slow)])
-        out.extend(hint for hint in guesses if hint not in out)
+    out.extend(hint for hint in guesses if hint not in out)
+    if len(guesses) == 1:  # slow tests of a fast suite: an order's start costs more
+        return sorted(out, key=len)
     return sorted(
         out, key=lambda hint: (sum(max(0.0, durations.get(t, 0.0)) for t in hint), len(hint))
     )

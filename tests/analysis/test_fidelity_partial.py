@@ -248,6 +248,7 @@ def test_one_after_the_other_a_fresh_pytest_runs_the_prefix_that_fits(tmp_path: 
     assert said and "of the original order's 4 tests after the fork runner's run" in said[0]
 
 
+@pytest.mark.slow
 def test_one_after_the_other_a_slow_test_leaves_the_check_its_fast_tests(tmp_path: Path) -> None:
     """With --jobs 1 the fork runner's run of the original order leaves a fresh pytest
     time for its first two tests only (its third sleeps 3 s): too few to judge. Both

@@ -605,6 +605,7 @@ def test_ids_that_change_between_processes_are_no_changed_outcome() -> None:
     assert not corpus_project.renamed("t.py::test_y", before, {})
 
 
+@pytest.mark.slow
 def test_a_whole_suite_run_that_hangs_is_killed_and_run_once_more(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -26,6 +26,7 @@ def _run_printed(line: str) -> int:
     return subprocess.run(command, shell=True, capture_output=True, env=os.environ).returncode
 
 
+@pytest.mark.slow
 def test_detect_reports_what_fails_as_pytest_file_and_fix_says_why_it_leaves_some(
     tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None
 ) -> None:
@@ -71,6 +72,7 @@ def test_detect_reports_what_fails_as_pytest_file_and_fix_says_why_it_leaves_som
     assert f"skipping {REAL}: it fails only when another module is collected with it" in out
 
 
+@pytest.mark.slow
 def test_the_check_runs_without_classify_when_asked(
     tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None
 ) -> None:

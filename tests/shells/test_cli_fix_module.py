@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
 from collection_project import NEEDS_GROUP, REAL, TOOL, collection_project
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ def _pytest(root: Path, *args: str) -> int:
     return subprocess.run([*command, *args], cwd=root, capture_output=True).returncode
 
 
+@pytest.mark.slow
 def test_fix_gives_the_brittle_file_what_the_setter_module_does_at_import(
     tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None
 ) -> None:
@@ -57,6 +59,7 @@ def test_fix_gives_the_brittle_file_what_the_setter_module_does_at_import(
     assert TOOL in json.dumps(fixes)
 
 
+@pytest.mark.slow
 def test_a_class_defined_in_another_test_module_is_imported_from_it(
     tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None
 ) -> None:

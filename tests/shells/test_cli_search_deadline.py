@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
 from tests.engine.conftest import write_files
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ def test_victim():
 VICTIM = "tests/test_deadline.py::test_victim"
 
 
+@pytest.mark.slow
 def test_a_search_order_that_overruns_the_search_leaves_the_suspect_its_time(
     tmp_path: Path, cli: CliRunner
 ) -> None:

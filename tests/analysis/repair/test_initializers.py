@@ -113,6 +113,7 @@ def test_a_test_class_attribute_in_the_tests_own_module(tmp_path: Path) -> None:
     assert initializer_restores(tmp_path, root, names, "tests.test_g") == []
 
 
+@pytest.mark.slow
 def test_the_victim_of_a_shared_test_class_graph_gets_a_fresh_one_holding_under_pytest(
     tmp_path: Path,
 ) -> None:

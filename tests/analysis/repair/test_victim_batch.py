@@ -143,6 +143,7 @@ PAGES = "tests/test_pages.py::"
 ADMIN = "tests/test_shop_admin.py::test_admin_shows_more_per_page"
 
 
+@pytest.mark.slow
 def test_fix_apply_debugs_one_victim_of_a_polluter_and_verifies_the_rest_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,5 +1,6 @@
 """The process-wide roots: environment, working directory, import path and modules,
-warning filters, the ``random`` state and the logging configuration.
+warning filters, the ``random`` state, the logging configuration and the settings
+libraries keep behind a getter and a setter (:mod:`.settings`).
 
 :class:`ProcessRoots` fingerprints them all for one snapshot; it remembers what stays the
 same between snapshots (decoded environment names, the set of imported modules) so that a
@@ -17,6 +18,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any, Optional
 
+from orderdep.analysis.state import settings
 from orderdep.analysis.state.fingerprint import identity
 
 
@@ -105,6 +107,7 @@ class ProcessRoots:
         out["warnings"] = hash(tuple(map(_filter_key, list(warnings.filters))))
         out["random"] = hash(random.getstate())
         out["decimal"] = hash(decimal_settings())
+        settings.fingerprints(out)
         for name, logger in logging_roots():
             out[name] = logger_fingerprint(logger)
 

@@ -21,7 +21,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from orderdep.analysis.state import fixtures
+from orderdep.analysis.state import fixtures, settings
 from orderdep.analysis.state.defaults import mutable_defaults, put_defaults
 from orderdep.analysis.state.files import FileWatcher
 from orderdep.analysis.state.process_roots import DECIMAL_FIELDS
@@ -118,6 +118,10 @@ def get(name: str, config: Optional[RootsConfig] = None) -> RootValue:
     if name == "decimal":
         ctx = decimal.getcontext()
         return RootValue(name, True, ctx, ctx.copy())
+    setting = settings.setting_of(name)
+    if setting is not None:
+        present, value = settings.current(setting)
+        return RootValue(name, present, value, copy.deepcopy(value))
     if name == "sys.modules":
         return RootValue(name, True, sys.modules, dict(sys.modules))
     if name == "warnings":
@@ -228,6 +232,10 @@ def restore(name: str, captured: RootValue, config: Optional[RootsConfig] = None
         sys.path[:] = captured.content
     elif name == "sys.argv":
         sys.argv = list(captured.content)  # tests rebind it; put the list back
+    elif settings.setting_of(name) is not None:
+        setting = settings.setting_of(name)
+        if captured.present and setting is not None:
+            settings.put_back(setting, captured.content)
     elif name == "decimal":
         ctx, saved = decimal.getcontext(), captured.content
         for field_name in DECIMAL_FIELDS:
@@ -350,6 +358,10 @@ def _describe(name: str, config: Optional[RootsConfig]) -> str:
     if name == "decimal":
         ctx = decimal.getcontext()
         return ", ".join(f"{f}={getattr(ctx, f)!r}" for f in DECIMAL_FIELDS)
+    setting = settings.setting_of(name)
+    if setting is not None:
+        present, value = settings.current(setting)
+        return _repr.repr(value) if present else "<not imported>"
     if name in ("sys.path", "sys.argv"):
         return _repr.repr(sys.path if name == "sys.path" else sys.argv)
     owner, attr = _locate(name)

@@ -240,6 +240,8 @@ def friendly(root: str) -> str:
         return f"file {rest}"
     if kind == "logging":
         return "the root logger" if rest == "root" else f"logger {rest}"
+    if kind == "setting":
+        return f"the setting {rest}"
     return root
 
 

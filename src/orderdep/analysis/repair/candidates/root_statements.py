@@ -19,6 +19,7 @@ from orderdep.analysis.repair.candidates.container_edits import (
 )
 from orderdep.analysis.repair.candidates.default_args import defaults_guard
 from orderdep.analysis.repair.candidates.logging_statements import logging_guards, logging_restores
+from orderdep.analysis.repair.candidates.setting_statements import setting_guards, setting_restores
 from orderdep.analysis.repair.candidates.value_literals import (
     argv_arguments,
     attribute_literals,
@@ -190,6 +191,8 @@ def restore_statements(
             out.append(([f"monkeypatch.delenv({root.var!r}, raising=False)"], ["monkeypatch"]))
     elif root.kind == "logging":
         out += logging_restores(root)
+    elif root.kind == "setting":
+        out += setting_restores(root, names)
     elif root.kind == "decimal":
         # the settings the test needs, for its run only
         sets = [f"monkeypatch.setattr(decimal.getcontext(), {f!r}, {v!r})"
@@ -379,6 +382,8 @@ def guard_statements(root: RootInfo, names: ModuleNames, test_module: Optional[s
         )
     elif root.kind == "logging":
         out += logging_guards(root)
+    elif root.kind == "setting":
+        out += setting_guards(root, names)
     elif root.kind == "decimal":
         # the settings it changes, put back when it ends
         sets = [f"monkeypatch.setattr(decimal.getcontext(), {f!r}, decimal.getcontext().{f})"

@@ -58,7 +58,8 @@ MAX_RESTORES = 60
 MAX_DDMIN_RUNS = 120  # runs delta debugging may take to shrink the roots restored together
 # Restore experiments try likely culprits first (003 §3.1 looks at static fields).
 KIND_ORDER = (
-    "global", "classattr", "fixture", "cache", "env", "file", "cwd", "syspath", "sysargv", "decimal", "sysmodule",
+    "global", "classattr", "fixture", "cache", "env", "file", "cwd", "syspath", "sysargv", "decimal", "setting",
+    "sysmodule",
     "logging", "warnings", "other",
 )  # fmt: skip
 

@@ -28,6 +28,7 @@ from orderdep.analysis.state import fixtures as fixture_state
 from orderdep.analysis.state.fingerprint import fingerprint
 from orderdep.analysis.state.process_roots import DECIMAL_FIELDS, logger_settings
 from orderdep.analysis.state.roots import RootsConfig, StateTracker
+from orderdep.analysis.state.settings import PREFIX as SETTING_PREFIX
 from orderdep.analysis.state.values import RootValue, get, restore
 from orderdep.analysis.state.values import describe as describe_root
 
@@ -52,7 +53,7 @@ def roots_config(rootdir: str) -> RootsConfig:
 def is_python_root(name: str) -> bool:
     """A module global, class attribute or cache (named after its module)."""
     return name not in PROCESS_ROOTS and not name.startswith(
-        ("env:", "file:", "logging:", FIXTURE_PREFIX, "sys.modules[")
+        ("env:", "file:", "logging:", FIXTURE_PREFIX, "sys.modules[", SETTING_PREFIX)
     )
 
 
@@ -95,6 +96,8 @@ def root_meta(name: str, tracker: StateTracker, rootdir: str) -> dict[str, Any]:
         return {"kind": "sysargv"}
     if name == "decimal":
         return {"kind": "decimal"}
+    if name.startswith(SETTING_PREFIX):
+        return {"kind": "setting"}
     if name.startswith("logging:"):
         return {"kind": "logging"}
     if name.startswith(FIXTURE_PREFIX):
@@ -170,6 +173,9 @@ def capture_root(name: str, meta: dict[str, Any], config: RootsConfig) -> dict[s
     elif kind == "syspath":
         entries = [_relative(str(p), config.rootdir) if p else p for p in value]
         out.update(type="list", desc=describe(entries), literal=None)
+    elif kind == "setting":
+        text = repr(value)
+        out.update(type="setting", desc=["atom", "setting", text], literal=text)
     elif kind == "decimal":
         settings = {f: getattr(captured.content, f) for f in DECIMAL_FIELDS}
         text = ", ".join(f"{f}={v!r}" for f, v in settings.items())

@@ -1,0 +1,56 @@
+"""Settings behind a getter and a setter as roots: fingerprinted through the getter only
+when their module is imported, captured and put back through the setter."""
+
+from __future__ import annotations
+
+import socket
+import sys
+
+import pytest
+
+from orderdep.analysis.state import settings, values
+from orderdep.analysis.state.process_roots import ProcessRoots
+from orderdep.analysis.state.settings import Setting, changes, current, setting_of
+
+TIMEOUT = "setting:socket.defaulttimeout"
+
+
+def _fingerprints() -> dict[str, int]:
+    out: dict[str, int] = {}
+    ProcessRoots(frozenset()).fingerprint(out)
+    return out
+
+
+def test_a_setting_changed_changes_its_fingerprint_and_is_put_back() -> None:
+    before = _fingerprints()
+    assert TIMEOUT in before and "setting:sys.recursionlimit" in before
+    saved = values.get(TIMEOUT)
+    try:
+        socket.setdefaulttimeout(4.5)
+        after = _fingerprints()
+        assert after[TIMEOUT] != before[TIMEOUT]
+        assert values.describe(TIMEOUT) == "4.5"
+        values.restore(TIMEOUT, saved)
+        assert _fingerprints()[TIMEOUT] == before[TIMEOUT]
+    finally:
+        socket.setdefaulttimeout(saved.content)
+
+
+def test_a_library_not_imported_is_not_watched_nor_imported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    absent = Setting("nowhere.option", "orderdep_no_such_module", "get", "set", False)
+    monkeypatch.setattr(settings, "SETTINGS", (*settings.SETTINGS, absent))
+    assert current(absent) == (False, None)
+    assert absent.root not in _fingerprints()
+    assert "orderdep_no_such_module" not in sys.modules
+
+
+def test_dict_settings_say_what_differs_and_patches_use_the_library_calls() -> None:
+    assert changes({"precision": 8, "sign": "-"}, {"precision": 4, "sign": "-"}) == {"precision": 8}
+    options = setting_of("setting:numpy.printoptions")
+    assert options is not None and setting_of("numpy.printoptions") is None
+    assert options.set_call("np", "saved") == "np.set_printoptions(**saved)"
+    assert options.put_back_later("np") == (
+        "request.addfinalizer(functools.partial(np.set_printoptions, **np.get_printoptions()))"
+    )

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Optional
 
 import pytest
 
+from orderdep.analysis.repair.fix import Repairer
+from orderdep.analysis.repair.fix_result import Fix
 from orderdep.analysis.repair.locate.debugger import debug
 from orderdep.analysis.repair.locate.root_info import DebugResult
 from orderdep.core.report import ODFinding
@@ -33,6 +36,15 @@ def debug_first_polluter(engine: Engine, finding: ODFinding) -> DebugResult:
     victim, polluter = finding.test, finding.polluters[0]
     return debug(engine, victim, kind="victim", failing_order=[polluter, victim],
                  passing_order=[victim])  # fmt: skip
+
+
+def verified_fix(engine: Engine, finding: ODFinding, strategy: Optional[str] = None) -> Fix:
+    """The fix a :class:`Repairer` with ``strategy`` (None: every strategy) verifies for
+    ``finding`` on ``engine``'s project, which there must be."""
+    repairer = Repairer(engine.config, engine, **({"strategy": strategy} if strategy else {}))
+    result = repairer.repair(finding)
+    assert result.fix is not None, result.notes
+    return result.fix
 
 
 EngineFor = Callable[[str], Engine]

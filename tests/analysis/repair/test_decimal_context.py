@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.analysis.repair.conftest import debug_first_polluter
+from tests.analysis.repair.conftest import debug_first_polluter, verified_fix
 from tests.engine.conftest import write_files
 
 from orderdep.analysis.repair.fix import Repairer
@@ -70,9 +70,5 @@ def test_the_polluter_puts_the_precision_back(engine: Engine) -> None:
 
 
 def test_the_brittle_sets_the_precision_it_needs(engine: Engine) -> None:
-    result = Repairer(engine.config, engine, strategy="restore").repair(BRITTLE)
-    assert result.fix is not None, result.notes
-    assert (
-        "monkeypatch.setattr(decimal.getcontext(), 'prec', 16)"
-        in result.fix.insertions[0].statements
-    )
+    (ins,) = verified_fix(engine, BRITTLE, "restore").insertions
+    assert "monkeypatch.setattr(decimal.getcontext(), 'prec', 16)" in ins.statements

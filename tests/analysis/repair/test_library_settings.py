@@ -7,10 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.analysis.repair.conftest import debug_first_polluter
+from tests.analysis.repair.conftest import debug_first_polluter, verified_fix
 from tests.engine.conftest import write_files
 
-from orderdep.analysis.repair.fix import Repairer
 from orderdep.core.report import ODFinding
 from orderdep.engine.runner import Engine
 
@@ -59,24 +58,19 @@ def test_the_debugger_names_the_print_options(engine: Engine) -> None:
 
 
 def test_the_polluter_puts_the_print_options_back(engine: Engine) -> None:
-    repairer = Repairer(engine.config, engine, strategy="polluter")
-    result = repairer.repair(VICTIM)
-    assert result.fix is not None, result.notes
-    (ins,) = result.fix.insertions
+    (ins,) = verified_fix(engine, VICTIM, "polluter").insertions
     assert ins.test == VICTIM.polluters[0]
     later = "request.addfinalizer(functools.partial(np.set_printoptions, **np.get_printoptions()))"
     assert later in ins.statements
 
 
 def test_the_victim_sets_the_precision_it_needs(engine: Engine) -> None:
-    result = Repairer(engine.config, engine, strategy="restore").repair(VICTIM)
-    assert result.fix is not None, result.notes
-    assert "np.set_printoptions(precision=8)" in result.fix.insertions[0].statements
+    (ins,) = verified_fix(engine, VICTIM, "restore").insertions
+    assert "np.set_printoptions(precision=8)" in ins.statements
 
 
 def test_a_doctest_polluter_is_fixed_where_the_state_is_shared(engine: Engine) -> None:
-    result = Repairer(engine.config, engine).repair(AFTER_DOCTEST)
-    assert result.fix is not None, result.notes
-    (ins,) = result.fix.insertions
+    fix = verified_fix(engine, AFTER_DOCTEST)
+    (ins,) = fix.insertions
     assert ins.file == "conftest.py"  # the doctest's file cannot take the patch
-    assert "# Put the setting numpy.printoptions back after every test" in result.fix.diff
+    assert "# Put the setting numpy.printoptions back after every test" in fix.diff

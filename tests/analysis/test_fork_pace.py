@@ -54,6 +54,7 @@ def test_a_run_stops_once_it_reached_all_a_search_of_a_part_can_cover() -> None:
     )
 
 
+@pytest.mark.slow
 def test_detect_s_check_stops_a_run_once_it_reached_the_part_it_can_search(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -78,6 +79,7 @@ def test_detect_s_check_stops_a_run_once_it_reached_the_part_it_can_search(
     assert got.runner == "fork"
 
 
+@pytest.mark.slow
 def test_detect_s_check_stops_a_run_that_cannot_end_and_searches_what_it_reached(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -129,6 +129,7 @@ def test_classify_without_report_says_which_command_creates_it(
     assert "orderdep detect" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_commands_classify_prints_repeat_its_engine_options(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -40,6 +40,7 @@ def test_fix_classifies_what_it_needs_then_repairs(od_project: Path, cli: CliRun
     assert held.returncode == 0, held.stdout
 
 
+@pytest.mark.slow
 def test_a_spent_budget_repairs_what_it_reached_and_the_printed_command_goes_on(
     od_project: Path, cli: CliRunner
 ) -> None:
@@ -131,6 +132,7 @@ def fixes_of(root: Path) -> list[str]:
     return [f.test for f in report.od_tests]
 
 
+@pytest.mark.slow
 def test_a_victim_whose_polluter_patch_fails_in_a_random_order_gets_one_for_every_polluter(
     tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None
 ) -> None:

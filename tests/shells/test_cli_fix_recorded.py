@@ -60,6 +60,7 @@ def test_fix_runs_the_unpatched_suite_once_fewer_when_the_store_has_it(
     assert counts[True] == counts[False] - 1, counts
 
 
+@pytest.mark.slow
 def test_sharing_blocks_leaves_the_set_check_its_time(
     tmp_path: Path, cli: CliRunner, no_hypothesis_plugin: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

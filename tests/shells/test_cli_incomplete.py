@@ -42,6 +42,7 @@ def go_on_command(out: str) -> list[str]:
     return argv[1:]
 
 
+@pytest.mark.slow
 def test_a_budget_spent_before_the_search_exits_3_and_says_what_did_not_run(
     cli: CliRunner, slow_to_collect: Path, tmp_path: Path
 ) -> None:

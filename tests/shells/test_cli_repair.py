@@ -146,6 +146,7 @@ def random_orders(seed: int, n: int) -> list[list[str]]:
     return out
 
 
+@pytest.mark.slow
 def test_debug_names_the_polluted_root_and_its_commands_work(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -79,6 +79,7 @@ def test_a_shared_polluter_fix_names_every_victim_it_was_verified_for() -> None:
     assert for_victim(first, first.test, "tests/test_b.py::test_reads[1]") is first
 
 
+@pytest.mark.slow
 def test_a_block_fixing_several_tests_of_a_pytest_class_goes_into_a_fixture_of_the_class(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -239,6 +240,7 @@ def test_a_guard_copied_into_many_polluters_ranks_after_one_fixture_and_the_vict
     assert ranks == sorted(ranks) and ranks[0] < ranks[2] < ranks[3] < ranks[4]
 
 
+@pytest.mark.slow
 def test_a_block_fixing_several_tests_of_a_testcase_goes_once_into_its_setup(
     engine_for: EngineFor,
 ) -> None:

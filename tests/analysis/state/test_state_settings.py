@@ -54,3 +54,28 @@ def test_dict_settings_say_what_differs_and_patches_use_the_library_calls() -> N
     assert options.put_back_later("np") == (
         "request.addfinalizer(functools.partial(np.set_printoptions, **np.get_printoptions()))"
     )
+
+
+def test_the_start_method_is_read_without_fixing_it_and_put_back_by_force() -> None:
+    import multiprocessing
+
+    method = "setting:multiprocessing.start_method"
+    before = multiprocessing.get_start_method(allow_none=True)
+    multiprocessing.set_start_method(None, force=True)
+    try:
+        saved = values.get(method)
+        assert saved.present and saved.content is None  # reading it did not fix one
+        assert multiprocessing.get_start_method(allow_none=True) is None
+        multiprocessing.set_start_method("spawn")
+        assert _fingerprints()[method] != settings.value_fingerprint(None)
+        values.restore(method, saved)
+        assert multiprocessing.get_start_method(allow_none=True) is None
+    finally:
+        multiprocessing.set_start_method(before, force=True)
+    start = setting_of(method)
+    assert start is not None
+    assert start.put_back_later("multiprocessing") == (
+        "request.addfinalizer(functools.partial(multiprocessing.set_start_method, "
+        "multiprocessing.get_start_method(allow_none=True), force=True))"
+    )
+    assert start.set_call("mp", "'fork'") == "mp.set_start_method('fork', force=True)"

@@ -4,7 +4,8 @@
 later test prints an array, yet no name of any module is rebound: numpy keeps the value
 where no module global shows it the same way in every version. Such a setting is read
 and written only through its functions, so it is watched through them too: the getter is
-called (only when its module is imported already: watching never imports a library) and
+called (only when its module is imported already: watching never imports a library, and
+never in a way that changes it) and
 its value fingerprinted; the setter puts a saved value back, and a patch says the same
 with the library's own calls (``numpy.set_printoptions(**saved)``).
 
@@ -20,16 +21,27 @@ from typing import Any, Optional
 PREFIX = "setting:"
 
 
+Keywords = tuple[tuple[str, Any], ...]
+
+
+def _keywords(pairs: Keywords) -> str:
+    return "".join(f", {k}={v!r}" for k, v in pairs)
+
+
 @dataclass(frozen=True)
 class Setting:
     """One setting: the module that must be imported, its getter and setter (attribute
-    names), and whether the setter takes the getter's dict as keywords."""
+    names), whether the setter takes the getter's dict as keywords, and keywords each
+    call needs (``get_start_method(allow_none=True)`` reads without fixing the method;
+    ``set_start_method(m, force=True)`` may set it again)."""
 
     name: str
     module: str
     getter: str
     setter: str
     keywords: bool
+    get_with: Keywords = ()
+    set_with: Keywords = ()
 
     @property
     def root(self) -> str:
@@ -37,12 +49,12 @@ class Setting:
 
     def get_text(self, module: str) -> str:
         """The getter called on ``module`` (the name a patch reaches the module by)."""
-        return f"{module}.{self.getter}()"
+        return f"{module}.{self.getter}({_keywords(self.get_with)[2:]})"
 
     def set_call(self, module: str, value: str) -> str:
         """The setter called with ``value`` (an expression)."""
         spread = "**" if self.keywords else ""
-        return f"{module}.{self.setter}({spread}{value})"
+        return f"{module}.{self.setter}({spread}{value}{_keywords(self.set_with)})"
 
     def put_back_later(self, module: str) -> str:
         """A finalizer that puts the current value back when the test ends (``request``
@@ -50,7 +62,7 @@ class Setting:
         spread = "**" if self.keywords else ""
         return (
             f"request.addfinalizer(functools.partial({module}.{self.setter}, "
-            f"{spread}{self.get_text(module)}))"
+            f"{spread}{self.get_text(module)}{_keywords(self.set_with)}))"
         )
 
 
@@ -59,7 +71,9 @@ SETTINGS = (
     Setting("numpy.errstate", "numpy", "geterr", "seterr", True),
     Setting("socket.defaulttimeout", "socket", "getdefaulttimeout", "setdefaulttimeout", False),
     Setting("sys.recursionlimit", "sys", "getrecursionlimit", "setrecursionlimit", False),
-)
+    Setting("multiprocessing.start_method", "multiprocessing", "get_start_method",
+            "set_start_method", False, (("allow_none", True),), (("force", True),)),
+)  # fmt: skip
 BY_ROOT = {s.root: s for s in SETTINGS}
 
 
@@ -75,7 +89,7 @@ def current(setting: Setting) -> tuple[bool, Any]:
     if getter is None:
         return False, None
     try:
-        return True, getter()
+        return True, getter(**dict(setting.get_with))
     except Exception:  # a library half set up, or a getter that fails here
         return False, None
 
@@ -85,9 +99,9 @@ def put_back(setting: Setting, value: Any) -> None:
     module = sys.modules.get(setting.module)
     setter = getattr(module, setting.setter)
     if setting.keywords:
-        setter(**value)
+        setter(**value, **dict(setting.set_with))
     else:
-        setter(value)
+        setter(value, **dict(setting.set_with))
 
 
 def value_fingerprint(value: Any) -> int:

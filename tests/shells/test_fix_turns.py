@@ -68,11 +68,3 @@ def test_the_items_of_one_group_count_as_one_share() -> None:
     assert turns.share(first, 120.0) == 60.0
     ungrouped = Turns(items)
     assert ungrouped.share(next(iter(ungrouped)), 120.0) == 30.0
-
-
-def test_the_largest_group_of_each_kind_takes_its_turns_first() -> None:
-    # brittles b1, b5 alone; b2, b3, b4 of one state-setter; victims v1 alone, v2, v3 of one
-    items = ["b1", "v1", "b2", "v2", "b3", "b4", "v3", "b5"]
-    shared = {"b2": "s", "b3": "s", "b4": "s", "v2": "p", "v3": "p"}
-    turns = Turns(items, first=lambda t: t.startswith("v"), group=lambda t: shared.get(t, t))
-    assert [t.item for t in turns] == ["v2", "b2", "v3", "b3", "v1", "b4", "b1", "b5"]

@@ -11,16 +11,12 @@ Victims and brittles take their first turns in alternation, a victim first: a vi
 fix puts back what one polluter changed, a brittle's has to build what its state-setters
 leave, and neither kind may starve the other (on Tale, three brittles no candidate
 explained took the turns its victim never got; on hera, nine victims would take all the
-turns before its brittle's). Within each kind, the largest groups come first (the OD
-tests of one polluter or state-setter, kept together, in the order given among equals):
-one repair at a shared partner, moved ahead to the rest of its group, repairs the most
-tests per turn (on snowflake-cli, 15 of 18 brittles needed what one test's command-line
-callbacks leave; the turns of three single tests ahead of them took the budget).
+turns before its brittle's).
 """
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import zip_longest
@@ -55,23 +51,14 @@ class Turns(Generic[T]):
         group: Optional[Callable[[T], str]] = None,
     ) -> None:
         """``first``: the items whose first turns alternate with the others', one of
-        them first (the rest of the longer kind last). ``group``: items of one group (the
-        victims of one polluter) count as one when shares are made: one repair at the
-        polluter often repairs them all, and the rest then only find nothing left to fix;
-        within each kind the largest groups come first, each kept together (the order
-        given among equals)."""
+        them first (the order given kept within each; the rest of the longer kind last).
+        ``group``: items of one group (the victims of one polluter) count as one when
+        shares are made: one repair at the polluter often repairs them all, and the rest
+        then only find nothing left to fix."""
         self.group = group or (lambda item: str(id(item)))
         turns = [Turn(i, item) for i, item in enumerate(items)]
-        keys = [self.group(t.item) for t in turns]
-        size, start = Counter(keys), dict[str, int]()
-        for turn, key in zip(turns, keys):
-            start.setdefault(key, turn.index)
-
-        def largest_first(kind: list[Turn[T]]) -> list[Turn[T]]:
-            return sorted(kind, key=lambda t: (-size[keys[t.index]], start[keys[t.index]]))
-
-        ahead = largest_first([t for t in turns if first(t.item)])
-        behind = largest_first([t for t in turns if not first(t.item)])
+        ahead = [t for t in turns if first(t.item)]
+        behind = [t for t in turns if not first(t.item)]
         both = zip_longest(ahead, behind)
         self._queue = deque(t for pair in both for t in pair if t is not None)
         self.least = max(MIN_TURN, least)

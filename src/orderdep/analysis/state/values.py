@@ -232,9 +232,8 @@ def restore(name: str, captured: RootValue, config: Optional[RootsConfig] = None
         sys.path[:] = captured.content
     elif name == "sys.argv":
         sys.argv = list(captured.content)  # tests rebind it; put the list back
-    elif settings.setting_of(name) is not None:
-        setting = settings.setting_of(name)
-        if captured.present and setting is not None:
+    elif (setting := settings.setting_of(name)) is not None:
+        if captured.present:
             settings.put_back(setting, captured.content)
     elif name == "decimal":
         ctx, saved = decimal.getcontext(), captured.content

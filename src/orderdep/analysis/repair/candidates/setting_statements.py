@@ -1,6 +1,6 @@
 """Statements for a setting a library keeps behind a getter and a setter
-(:mod:`orderdep.analysis.state.settings`): ``numpy.set_printoptions``, ``numpy.seterr``,
-``socket.setdefaulttimeout``, ``sys.setrecursionlimit``.
+(:data:`orderdep.analysis.state.settings.SETTINGS`: ``numpy.set_printoptions``,
+``multiprocessing.set_start_method``, ...).
 
 A patch speaks the library's own calls: the current value is saved with the getter and
 put back by the setter when the test ends (a ``request`` finalizer), and an OD test that

@@ -88,6 +88,12 @@ def evidence(log: RunLog, findings: Sequence[ODFinding]) -> Evidence:
     return out
 
 
+def _budget_of(runner: OrderRunner) -> Optional[Budget]:
+    """The budget ``runner``'s executor runs orders within (None: none)."""
+    budget = getattr(runner.executor, "budget", None)
+    return budget if isinstance(budget, Budget) else None
+
+
 def _sweep(
     runner: OrderRunner,
     search: list[OrderResult],
@@ -114,8 +120,8 @@ def _sweep(
         for o in sibling_orders(pairs, search[0].order, known, swept, limit)
         if tuple(o) not in seen
     ]
-    budget = getattr(runner.executor, "budget", None)
-    left = budget.left() if isinstance(budget, Budget) else None
+    budget = _budget_of(runner)
+    left = budget.left() if budget is not None else None
     start, step = time.monotonic(), 2 * runner.jobs
     for at in range(0, len(orders), step):
         if left is not None and time.monotonic() - start > SWEEP_SHARE * left:
@@ -148,8 +154,7 @@ class _Pace:
     confirm no time (:meth:`defers`)."""
 
     def __init__(self, runner: OrderRunner) -> None:
-        budget = getattr(runner.executor, "budget", None)
-        self.budget = budget if isinstance(budget, Budget) else None
+        self.budget = _budget_of(runner)
         self.confirming = self.classifying = 0.0
         self.confirmed = self.classified = 0
 

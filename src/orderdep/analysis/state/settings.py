@@ -118,10 +118,3 @@ def fingerprints(out: dict[str, int]) -> None:
         present, value = current(setting)
         if present:
             out[setting.root] = value_fingerprint(value)
-
-
-def changes(passing: Any, failing: Any) -> dict[str, Any]:
-    """The keys of a dict setting whose values differ (the passing state's values)."""
-    if not isinstance(passing, dict) or not isinstance(failing, dict):
-        return {}
-    return {k: v for k, v in passing.items() if failing.get(k, object()) != v}

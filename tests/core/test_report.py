@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from orderdep.core.odmodel import ODSpec, fails, group_key
+from orderdep.core.odmodel import fails, group_key
 from orderdep.core.report import (
     SCHEMA,
     ODFinding,
@@ -95,11 +95,6 @@ def test_spec_round_trip_and_semantics() -> None:
     assert back.failing_order == [C, A, E]
 
 
-def test_unclassified_finding_has_no_spec() -> None:
-    with pytest.raises(ReportError, match="orderdep classify"):
-        ODFinding(test=A).to_spec()
-
-
 def test_missing_file_names_the_creating_command(tmp_path: Path) -> None:
     with pytest.raises(ReportError, match=r"no report at .*orderdep detect"):
         load_report(tmp_path / "nope.json")
@@ -155,11 +150,6 @@ def test_minimal_report_gets_defaults() -> None:
     report = Report.from_json({"schema": SCHEMA, "project": "p", "tests": [A], "od_tests": []})
     assert report.stats == RunStats()
     assert report.nd_tests == []
-
-
-def test_spec_from_json_equivalence() -> None:
-    spec = ODSpec(test=A, kind="brittle", state_setter_groups=[[B, C]])
-    assert ODFinding.from_json(spec.to_json()).to_spec() == spec
 
 
 def test_report_in_the_projects_own_directory_travels_with_it(tmp_path: Path) -> None:

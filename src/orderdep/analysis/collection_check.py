@@ -16,7 +16,7 @@ the same way; one that fails alone too and passes alone with the whole suite col
 is a brittle of the collection (:func:`collection_brittles`). Its state-setter is a test
 of the file whose collection it needs, found by halving the other files; the finding
 records which files each of its orders collects
-(:data:`~orderdep.core.report.COLLECTED_KEY`).
+(:data:`~orderdep.core.finding.COLLECTED_KEY`).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ runs; if its outcome changes within one and the same order it is non-determinist
    order :data:`FIRST_LOOK` times, then each the rest. When the budget ends in that
    second round, a suspect whose orders were all seen at least :data:`FIRST_LOOK` times,
    always with the same outcome, is an OD test that says how often it was seen
-   (:data:`~orderdep.core.report.OBSERVED_KEY`); the others stay suspects.
+   (:data:`~orderdep.core.finding.OBSERVED_KEY`); the others stay suspects.
 4. Any test whose outcome differed between runs of one order, at one position, is ND.
 
 Non-idempotent-outcome (NIO) suspects, from orders ``[t, t]``, are confirmed the same way:

@@ -131,7 +131,7 @@ def pytest_command(
 
 def collects_part(finding: ODFinding, label: str) -> bool:
     """Whether ``finding``'s ``"fails"`` (``"passes"``) order shows it only when pytest
-    collects the order's files alone (see :data:`~orderdep.core.report.COLLECTED_KEY`)."""
+    collects the order's files alone (see :data:`~orderdep.core.finding.COLLECTED_KEY`)."""
     said = finding.extras.get(COLLECTED_KEY)
     key = "failing" if label == "fails" else "passing"
     return isinstance(said, dict) and isinstance(said.get(key), list)

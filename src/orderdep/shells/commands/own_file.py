@@ -6,7 +6,7 @@ test can then fail alone (a helper module imported by another test file selects 
 setting at import) and still pass when a user runs ``pytest ID``, which collects only its
 file. That is a real order dependence of the suite, but a verdict its reader cannot
 reproduce the obvious way looks false; so each brittle is run once that way, with plain
-pytest, and the report says what it did (:data:`~orderdep.core.report.OWN_FILE_KEY`).
+pytest, and the report says what it did (:data:`~orderdep.core.finding.OWN_FILE_KEY`).
 """
 
 from __future__ import annotations

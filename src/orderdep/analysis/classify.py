@@ -62,14 +62,9 @@ from orderdep.analysis.classify_steps import (
     summary,
     verify,
 )
+from orderdep.core.finding import FLAKE_RATE_BOUND_KEY, FLAKE_RATE_KEYS
 from orderdep.core.flakerate import DEFAULT_SAMPLES, flake_rates
-from orderdep.core.report import (
-    DETECT_COMMAND,
-    FLAKE_RATE_BOUND_KEY,
-    FLAKE_RATE_KEYS,
-    ODFinding,
-    Report,
-)
+from orderdep.core.report import DETECT_COMMAND, ODFinding, Report
 from orderdep.core.suite import GroupLevel, Suite
 from orderdep.engine.executor import Executor
 from orderdep.errors import ReportError, UsageError

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from orderdep.analysis.repair.candidates.cleaners import _guarded, is_check
-from orderdep.analysis.repair.candidates.root_statements import guard_statements
+from orderdep.analysis.repair.candidates.guard_statements import guard_statements
 from orderdep.analysis.repair.candidates.sources import FunctionSource, absolute_import
 from orderdep.analysis.repair.locate.module_names import ModuleNames
 from orderdep.analysis.repair.locate.root_info import RootInfo
@@ -109,7 +109,7 @@ def test_a_polluter_guard_for_a_dict_of_modules_copies_it_shallow() -> None:
     """``copy.deepcopy`` of a dict holding modules raises TypeError (the polluter would stop
     before it pollutes, which is no repair): the dict itself is what changes, so a
     shallow copy is what the polluter works on."""
-    from orderdep.analysis.repair.candidates.root_statements import guard_statements, holds_modules
+    from orderdep.analysis.repair.candidates.guard_statements import guard_statements, holds_modules
     from orderdep.analysis.repair.locate.module_names import ModuleNames
 
     codecs = ["dict", "dict", [["'json'", ["ref", "module", "json.json"]]]]

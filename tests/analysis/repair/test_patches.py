@@ -10,7 +10,8 @@ from typing import Any, Optional
 
 import pytest
 
-from orderdep.analysis.repair.candidates.root_statements import guard_statements, restore_statements
+from orderdep.analysis.repair.candidates.guard_statements import guard_statements
+from orderdep.analysis.repair.candidates.root_statements import restore_statements
 from orderdep.analysis.repair.locate.module_names import (
     ModuleNames,
     attribute_reference,

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from orderdep.analysis.repair.candidates.guard_statements import guard_statements
 from orderdep.analysis.repair.candidates.reset_calls import excess_literals
 from orderdep.analysis.repair.candidates.resets import find_value_methods
-from orderdep.analysis.repair.candidates.root_statements import guard_statements, restore_statements
+from orderdep.analysis.repair.candidates.root_statements import restore_statements
 from orderdep.analysis.repair.candidates.sources import rank_cleaners, read_function
 from orderdep.analysis.repair.candidates.value_literals import attribute_restores, desc_literal
 from orderdep.analysis.repair.fix import Repairer

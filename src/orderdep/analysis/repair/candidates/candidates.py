@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from orderdep.analysis.repair.candidates.root_statements import guard_statements
+from orderdep.analysis.repair.candidates.guard_statements import guard_statements
 from orderdep.analysis.repair.candidates.sources import read_function
 from orderdep.analysis.repair.locate.module_names import ModuleNames
 from orderdep.analysis.repair.locate.module_roots import package_of

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from orderdep.analysis.repair.candidates.candidates import Candidate, placed
-from orderdep.analysis.repair.candidates.root_statements import guard_statements, restore_statements
+from orderdep.analysis.repair.candidates.guard_statements import guard_statements
+from orderdep.analysis.repair.candidates.root_statements import restore_statements
 from orderdep.analysis.repair.candidates.scoping import scope_statements
 from orderdep.analysis.repair.candidates.sources import (
     FunctionSource,

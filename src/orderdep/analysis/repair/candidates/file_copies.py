@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 
 from orderdep.analysis.repair.candidates.candidates import Candidate
-from orderdep.analysis.repair.candidates.root_statements import CWD
+from orderdep.analysis.repair.candidates.root_refs import CWD
 from orderdep.analysis.repair.locate.root_info import DebugResult, RootInfo
 from orderdep.analysis.repair.write.patches import Insertion
 from orderdep.core.report import ODFinding

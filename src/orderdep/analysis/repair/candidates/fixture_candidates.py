@@ -34,7 +34,7 @@ from typing import Optional
 
 from orderdep.analysis.repair.candidates.candidates import Candidate, short_name
 from orderdep.analysis.repair.candidates.fixture_defs import WIDE_SCOPES, FixtureDef, FixtureIndex
-from orderdep.analysis.repair.candidates.root_statements import guard_statements, key_guard
+from orderdep.analysis.repair.candidates.guard_statements import guard_statements, key_guard
 from orderdep.analysis.repair.candidates.sources import requested_fixtures
 from orderdep.analysis.repair.locate.module_names import ModuleNames, module_name_for
 from orderdep.analysis.repair.locate.root_info import RootInfo

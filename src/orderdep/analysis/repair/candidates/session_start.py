@@ -18,7 +18,7 @@ from typing import Optional
 
 from orderdep.analysis.repair.candidates.candidates import Candidate, friendly, short_name
 from orderdep.analysis.repair.candidates.fixture_candidates import conftest_for, fixture_slug
-from orderdep.analysis.repair.candidates.root_statements import holds_modules
+from orderdep.analysis.repair.candidates.guard_statements import holds_modules
 from orderdep.analysis.repair.candidates.value_literals import differing_attributes
 from orderdep.analysis.repair.locate.module_names import ModuleNames, attribute_reference
 from orderdep.analysis.repair.locate.root_info import RootInfo

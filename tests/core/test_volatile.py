@@ -10,6 +10,7 @@ from orderdep.core.volatile import (
     missing_notice,
     not_collected_message,
     param_base,
+    same_test_set,
     same_tests,
     translate,
     volatile_cause,
@@ -78,6 +79,19 @@ def test_translate_renames_only_when_an_id_is_missing() -> None:
 def test_same_tests_allows_renamed_ids_but_not_another_order() -> None:
     assert same_tests(FIRST, SECOND)
     assert not same_tests(FIRST, [SECOND[1], SECOND[0], *SECOND[2:]])
+
+
+def test_same_test_set_allows_another_order_and_renamed_ids() -> None:
+    assert same_test_set(FIRST, SECOND)
+    assert same_test_set(FIRST, [SECOND[4], SECOND[0], SECOND[2], SECOND[1], SECOND[3], SECOND[5]])
+    assert same_test_set(FIRST, list(reversed(FIRST)))
+
+
+def test_same_test_set_wants_every_test_once() -> None:
+    assert not same_test_set(FIRST, SECOND[:-1])
+    assert not same_test_set(FIRST, [*SECOND[:-1], f"{M}::test_other"])
+    assert not same_test_set(FIRST, [*SECOND[:-1], SECOND[0]])
+    assert not same_test_set([*FIRST[:-1], FIRST[0]], SECOND)
 
 
 def test_messages_name_the_cause_when_the_function_is_parametrized_here() -> None:

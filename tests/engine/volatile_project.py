@@ -38,6 +38,33 @@ VOLATILE = {
 }
 
 
+# The same victim and polluter, and a parametrize set that every collection puts in its
+# own order (as iterating a set of strings does under hash randomization): the same ids,
+# another original order in each process.
+SHUFFLED = {
+    "pytest.ini": "[pytest]\n",
+    MOD: """
+        import random
+
+        import pytest
+
+        SEEN = []
+        NAMES = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
+        random.shuffle(NAMES)
+
+        def test_victim():
+            assert SEEN == []
+
+        @pytest.mark.parametrize("name", NAMES)
+        def test_named(name):
+            assert name
+
+        def test_polluter():
+            SEEN.append(1)
+    """,
+}
+
+
 def grown(counter: Path) -> str:
     """A test module whose ``test_grow`` is parametrized with one more value at every
     collection (``counter`` counts them, outside the project): no other process collects

@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING
 
 import pytest
 from clitools import write_files
-from tests.engine.volatile_project import FIXED, MOD, POLLUTER, VICTIM, VOLATILE, stamp_of
+from tests.engine.volatile_project import (
+    FIXED,
+    MOD,
+    POLLUTER,
+    SHUFFLED,
+    VICTIM,
+    VOLATILE,
+    stamp_of,
+)
 
 if TYPE_CHECKING:
     from conftest import CliRunner
@@ -110,3 +118,18 @@ def test_fix_checks_its_patch_set_on_a_copy_whose_ids_changed(
     assert code == 0, out + err
     assert "patch set: 1 patch(es) for 1 OD test(s) hold together" in out
     assert "not in the collected suite" not in out
+
+
+def test_fix_verifies_on_a_copy_that_collects_the_same_tests_in_another_order(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The copy's collection puts a parametrize set in another order (set iteration):
+    the same tests, so its patches are verified, in the orders of the first collection."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+    shuffled = write_files(tmp_path / "shuffled", SHUFFLED)
+    code, out, err = cli("detect", shuffled, "--classify", "--seed", "1")
+    assert code == 1, out + err
+    code, out, err = cli("fix", shuffled, "--apply")
+    assert code == 0, out + err
+    assert "collects different tests" not in out
+    assert "patch set: 1 patch(es) for 1 OD test(s) hold together" in out

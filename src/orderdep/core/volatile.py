@@ -92,6 +92,16 @@ def same_tests(first: Sequence[str], second: Sequence[str]) -> bool:
     return [aligned.get(t) for t in first] == list(second)
 
 
+def same_test_set(first: Sequence[str], second: Sequence[str]) -> bool:
+    """Whether two collections hold the same tests, perhaps in another order (a
+    parametrize set built by iterating a set of strings, whose order changes with the
+    hash seed of each process), some perhaps under other (volatile) ids."""
+    if len(first) != len(second) or len(set(second)) != len(second):
+        return False
+    aligned = align(first, second)
+    return len(aligned) == len(first) and set(aligned.values()) == set(second)
+
+
 def changed(first: Sequence[str], second: Sequence[str]) -> list[str]:
     """The ids of ``first`` that ``second`` names differently or lacks."""
     in_second = set(second)

@@ -37,7 +37,7 @@ from typing import Optional
 
 from orderdep.analysis.repair.verify.changed_tests import ChangedCode, changed_code
 from orderdep.core.outcomes import OrderResult
-from orderdep.core.volatile import same_tests
+from orderdep.core.volatile import same_test_set
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.dask_executor import DaskEngine
 from orderdep.engine.runner import Engine
@@ -257,12 +257,13 @@ class Verifier:
 
     def same_suite(self, engine: Engine) -> bool:
         """Whether ``engine`` (on a patched copy) collects the tests of the unpatched
-        suite; where only volatile parametrize ids differ, it takes the suite's ids, so
-        orders keep them."""
+        suite; where only their order (a parametrize set iterated from a set) or volatile
+        parametrize ids differ, it takes the suite's ids and order, which the orders
+        checked name."""
         suite_order = list(self.engine.suite.ids)
         if list(engine.suite.ids) == suite_order:
             return True
-        if not same_tests(suite_order, engine.suite.ids):
+        if not same_test_set(suite_order, engine.suite.ids):
             return False
         engine.adopt(self.engine.suite)
         return True

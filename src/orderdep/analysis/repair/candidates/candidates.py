@@ -42,6 +42,9 @@ class Candidate:
     # while one putting back the whole container (which the victims of its other keys
     # need too) is offered: after it, at any size
     keys_only: bool = False
+    # the set-up that made the shared object runs again before every test (``setUpClass``
+    # from ``setUp``): a fix where the state is made, as a polluter's own clean-up is
+    at_set_up: bool = False
 
 
 def _dedupe(orders: Sequence[Sequence[str]]) -> list[list[str]]:
@@ -166,7 +169,7 @@ def place_count(cand: Candidate) -> int:
 
 def root_cause_rank(cand: Candidate) -> int:
     """0 for a fix at the root cause (a polluter or its fixture cleans up after itself, a
-    shared fixture is no longer shared) in fewer than :data:`MANY_PLACES` places, 1 for an
+    shared fixture is no longer shared, a class's set-up runs for every test) in fewer than :data:`MANY_PLACES` places, 1 for an
     autouse fixture making every test of a directory clean up, 2 for a change to the OD
     test, 3 for a root-cause fix copied into many places (a guard in each of many
     polluters): a maintainer reads one fixture or one test before a dozen copies. A
@@ -175,7 +178,7 @@ def root_cause_rank(cand: Candidate) -> int:
     edits = {i.edit for i in cand.insertions}
     if cand.strategy == "polluter" and cand.partial:
         return 3
-    if cand.strategy == "polluter" or edits & {"narrow", "setup_function"}:
+    if cand.strategy == "polluter" or cand.at_set_up or edits & {"narrow", "setup_function"}:
         return 0 if place_count(cand) < MANY_PLACES else 3
     return 1 if edits & {"autouse", "module_autouse"} else 2
 

@@ -297,4 +297,5 @@ def setup_class_candidates(project: Path, finding: ODFinding) -> list[Candidate]
         f"it sets up; {short_name(finding.test)} needs it fresh."
     )
     ins = Insertion(finding.test, ("self.setUpClass()",), (), "setUp", comment)
-    return [Candidate("fixture", "runs setUpClass before every test of the class", [ins])]
+    what = "runs setUpClass before every test of the class"
+    return [Candidate("fixture", what, [ins], at_set_up=True)]

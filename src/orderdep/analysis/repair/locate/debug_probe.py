@@ -14,6 +14,10 @@ ODRepair's Debugger (003 §3.1, Figure 2) acts right before the OD test runs (po
     roots another order loaded lazily exist here too (the paper's ``state_capture_eager``).
     ``attributes`` names roots captured besides (attributes of an object root,
     ``pkg.mod.obj.attr``, see :mod:`.attribute_roots`).
+    ``late`` names roots captured again first thing in the OD test's call phase, after
+    its set-ups (``late_roots`` in the result): a class attribute ``setup_class`` makes
+    is absent before the test that runs alone and present after its polluter, and the
+    two differ in what the test then reads (see :mod:`.set_up_roots`).
 ``restore``
     At position 0 capture the roots named in ``roots`` (:func:`orderdep.analysis.state.get`);
     at ``at`` put each back (:func:`orderdep.analysis.state.restore`: in place, so
@@ -116,6 +120,7 @@ class DebugProbe:
         self._index = 0  # position of the test running
         self._late: dict[str, Optional[RootValue]] = {}  # absent at 0; captured once set up
         self._idents_at_start: dict[str, int] = {}  # the objects globals held at 0
+        self._tracker: Optional[StateTracker] = None  # the capture's, for ``late`` roots
 
     def before_test(self, index: int, test_id: str) -> None:
         self._index = index
@@ -153,8 +158,12 @@ class DebugProbe:
             values = FixtureValues.of_session(session, project.is_project_path)
             if values.register(manager):
                 self.fixtures = values
-            call_phase = self.mode == "restore" or self.options.get("phase") == "call"
-            if self.mode in ("exec", "restore") and call_phase:
+            call_phase = (
+                self.mode == "restore"
+                or self.options.get("phase") == "call"
+                or bool(self.mode == "capture" and self.options.get("late"))
+            )
+            if call_phase:
                 manager.register(_call_phase_plugin(self), "orderdep-repair-call-phase")
         except (KeyboardInterrupt, SystemExit):
             raise
@@ -177,7 +186,7 @@ class DebugProbe:
             except BaseException:  # user code may raise any
                 missing.append(str(name))
         self.data["not_importable"] = missing
-        tracker = StateTracker(self.config)
+        tracker = self._tracker = StateTracker(self.config)
         if self.fixtures is not None:
             tracker.fixtures = self.fixtures.roots
         fingerprints = tracker.snapshot()
@@ -214,6 +223,17 @@ class DebugProbe:
                 name, root_meta(name, tracker, self.rootdir), self.config
             )
         self.data["roots"] = captured
+
+    def _capture_late(self) -> None:
+        """The ``late`` roots as the OD test's set-ups left them."""
+        tracker = self._tracker  # the modules known before the test: its own among them
+        if tracker is None:
+            return
+        late: dict[str, Any] = {}
+        for name in [str(n) for n in self.options.get("late") or []]:
+            meta = root_meta(name, tracker, self.rootdir)
+            late[name] = capture_attribute(name, meta, self.config)
+        self.data["late_roots"] = late
 
     def _snapshot(self) -> None:
         for name in [str(n) for n in self.options.get("roots") or []]:
@@ -319,6 +339,10 @@ class DebugProbe:
                 self._late_snapshot()
             elif self._index == self.at:
                 self._late_restore()
+            return
+        if self.mode == "capture":
+            if self._index == self.at:
+                self._capture_late()
             return
         if self._armed is None or getattr(item, "nodeid", None) != self._armed:
             return

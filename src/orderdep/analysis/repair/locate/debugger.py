@@ -46,6 +46,7 @@ from orderdep.analysis.repair.locate.debug_orders import orders_for as orders_fo
 from orderdep.analysis.repair.locate.module_roots import fold_packages
 from orderdep.analysis.repair.locate.rebound import defines, rebound_differs
 from orderdep.analysis.repair.locate.root_info import DebugResult, RootInfo
+from orderdep.analysis.repair.locate.set_up_roots import after_set_up, one_sided
 from orderdep.analysis.repair.locate.value_view import ValueView
 from orderdep.core.ddmin import DDMinPreconditionError, ddmin
 from orderdep.core.outcomes import OrderResult, Outcome
@@ -250,6 +251,16 @@ def debug(
         if _differs(f_roots.get(n), p_roots.get(n), same_salt)
         and not _library_on_one_side(f_roots.get(n), p_roots.get(n))
     ]
+    late = one_sided(f_roots, p_roots)
+    if late:  # made by a set-up: compared as the test's set-ups leave them
+        runs.progress(f"capturing {len(late)} root(s) after the test's set-ups")
+        made = after_set_up(runs.run, (failing_order, passing_order), late, ensure, _differs)
+        out.differing = [made.get(r.name, r) for r in out.differing]
+        out.notes += [
+            f"{name} is made by a set-up (present before the test in one order only): "
+            "compared as the test's set-ups leave it"
+            for name in made
+        ]
     # a global the failing order bound to another object comes first: what a reload does
     rebound = {n for n in names if rebound_differs(f_roots.get(n), p_roots.get(n))}
     out.differing = _merge_aliases(out.differing, f_roots, rebound)

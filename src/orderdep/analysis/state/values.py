@@ -155,7 +155,10 @@ def get(name: str, config: Optional[RootsConfig] = None) -> RootValue:
         owner, attr = _locate(name[6:])
         func = _raw(owner, attr)
         return RootValue(name, True, func, func.cache_info())
-    owner, attr = _locate(name)
+    try:
+        owner, attr = _locate(name)
+    except KeyError:  # an object on its path is not there yet (a set-up makes it)
+        return RootValue(name, False)
     if attr not in vars(owner):
         return RootValue(name, False)
     value = _raw(owner, attr)

@@ -252,6 +252,7 @@ def debug(
         and not _library_on_one_side(f_roots.get(n), p_roots.get(n))
     ]
     late = one_sided(f_roots, p_roots)
+    made: dict[str, RootInfo] = {}
     if late:  # made by a set-up: compared as the test's set-ups leave them
         runs.progress(f"capturing {len(late)} root(s) after the test's set-ups")
         made = after_set_up(runs.run, (failing_order, passing_order), late, ensure, _differs)
@@ -275,6 +276,8 @@ def debug(
     _isolate(runs, out, out.differing, max_restores, together)
     if not out.found:
         _split_objects(runs, out, ensure, max_restores)
+    elif made:
+        _split_made(runs, out, [r for r in out.culprits if r.name in made], ensure, max_restores)
     out.runs = runs.count
     return out
 
@@ -301,6 +304,28 @@ def _split_objects(runs: _Runs, out: DebugResult, ensure: list[str], max_restore
     if parts:
         out.differing += parts
         _isolate(runs, out, parts, max_restores)
+
+
+def _split_made(
+    runs: _Runs, out: DebugResult, roots: Sequence[RootInfo], ensure: list[str], max_restores: int
+) -> None:
+    """The attributes of an object a set-up made (:mod:`.set_up_roots`) that explain the
+    failure, named before the object: other attributes of the class hold parts of it
+    (``cls.Q_ = cls.ureg.Quantity``), so a copy in its place is not the same registry,
+    while the attribute the polluter set can be put back alone."""
+    names = attribute_roots(roots)
+    if len(names) < 2:
+        return
+    runs.progress(f"capturing {len(names)} attribute(s) of the objects a set-up made")
+    orders = (out.failing_order, out.passing_order)
+    parts = list(after_set_up(runs.run, orders, names, ensure, _differs).values())
+    if not parts:
+        return
+    found = DebugResult(out.test, out.kind, out.failing_order, out.passing_order)
+    _isolate(runs, found, parts, max_restores)
+    if found.polluted:
+        out.differing += parts
+        out.polluted = [*found.polluted, *(n for n in out.polluted if n not in found.polluted)]
 
 
 class _TooManyRuns(Exception):

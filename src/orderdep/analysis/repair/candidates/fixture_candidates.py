@@ -39,6 +39,7 @@ from orderdep.analysis.repair.candidates.sources import requested_fixtures
 from orderdep.analysis.repair.locate.module_names import ModuleNames, module_name_for
 from orderdep.analysis.repair.locate.root_info import RootInfo
 from orderdep.analysis.repair.write.patches import Insertion, function_path, insertion
+from orderdep.analysis.repair.write.testcase_bases import plain_bases
 from orderdep.analysis.repair.write.unittest_patches import testcase_methods
 from orderdep.core.report import ODFinding
 
@@ -287,7 +288,8 @@ def setup_class_candidates(project: Path, finding: ODFinding) -> list[Candidate]
     if polluter is None:
         return []
     try:
-        methods = testcase_methods((project / file).read_text(encoding="utf-8"), classes)
+        source = (project / file).read_text(encoding="utf-8")
+        methods = testcase_methods(source, classes, plain_bases(project, file))
     except OSError:
         return []
     if methods is None or "setUpClass" not in methods:

@@ -18,6 +18,7 @@ import io
 import textwrap
 import tokenize
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -37,6 +38,7 @@ from orderdep.analysis.repair.write.import_lifting import add_imports, liftable
 from orderdep.analysis.repair.write.import_reuse import imported_once, reuse_imports
 from orderdep.analysis.repair.write.module_top import add_module_statements
 from orderdep.analysis.repair.write.statements import TRIPLE_QUOTES, parse_statements
+from orderdep.analysis.repair.write.testcase_bases import plain_bases
 from orderdep.analysis.repair.write.unittest_patches import (
     adapt_statements,
     is_docstring,
@@ -141,10 +143,15 @@ def _appended(old: Sequence[cst.Param], new: list[cst.Param]) -> list[cst.Param]
 
 class _Inserter(cst.CSTTransformer):
     def __init__(
-        self, classes: Sequence[str], name: str, insertion: Insertion, double: bool = False
+        self,
+        classes: Sequence[str],
+        name: str,
+        insertion: Insertion,
+        double: bool = False,
+        plain: AbstractSet[str] = frozenset(),
     ) -> None:
         self.classes, self.name, self.insertion = list(classes), name, insertion
-        self.double = double
+        self.double, self.plain = double, plain
         self.scope: list[str] = []  # enclosing classes; "()" marks a function
         self.testcase: list[bool] = []  # per enclosing class: a unittest.TestCase?
         self.found = 0
@@ -154,7 +161,7 @@ class _Inserter(cst.CSTTransformer):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.scope.append(node.name.value)
-        self.testcase.append(is_testcase(node))
+        self.testcase.append(is_testcase(node, self.plain))
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
         self.scope.pop()
@@ -237,8 +244,11 @@ def _top_level_imports(source: str) -> set[str]:
     return out
 
 
-def apply_insertion(source: str, insertion: Insertion) -> str:
-    """``source`` with ``insertion`` applied (idempotent: applying it twice changes nothing)."""
+def apply_insertion(
+    source: str, insertion: Insertion, plain: AbstractSet[str] = frozenset()
+) -> str:
+    """``source`` with ``insertion`` applied (idempotent: applying it twice changes nothing);
+    ``plain``: the file's base classes named like TestCases that are not one."""
     _, classes, name = function_path(insertion.test)
     name = insertion.method or name
     if insertion.method == "setUp":
@@ -273,7 +283,7 @@ def apply_insertion(source: str, insertion: Insertion) -> str:
             source, name, code, insertion.fixtures, insertion.comment, imports, decorator
         )
     # inserted code quotes strings the way the file does, and does not repeat its imports
-    inserter = _Inserter(classes, name, insertion, double)
+    inserter = _Inserter(classes, name, insertion, double, plain)
     inserter.have = _top_level_imports(source)
     inserter.module = module
     new = module.visit(inserter)
@@ -297,6 +307,7 @@ def apply_insertions(
     """Apply every insertion to the project's files (or to ``base`` texts, if given)."""
     texts: dict[str, str] = {}
     originals: dict[str, str] = {}
+    plain: dict[str, frozenset[str]] = {}
     for ins in insertions:
         rel = ins.file
         if rel not in texts:
@@ -310,7 +321,9 @@ def apply_insertions(
                 except OSError as exc:
                     raise UsageError(f"cannot read {rel!r}: {exc.strerror or exc}") from None
             texts[rel] = originals[rel] = text
-        texts[rel] = apply_insertion(texts[rel], ins)
+        if rel not in plain:
+            plain[rel] = plain_bases(project, rel)
+        texts[rel] = apply_insertion(texts[rel], ins, plain[rel])
     # the texts are read with universal newlines; a file written with \r\n keeps them,
     # in the changes, the diff and the files written (else every line would change)
     return {

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from typing import Optional
 
 import libcst as cst
@@ -31,11 +32,15 @@ _FINALIZER = re.compile(r"\brequest\.addfinalizer\(")
 _ROOTPATH = re.compile(r"\brequest\.config\.rootpath\b")
 
 
-def is_testcase(node: cst.ClassDef) -> bool:
-    """Whether a class looks like a ``unittest.TestCase`` (a base named ``...TestCase``)."""
+def is_testcase(node: cst.ClassDef, plain: AbstractSet[str] = frozenset()) -> bool:
+    """Whether a class looks like a ``unittest.TestCase`` (a base named ``...TestCase``,
+    not one of the ``plain`` bases the project defines without a TestCase behind them:
+    :func:`~.testcase_bases.plain_bases`)."""
     for arg in node.bases:
         value = arg.value
         name = value.attr.value if isinstance(value, cst.Attribute) else getattr(value, "value", "")
+        if isinstance(value, cst.Name) and name in plain:
+            continue
         if isinstance(name, str) and name.endswith(("TestCase", "TestBase")):
             return True
     return False
@@ -128,8 +133,11 @@ def plain_setattrs(body: Sequence[str], cleanup: str) -> Optional[list[str]]:
     return out if 0 < calls <= 2 else None
 
 
-def testcase_methods(source: str, classes: Sequence[str]) -> Optional[set[str]]:
-    """The methods the innermost of ``classes`` defines, if it is a ``TestCase``; else None."""
+def testcase_methods(
+    source: str, classes: Sequence[str], plain: AbstractSet[str] = frozenset()
+) -> Optional[set[str]]:
+    """The methods the innermost of ``classes`` defines, if it is a ``TestCase`` (see
+    :func:`is_testcase`); else None."""
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError:
@@ -143,7 +151,7 @@ def testcase_methods(source: str, classes: Sequence[str]) -> Optional[set[str]]:
         node = found[0]
         inner = node.body
         body = inner.body if isinstance(inner, cst.IndentedBlock) else []
-    if node is None or not is_testcase(node):
+    if node is None or not is_testcase(node, plain):
         return None
     return {n.name.value for n in body if isinstance(n, cst.FunctionDef)}
 

@@ -73,6 +73,9 @@ class Suite:
 
     tests: list[TestInfo]
     rootdir: str = ""
+    # pytest's rootdir relative to the project, when it is a directory inside it (an ini
+    # file in ``tests/``): the node ids' paths start there ("" when they are the project's)
+    id_root: str = ""
     _by_id: dict[str, TestInfo] = field(default_factory=dict, repr=False, compare=False)
     # Where the collecting process found the project's code, when it matters: modules
     # imported from the original tree instead of the working copy ("from_origin"), and
@@ -134,8 +137,15 @@ class Suite:
         return [t for t in self.ids if t.rsplit("::", 1)[-1] == tail][:n]
 
     def to_json(self) -> dict[str, Any]:
-        return {"rootdir": self.rootdir, "tests": [t.to_json() for t in self.tests]}
+        out: dict[str, Any] = {"rootdir": self.rootdir, "tests": [t.to_json() for t in self.tests]}
+        if self.id_root:
+            out["id_root"] = self.id_root
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Suite:
-        return cls([TestInfo.from_json(t) for t in data["tests"]], rootdir=data.get("rootdir", ""))
+        return cls(
+            [TestInfo.from_json(t) for t in data["tests"]],
+            rootdir=data.get("rootdir", ""),
+            id_root=data.get("id_root", ""),
+        )

@@ -76,6 +76,18 @@ def _syntax_error(nodeid: str, text: str) -> Optional[str]:
     return f"cannot collect {nodeid}: {raised['error']} at line {place['line']}"
 
 
+def _id_root(data: dict[str, Any], tree: Optional[Path]) -> str:
+    """pytest's rootdir relative to the tree it ran in, when it lies inside it."""
+    rootdir = data.get("rootdir")
+    if tree is None or not isinstance(rootdir, str) or not rootdir:
+        return ""
+    try:
+        rel = Path(rootdir).resolve().relative_to(tree.resolve())
+    except ValueError:
+        return ""
+    return "" if str(rel) == "." else rel.as_posix()
+
+
 def suite_from_events(
     events: list[dict[str, Any]], config: EngineConfig, log: str, tree: Optional[Path] = None
 ) -> Suite:
@@ -143,7 +155,7 @@ def suite_from_events(
             "Point orderdep at the project root (the directory with pytest.ini, "
             "pyproject.toml or setup.cfg), or set testpaths there."
         )
-    suite = Suite(tests, rootdir=str(config.project))
+    suite = Suite(tests, rootdir=str(config.project), id_root=_id_root(data, tree))
     code = data.get("code")
     if isinstance(code, dict):
         suite.code = {str(k): [str(x) for x in v] for k, v in code.items() if isinstance(v, list)}

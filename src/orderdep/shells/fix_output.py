@@ -21,10 +21,12 @@ def fix_lines(
     report: Optional[Path],
     applied: Sequence[str],
     polluters: Sequence[str] = (),
+    sources: Optional[Path] = None,
 ) -> list[str]:
     """What ``fix`` prints for one OD test: its patch and how to apply it (or where it was
     applied), or why none was verified, with the roots a person writing the fix should
-    look at."""
+    look at. ``sources``: where the patch's paths start (pytest's rootdir, when it is a
+    directory inside the project)."""
     fix = result.fix
     if not result.reproduced:
         return [
@@ -58,9 +60,8 @@ def fix_lines(
     assert patch is not None
     lines.append(f"patch: {patch}")
     # A patch outside the project (next to a --report elsewhere) is named absolutely.
-    cmds = apply_commands(
-        project, patch.relative_to(project) if patch.is_relative_to(project) else patch
-    )
+    base = sources or project
+    cmds = apply_commands(base, patch.relative_to(base) if patch.is_relative_to(base) else patch)
     lines.append(f"apply it: {cmds[0]}")
     lines += [f"      or: {c}" for c in cmds[1:]]
     again = ["orderdep", "fix", str(project), "--test", result.test, "--strategy", fix.strategy]

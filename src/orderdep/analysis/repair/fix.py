@@ -141,11 +141,11 @@ class Repairer:
                 f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGY_CHOICES)}"
             )
         self.config = config
-        self.project = config.project
         self.engine = engine
         self.strategies = STRATEGIES if strategy == "auto" else (strategy,)
         self.progress = progress or (lambda message: None)
         self.verifier = Verifier(config, engine, full_suite=full_suite, nd_tests=nd_tests)
+        self.project = self.verifier.sources  # the test ids' paths start here
         self.max_verify = max_verify
         self.screen = Screener(engine)
 

@@ -206,6 +206,7 @@ def fix(
             nd_tests=data.nd_tests if data is not None else (),
         )
         scope_to(repairer, data, leading)
+        sources = repairer.project  # the files the test ids name: pytest's rootdir
         if data is not None and not polluters:
             data, selected = classify_on_demand(engine, data, selected, project, report, params)
         ahead = Ahead()  # set-ups verified ahead for later brittles
@@ -221,14 +222,14 @@ def fix(
             if result.reproduced and result.fix is not None:
                 patch = patches / patch_name(function, strategy)
                 patch.parent.mkdir(parents=True, exist_ok=True)
-                applied = apply_now(project, written or result.fix, originals) if apply_ else []
-                patch.write_text(diff_from_originals(project, result.fix, originals), "utf-8")
+                applied = apply_now(sources, written or result.fix, originals) if apply_ else []
+                patch.write_text(diff_from_originals(sources, result.fix, originals), "utf-8")
                 by_function[function] = result
                 fixed.append(result)
                 done.append((finding, result.fix))
             entries[finding.test] = fix_entry(result, patch, patches.parent)
             save_fixes(report_file(project, report).resolve().parent, entries)
-            lines = fix_lines(result, project, patch, params, report, applied, polluters)
+            lines = fix_lines(result, project, patch, params, report, applied, polluters, sources)
             click.echo("\n".join(lines))
 
         def out_of_time(test: str, kind: Optional[str]) -> int:
@@ -328,7 +329,7 @@ def fix(
                     )
             except OutOfTime:  # the budget ended: they stay unrepaired
                 pass
-        restore_originals(project, originals)  # the set that holds is written below
+        restore_originals(sources, originals)  # the set that holds is written below
         unrepaired = (
             [f.test for f in data.od_tests if f.test not in {r.test for r in fixed}]
             if data is not None
@@ -347,10 +348,10 @@ def fix(
             # sharing a block is worth less than the set check that applies the patches
             reserve = set_check_reserve(repairer, set_orders, len(fixed), budget)
             with runs_until(None if left_s is None else time.monotonic() + left_s - reserve):
-                share_setups(repairer, project, fixed, entries, patch_of)
+                share_setups(repairer, sources, fixed, entries, patch_of)
             elsewhere: dict[str, str] = {}  # kept, but failing in a random order as unpatched
             kept, changes, left_out = check_set(
-                repairer, project, fixed, by_function, seed, set_orders, unrepaired, elsewhere
+                repairer, sources, fixed, by_function, seed, set_orders, unrepaired, elsewhere
             )
             findings = {function_id(f.test): f for f, _ in done}
             retry = {**elsewhere, **left_out}
@@ -362,7 +363,7 @@ def fix(
             if retried:
                 before = (kept, changes, left_out, dict(elsewhere))
                 kept, changes, left_out = check_set(
-                    repairer, project, fixed, by_function, seed, set_orders, unrepaired, elsewhere
+                    repairer, sources, fixed, by_function, seed, set_orders, unrepaired, elsewhere
                 )
                 if len(kept) < len(before[0]) and not set(retried) & set(before[0]):
                     # held before the repairs again, which it does not contain: kept
@@ -378,14 +379,14 @@ def fix(
         if kept:
             if apply_:
                 for rel, (_, new) in changes.items():
-                    (project / rel).write_text(new, encoding="utf-8")
+                    (sources / rel).write_text(new, encoding="utf-8")
                 click.echo(f"applied to {', '.join(sorted(changes))}")
             elif len(kept) > 1:
                 set_file.write_text(unified_diff(changes), encoding="utf-8")
                 shown = (
-                    set_file.relative_to(project) if set_file.is_relative_to(project) else set_file
+                    set_file.relative_to(sources) if set_file.is_relative_to(sources) else set_file
                 )
-                cmds = apply_commands(project, shown)
+                cmds = apply_commands(sources, shown)
                 click.echo(f"all patches in one: {set_file}")
                 click.echo(f"apply them all: {cmds[0]}")
                 click.echo("\n".join(f"            or: {c}" for c in cmds[1:]))

@@ -116,7 +116,7 @@ def shrink_verified(
     smaller patch passes the full verification too; else ``cand`` as it is."""
     if not worth_shrinking(cand):
         return cand, changes, check
-    project = verifier.config.project
+    project = verifier.sources
     progress(f"shrinking a verified patch of {len(_body(cand.insertions[0]))} statements")
 
     def works(smaller: Candidate) -> bool:

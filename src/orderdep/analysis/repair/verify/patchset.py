@@ -235,7 +235,7 @@ def verify_set(
     with make_workdir("orderdep-fixset-") as tmp:
         copy = copy_path(Path(tmp), verifier.config.project)
         copy_project(verifier.config.project, copy)
-        write_changes(copy, changes)
+        write_changes(copy / verifier.engine.suite.id_root, changes)
         planned = set_orders(suite, targets, seed, random_orders)
         try:
             with verifier.engine_on(copy, [order for _, order in planned]) as engine:

@@ -193,6 +193,12 @@ class Verifier:
         # collection failed while they ran (a port bound at import, say)
         self.exclusive = False
 
+    @property
+    def sources(self) -> Path:
+        """Where the test ids' paths start: the project, or pytest's rootdir inside it
+        (``tests/`` when the ini file is there); patches name files from here."""
+        return self.config.project / self.engine.suite.id_root
+
     def original_order(self) -> list[str]:
         """The original order a patch is checked in: the suite's, or its :attr:`scope`."""
         return list(self.scope) if self.scope else list(self.engine.suite.ids)
@@ -344,7 +350,7 @@ class Verifier:
         with make_workdir("orderdep-fix-") as tmp:
             copy = copy_path(Path(tmp), self.config.project)
             copy_project(self.config.project, copy)
-            write_changes(copy, changes)
+            write_changes(copy / self.engine.suite.id_root, changes)
             try:
                 with self.engine_on(copy, [order for _, order, _, _ in checks]) as engine:
                     if not self.same_suite(engine):

@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from corpus_ids import as_listed
 from patchstats import changed_lines, repeated_blocks
 from realsetup import (
     Installer,
@@ -565,7 +566,7 @@ def run_project(entry: dict[str, Any], opts: dict[str, Any], work_dir: str) -> d
         report = json.loads(path.read_text()) if path.exists() else {"od_tests": []}
         listed = {r["test"] for r in entry.get("known", [])}
         step = "checking findings"
-        score_report(tree, report, known, listed, out)
+        score_report(tree, as_listed(report, source, entry), known, listed, out)
         out.lines.append(f"detect: exit {out.detect_exit} in {out.detect_wall:.0f} s, "
                          f"{out.od_found} OD tests; see {work / 'detect.out'}")  # fmt: skip
         if opts.get("fix", True) and path.exists():

@@ -169,11 +169,11 @@ def place_count(cand: Candidate) -> int:
 
 def root_cause_rank(cand: Candidate) -> int:
     """0 for a fix at the root cause (a polluter or its fixture cleans up after itself, a
-    shared fixture is no longer shared, a class's set-up runs for every test) in fewer than :data:`MANY_PLACES` places, 1 for an
-    autouse fixture making every test of a directory clean up, 2 for a change to the OD
-    test, 3 for a root-cause fix copied into many places (a guard in each of many
-    polluters): a maintainer reads one fixture or one test before a dozen copies. A
-    polluter's clean-up while its victim's polluters were not all found (``partial``) is
+    shared fixture is no longer shared, a class's set-up runs for every test) in fewer
+    than :data:`MANY_PLACES` places, 1 for an autouse fixture making every test of a
+    directory clean up, 2 for a change to the OD test, 3 for a root-cause fix copied into
+    many places (a guard in each of many polluters): a maintainer reads one fixture or one
+    test before a dozen copies. A polluter's clean-up while its victim's polluters were not all found (``partial``) is
     3 too: the state it undoes may come from a test the search did not reach."""
     edits = {i.edit for i in cand.insertions}
     if cand.strategy == "polluter" and cand.partial:

@@ -323,6 +323,7 @@ def _split_made(
         return
     found = DebugResult(out.test, out.kind, out.failing_order, out.passing_order)
     _isolate(runs, found, parts, max_restores)
+    out.unrestorable.update(found.unrestorable)
     if found.polluted:
         out.differing += parts
         out.polluted = [*found.polluted, *(n for n in out.polluted if n not in found.polluted)]

@@ -133,7 +133,7 @@ class _FakeEngine:
     """Runs every order with all tests passing, until the budget ends at run ``stop``."""
 
     def __init__(self, suite: list[str], stop: int) -> None:
-        self.suite = type("S", (), {"ids": suite})()
+        self.suite = type("S", (), {"ids": suite, "id_root": ""})()
         self.stop, self.runs = stop, 0
 
     def __enter__(self) -> _FakeEngine:

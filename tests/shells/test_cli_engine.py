@@ -393,13 +393,13 @@ def test_a_run_where_nothing_ran_is_not_a_success(
 def test_python_older_than_the_test_processes_code_needs_is_a_usage_error(
     project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """An interpreter that says it is Python 3.8 (a stand-in script: it answers the check
+    """An interpreter that says it is Python 3.7 (a stand-in script: it answers the check
     as such an interpreter does) is refused up front, with what to do, not a traceback
     from inside the test processes."""
-    fake = tmp_path / "python3.8"
-    fake.write_text("#!/bin/sh\necho 'python 3.8' >&2\nexit 1\n")
+    fake = tmp_path / "python3.7"
+    fake.write_text("#!/bin/sh\necho 'python 3.7' >&2\nexit 1\n")
     fake.chmod(0o755)
     code, _, err = run_main(capsys, "run", project, "--python", str(fake), OK)
     assert code == 2
-    assert f"--python '{fake}' is Python 3.8;" in err
-    assert "needs Python 3.9 or later: run the suite with a newer interpreter" in err
+    assert f"--python '{fake}' is Python 3.7;" in err
+    assert "needs Python 3.8 or later: run the suite with a newer interpreter" in err

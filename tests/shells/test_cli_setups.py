@@ -6,13 +6,20 @@ orderdep in another environment than the project's. In each, ``detect``, ``prade
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 import pytest
 from clitools import write_files
+
+from orderdep.analysis.regression.coverage import _PROBE_MODULE as COVERAGE_PROBE
+from orderdep.analysis.repair.locate.debugger import PROBE_MODULE as DEBUG_PROBE
+from orderdep.analysis.state.probe import MODULE as STATE_PROBE
+from orderdep.engine.config import MIN_PYTHON
+from orderdep.engine.shim import with_shim
 
 if TYPE_CHECKING:
     from conftest import CliRunner
@@ -129,9 +136,10 @@ def test_a_src_layout_on_the_path_is_repaired_in_the_working_copy(
     check_repairs(cli, project, sys.executable, *plugin)
 
 
-def make_venv(where: Path, project: Path, *install: str) -> str:
-    """A venv with pytest and the project installed as ``install`` says (not orderdep)."""
-    subprocess.run([sys.executable, "-m", "venv", str(where)], check=True)
+def make_venv(where: Path, project: Path, *install: str, base: str = sys.executable) -> str:
+    """A venv of ``base`` with pytest and the project installed as ``install`` says (not
+    orderdep)."""
+    subprocess.run([base, "-m", "venv", str(where)], check=True)
     python = str(where / "bin" / "python")
     done = subprocess.run(
         [python, "-m", "pip", "install", "-q", "pytest", *install],
@@ -191,6 +199,58 @@ def test_an_installed_project_in_its_own_venv_is_repaired(
     assert (said in err) == (install == (".",)), err
     check_repairs(cli, project, python, "--python", python, module=module)
     assert os.path.exists(project / "tests" / "test_shop.py")
+
+
+def oldest_python() -> Optional[str]:
+    """An interpreter of the oldest Python the test processes' code supports, if this
+    machine has one (on the path, or installed by pyenv)."""
+    name = "python{}.{}".format(*MIN_PYTHON)
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    found = [shutil.which(name), *map(str, sorted(pyenv.glob(f"versions/*/bin/{name}")))]
+    for python in filter(None, found):
+        said = subprocess.run(
+            [python, "-c", "import sys; print(sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+        )
+        if said.stdout.strip() == str(MIN_PYTHON):
+            return python
+    return None
+
+
+def test_the_test_processes_code_imports_on_the_oldest_python_supported(tmp_path: Path) -> None:
+    """The child plugin, the fork server and every probe the engine loads into a test
+    process import on that interpreter, lent orderdep's package as a venv without it is."""
+    base = oldest_python()
+    if base is None:
+        pytest.skip("no Python {}.{} on this machine".format(*MIN_PYTHON))
+    modules = [
+        "orderdep.engine.childplugin",
+        "orderdep.engine.forkserver",
+        STATE_PROBE,
+        DEBUG_PROBE,
+        COVERAGE_PROBE,
+    ]
+    python = make_venv(tmp_path / "venv", tmp_path, base=base)  # pytest, not orderdep
+    env = with_shim({k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    code = "import importlib, sys; [importlib.import_module(m) for m in sys.argv[1:]]"
+    done = subprocess.run([python, "-c", code, *modules], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_project_on_the_oldest_python_supported_is_repaired(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project whose venv has the oldest Python supported (3.8: a project that has not
+    moved on), orderdep running on its own newer one: detect, pradet (the state probe) and
+    fix (the debug probe) run their code in that interpreter's test processes."""
+    base = oldest_python()
+    if base is None:
+        pytest.skip("no Python {}.{} on this machine".format(*MIN_PYTHON))
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    project = shop_project(tmp_path / "shop", SETUPTOOLS + SRC_LAYOUT)
+    python = make_venv(tmp_path / "venv", project, "-e", ".", base=base)
+    check_repairs(cli, project, python, "--python", python)
 
 
 def test_the_project_imported_before_orderdep_loads_is_named(

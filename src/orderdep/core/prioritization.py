@@ -31,14 +31,15 @@ from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from orderdep.errors import UsageError
 
 Granularity = Literal["statement", "function"]
 Ordering = Literal["total", "additional"]
 #: Per-test coverage: test id -> the elements it executed.
-CoverageMap = Mapping[str, AbstractSet[Hashable]]
+if TYPE_CHECKING:  # builtin generics are not subscriptable at run time on 3.8
+    CoverageMap = Mapping[str, AbstractSet[Hashable]]
 
 _EMPTY: frozenset[Hashable] = frozenset()
 

@@ -39,10 +39,13 @@ import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from orderdep.core.prioritization import CoverageMap, Granularity, check_unique, prioritize
+from orderdep.core.prioritization import Granularity, check_unique, prioritize
 from orderdep.errors import UsageError
+
+if TYPE_CHECKING:
+    from orderdep.core.prioritization import CoverageMap
 
 SelectionOrdering = Literal["id", "total", "additional"]
 
@@ -50,7 +53,8 @@ SelectionOrdering = Literal["id", "total", "additional"]
 MODULE_SCOPE = "<module>"
 
 #: file -> list of (qualname, first line, last line), both inclusive, of the old version.
-FunctionRanges = Mapping[str, Sequence[tuple[str, int, int]]]
+if TYPE_CHECKING:  # builtin generics are not subscriptable at run time on 3.8
+    FunctionRanges = Mapping[str, Sequence[tuple[str, int, int]]]
 
 
 @dataclass(frozen=True)

@@ -15,14 +15,15 @@ import shutil
 import stat
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from orderdep.engine.treewatch import TreeWatch
 
 # Not compared after an order: written by imports, harmless to keep.
 VOLATILE_DIRS = frozenset({"__pycache__", ".pytest_cache"})
 
-Fingerprint = tuple[int, int, int]  # (mode, size, mtime_ns)
+if TYPE_CHECKING:  # builtin generics are not subscriptable at run time on 3.8
+    Fingerprint = tuple[int, int, int]  # (mode, size, mtime_ns)
 
 
 def fingerprint(st: os.stat_result) -> Fingerprint:

@@ -20,7 +20,7 @@ from orderdep.errors import UsageError
 
 RUNNERS = ("fork", "subprocess")
 #: The oldest Python the code orderdep runs inside the test processes works on.
-MIN_PYTHON = (3, 9)
+MIN_PYTHON = (3, 8)
 # Plugins that reorder, deselect or distribute tests: never active in our pytest processes.
 _DISABLE_IF_PRESENT = {"pytest_randomly": "randomly", "random_order": "random_order"}
 # Plugins that only measure, switched off in our pytest processes by their own option:

@@ -21,7 +21,7 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 MADV_POPULATE_WRITE = 23
@@ -32,7 +32,8 @@ GAP = 2
 # Never pre-fault more than this many pages (64 MiB of 4 KiB pages) per child.
 LIMIT = 16384
 
-Range = tuple[int, int]  # [start, end) addresses
+if TYPE_CHECKING:  # builtin generics are not subscriptable at run time on 3.8
+    Range = tuple[int, int]  # [start, end) addresses
 
 
 def supported() -> bool:

@@ -30,14 +30,15 @@ import random
 import sys
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 _NUMPY = "numpy.random"
 # (attribute, the keyword naming the seed; None: the call always fixes the state)
 _RANDOM_CALLS = (("seed", "a"), ("setstate", None))
 _NUMPY_CALLS = (("seed", "seed"), ("set_state", None))
 
-Note = Callable[[tuple[Any, ...], dict[str, Any]], None]
+if TYPE_CHECKING:  # a runtime alias of builtin generics needs Python 3.9
+    Note = Callable[[tuple[Any, ...], dict[str, Any]], None]
 
 
 class SeedWatch:

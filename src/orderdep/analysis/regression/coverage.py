@@ -29,7 +29,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Union, cast
+from typing import TYPE_CHECKING, Any, Optional, Union, cast
 
 from orderdep.core.jsonfile import load_json_file, write_text_file
 from orderdep.core.outcomes import OrderResult
@@ -47,7 +47,8 @@ _PROBE_MODULE = __name__
 NO_COVERAGE = "orderdep coverage: coverage.py is not installed in the test process's Python"
 
 PathLike = Union[str, "os.PathLike[str]"]
-FunctionRange = tuple[str, int, int]
+if TYPE_CHECKING:  # builtin generics are not subscriptable at run time on 3.8
+    FunctionRange = tuple[str, int, int]
 
 
 @dataclass

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import functools
 import gc
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from orderdep.analysis.state.fingerprint import Fingerprinter, identity
 
 _WRAPPER: Any = getattr(functools, "_lru_cache_wrapper", None)
-Stats = tuple[int, int, int]  # (hits, misses, currsize)
+if TYPE_CHECKING:  # builtin generics are not subscriptable at run time on 3.8
+    Stats = tuple[int, int, int]  # (hits, misses, currsize)
 
 
 def _cache_dict(func: Any, refs: list[Any]) -> tuple[int, Optional[dict[Any, Any]]]:

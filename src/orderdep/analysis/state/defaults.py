@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import collections
 import types
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 # defaults a call can change in place
 MUTABLE_DEFAULTS = (dict, list, set, bytearray, collections.deque)
 
-Defaults = tuple[Optional[tuple[Any, ...]], Optional[dict[str, Any]]]
+if TYPE_CHECKING:  # builtin generics are not subscriptable at run time on 3.8
+    Defaults = tuple[Optional[tuple[Any, ...]], Optional[dict[str, Any]]]
 
 
 def mutable_defaults(value: object) -> Optional[Defaults]:

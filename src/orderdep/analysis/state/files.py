@@ -25,7 +25,7 @@ import time
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 _stat = os.stat  # the real one: the read tracer wraps ``os.stat`` while a test runs
 _lstat = os.lstat
@@ -63,7 +63,8 @@ CWD_MAX_DEPTH = 4  # the working directory's scan: shallower and smaller than th
 CWD_MAX_FILES = 1000
 
 DIR_FP = hash("dir")
-_Child = tuple[str, str, bool]  # (root name, path, is a directory)
+if TYPE_CHECKING:  # builtin generics are not subscriptable at run time on 3.8
+    _Child = tuple[str, str, bool]  # (root name, path, is a directory)
 ABSENT = None
 
 

@@ -40,7 +40,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from orderdep.analysis.state.caches import CacheFingerprints
 from orderdep.analysis.state.files import FileWatcher
@@ -97,10 +97,11 @@ class RootsConfig:
 
 
 # A namespace entry: [value, root name, kind, fingerprint if immutable else None].
-Entry = list[Any]
 # (size, getter of the entries that count, their value ids, fixed fingerprints, entries to
 # revisit). Entries that do not count (methods, dunders) cannot become roots by rebinding.
-_Namespace = tuple[int, Callable[[Any], Any], tuple[int, ...], dict[str, int], list[Entry]]
+if TYPE_CHECKING:  # builtin generics are not subscriptable at run time on 3.8
+    Entry = list[Any]
+    _Namespace = tuple[int, Callable[[Any], Any], tuple[int, ...], dict[str, int], list[Entry]]
 MAX_ERRORS = 100  # failures kept in StateTracker.errors
 OWNERS_LIMIT = 200_000  # objects remembered for alias reads before a fresh full walk
 

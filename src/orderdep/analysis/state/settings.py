@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 PREFIX = "setting:"
 
 
-Keywords = tuple[tuple[str, Any], ...]
+if TYPE_CHECKING:  # builtin generics are not subscriptable at run time on 3.8
+    Keywords = tuple[tuple[str, Any], ...]
 
 
 def _keywords(pairs: Keywords) -> str:

@@ -33,7 +33,8 @@ REIMPORTED = " (imported again)"
 if TYPE_CHECKING:  # the debugger folds with this module; the probe only restores
     from orderdep.analysis.repair.locate.root_info import RootInfo
 
-Stmts = tuple[list[str], list[str]]
+if TYPE_CHECKING:  # builtin generics are not subscriptable at run time on 3.8
+    Stmts = tuple[list[str], list[str]]
 
 
 def package_root(package: str) -> str:

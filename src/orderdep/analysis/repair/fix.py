@@ -52,6 +52,7 @@ from collections.abc import Sequence
 from typing import Callable, Optional
 
 from orderdep.analysis.classify_marks import polluters_incomplete
+from orderdep.analysis.repair.candidates.base_set_ups import base_set_up_candidates
 from orderdep.analysis.repair.candidates.before_fixtures import before_fixtures
 from orderdep.analysis.repair.candidates.candidates import (
     Candidate,
@@ -209,6 +210,7 @@ class Repairer:
                 candidates += own_copy_candidates(finding, result.debug)
         if "fixture" in self.strategies and kind == "brittle":
             candidates += setter_fixture_candidates(self.project, finding)
+            candidates += base_set_up_candidates(self.project, finding)
         if "polluter" in self.strategies and kind == "victim":
             candidates += param_copy_candidates(self.project, finding)
         if result.debug is not None:

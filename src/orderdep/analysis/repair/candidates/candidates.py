@@ -43,7 +43,8 @@ class Candidate:
     # need too) is offered: after it, at any size
     keys_only: bool = False
     # the set-up that made the shared object runs again before every test (``setUpClass``
-    # from ``setUp``): a fix where the state is made, as a polluter's own clean-up is
+    # from ``setUp``), or a set-up calls the base class's it overrides: a fix where the
+    # state is made, as a polluter's own clean-up is
     at_set_up: bool = False
 
 

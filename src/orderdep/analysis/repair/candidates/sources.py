@@ -18,6 +18,7 @@ from typing import Optional
 from orderdep.analysis.repair.candidates.star_exports import star_names, top_level_defs
 from orderdep.analysis.repair.locate.module_names import ModuleNames, module_name_for
 from orderdep.analysis.repair.locate.root_info import RootInfo
+from orderdep.analysis.repair.write.inherited import class_at, defining_class, method_of
 from orderdep.analysis.repair.write.patches import Insertion, function_path, insertion
 from orderdep.errors import UsageError
 
@@ -55,9 +56,11 @@ def read_function(project: Path, test_id: str, module: Optional[str] = None) -> 
     fns = [
         n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name
     ]
-    if not fns:
+    defined = defining_class(tree, classes, name) if classes and not fns else None
+    home = class_at(tree.body, defined) if defined else None
+    fn = method_of(home, name) if home is not None else (fns[-1] if fns else None)
+    if fn is None:
         raise UsageError(f"cannot find the function of {test_id!r} in {rel!r}")
-    fn = fns[-1]
     stmts = list(fn.body)
     if stmts and isinstance(stmts[0], ast.Expr) and isinstance(stmts[0].value, ast.Constant):
         stmts = stmts[1:]  # the docstring

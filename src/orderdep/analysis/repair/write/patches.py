@@ -36,6 +36,7 @@ from orderdep.analysis.repair.write.fixture_patches import (
 )
 from orderdep.analysis.repair.write.import_lifting import add_imports, liftable
 from orderdep.analysis.repair.write.import_reuse import imported_once, reuse_imports
+from orderdep.analysis.repair.write.inherited import defining_path
 from orderdep.analysis.repair.write.module_top import add_module_statements
 from orderdep.analysis.repair.write.statements import TRIPLE_QUOTES, parse_statements
 from orderdep.analysis.repair.write.testcase_bases import plain_bases
@@ -282,6 +283,8 @@ def apply_insertion(
         return add_function(
             source, name, code, insertion.fixtures, insertion.comment, imports, decorator
         )
+    if insertion.method is None:  # a test its class inherits: patched where it is defined
+        classes = defining_path(source, classes, name)
     # inserted code quotes strings the way the file does, and does not repeat its imports
     inserter = _Inserter(classes, name, insertion, double, plain)
     inserter.have = _top_level_imports(source)

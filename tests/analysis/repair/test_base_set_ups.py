@@ -15,6 +15,7 @@ import pytest
 from tests.analysis.repair.conftest import verified_fix
 from tests.engine.conftest import write_files
 
+from orderdep.analysis.repair import Repairer
 from orderdep.analysis.repair.candidates.base_set_ups import base_set_up_candidates, calls_base
 from orderdep.core.report import ODFinding
 from orderdep.engine.runner import Engine
@@ -95,6 +96,15 @@ def test_the_verified_fix_is_the_call(engine: Engine, test: str) -> None:
     fix = verified_fix(engine, ODFinding(test, "brittle", state_setters=[SETTER]))
     (ins,) = fix.insertions
     assert ins.method == "setUpClass" and "super().setUpClass()" in ins.statements
+    assert ins.comment and "overrides it" in ins.comment
+
+
+def test_it_is_verified_before_any_debugging(engine: Engine) -> None:
+    result = Repairer(engine.config, engine).repair(
+        ODFinding(OWN, "brittle", state_setters=[SETTER])
+    )
+    assert result.fix is not None and result.debug is None
+    assert result.candidates == 1 and result.verified == 1
 
 
 def test_fix_applies_it_and_it_holds_under_plain_pytest(

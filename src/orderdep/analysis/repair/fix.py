@@ -56,35 +56,25 @@ from orderdep.analysis.repair.candidates.base_set_ups import base_set_up_candida
 from orderdep.analysis.repair.candidates.before_fixtures import before_fixtures
 from orderdep.analysis.repair.candidates.candidates import (
     Candidate,
-    combine,
-    friendly,
-    placed,
-    polluter_candidates,
-    sibling_groups,
     target_for,
     with_comments,
 )
 from orderdep.analysis.repair.candidates.cleaners import Cleaners
 from orderdep.analysis.repair.candidates.file_copies import own_copy_candidates
 from orderdep.analysis.repair.candidates.fixture_candidates import (
-    autouse_candidates,
     narrow_candidates,
-    polluter_fixture_candidates,
     setup_class_candidates,
     setup_function_candidates,
 )
 from orderdep.analysis.repair.candidates.garbage import garbage_candidates
-from orderdep.analysis.repair.candidates.generated import generated_candidates, reset_statements
-from orderdep.analysis.repair.candidates.initializers import made_anew
-from orderdep.analysis.repair.candidates.merged_polluters import with_merged
+from orderdep.analysis.repair.candidates.generated import reset_statements
 from orderdep.analysis.repair.candidates.param_copies import param_copy_candidates
 from orderdep.analysis.repair.candidates.ranking import (
     ranked_patches,
     to_verify,
-    undone_by_monkeypatch,
 )
+from orderdep.analysis.repair.candidates.root_candidates import root_candidates
 from orderdep.analysis.repair.candidates.root_statements import restore_statements
-from orderdep.analysis.repair.candidates.session_start import session_start_candidates
 from orderdep.analysis.repair.candidates.setter_fixtures import setter_fixture_candidates
 from orderdep.analysis.repair.candidates.shrink import shrink_verified
 from orderdep.analysis.repair.candidates.sources import (
@@ -96,18 +86,15 @@ from orderdep.analysis.repair.collection_fix import STRATEGY as MODULE
 from orderdep.analysis.repair.fix_result import Fix, FixResult, Rejected
 from orderdep.analysis.repair.locate.debugger import DebugError, NotReproduced, debug, orders_for
 from orderdep.analysis.repair.locate.module_names import ModuleNames
-from orderdep.analysis.repair.locate.module_roots import package_of
 from orderdep.analysis.repair.locate.polluter_roots import every_polluters_roots
-from orderdep.analysis.repair.locate.root_info import DebugResult, RootInfo
+from orderdep.analysis.repair.locate.root_info import DebugResult
 from orderdep.analysis.repair.locate.screening import Screener
 from orderdep.analysis.repair.verify.patchset import distinct
 from orderdep.analysis.repair.verify.verify import Target, Verifier
 from orderdep.analysis.repair.write.patches import (
     apply_insertions,
     changed_lines,
-    function_path,
 )
-from orderdep.analysis.repair.write.unittest_patches import placements
 from orderdep.core.report import ODFinding
 from orderdep.engine.config import EngineConfig
 from orderdep.engine.runner import Engine
@@ -169,6 +156,14 @@ class Repairer:
             victim = doctest  # fixed around it: its docstring is not edited
         target = target_for(finding, kind, failing, passing)
         result = FixResult(finding.test, kind, target=target)
+        if kind == "brittle" and "fixture" in self.strategies:
+            # a set-up that skips its base's: one call, verified before any debugging
+            first = base_set_up_candidates(self.project, finding)
+            if first:
+                result.candidates = len(first)
+                self._rank_and_verify(first, target, result)
+                if result.fix is not None:
+                    return result
         candidates: list[Candidate] = []
         needs_roots: tuple[str, ...] = ("generated", "restore", "polluter", "fixture")
         if kind == "brittle":
@@ -210,11 +205,13 @@ class Repairer:
                 candidates += own_copy_candidates(finding, result.debug)
         if "fixture" in self.strategies and kind == "brittle":
             candidates += setter_fixture_candidates(self.project, finding)
-            candidates += base_set_up_candidates(self.project, finding)
         if "polluter" in self.strategies and kind == "victim":
             candidates += param_copy_candidates(self.project, finding)
         if result.debug is not None:
-            candidates += self._root_candidates(finding, kind, target, victim, result)
+            candidates += root_candidates(
+                self.project, self.strategies, self.screen, self.progress,
+                finding, kind, target, victim, result.debug, result.notes,
+            )  # fmt: skip
         if "restore" in self.strategies:
             candidates += garbage_candidates(finding, kind, result.debug)
         setters = finding.state_setters or [m for g in finding.state_setter_groups for m in g]
@@ -232,7 +229,7 @@ class Repairer:
             )
             for c in candidates
         ]
-        result.candidates = len(candidates)
+        result.candidates += len(candidates)
         self._rank_and_verify(candidates, target, result)
         if result.fix is None and early:
             # a fixture the test requests may read the state before the body runs (a
@@ -286,94 +283,6 @@ class Repairer:
         insertions = distinct([*first.insertions, *second.insertions])
         changes = apply_insertions(self.project, insertions)
         return dataclasses.replace(second, insertions=insertions, changes=changes)
-
-    def _root_candidates(
-        self,
-        finding: ODFinding,
-        kind: str,
-        target: Target,
-        victim: FunctionSource,
-        result: FixResult,
-    ) -> list[Candidate]:
-        dbg = result.debug
-        assert dbg is not None
-        roots = dbg.culprits
-        if not roots:
-            result.notes.append(
-                "debugger: restoring the roots that differ does not explain the failure "
-                f"({len(dbg.differing)} differ)"
-            )
-            # modules imported again may have had side effects before the test (handlers
-            # installed, registries filled): keeping the originals from the polluter on
-            # can still work, which only verification can tell
-            roots = [r for r in dbg.differing if package_of(r.name)]
-            if not roots:
-                return []
-        names = ModuleNames.parse(victim.source, victim.module)
-        out: list[Candidate] = []
-        single = bool(dbg.polluted)
-        if "generated" in self.strategies:
-            if not single:
-                result.notes.append(
-                    "generated: the roots must be reset together; only the restore and "
-                    "polluter strategies combine roots"
-                )
-            out += generated_candidates(
-                self.project,
-                self.screen,
-                self.progress,
-                finding,
-                target,
-                victim,
-                roots if single else [],
-                result.notes,
-            )
-        if "restore" in self.strategies:
-            whole = kind == "brittle"
-
-            def restores_of(r: RootInfo) -> list[tuple[list[str], list[str]]]:
-                return restore_statements(r, names, victim.module, whole=whole)
-
-            restores = combine("restore", finding.test, roots, single, restores_of, "restores")
-            if kind == "brittle" and single and len(roots) > 1:
-                # each root a brittle needs is necessary, none alone may be enough
-                restores += combine("restore", finding.test, roots, False, restores_of, "restores")
-            out += restores
-            out += (
-                [] if whole else made_anew(self.project, victim, finding.test, roots, single, names)
-            )
-            # a TestCase reads state in setUp before the body runs: restore it there too
-            _, classes, _ = function_path(finding.test)
-            for method in placements(victim.source, classes, polluter=False)[1:]:
-                out += [placed(c, method) for c in restores if method]
-        for group in sibling_groups(roots, dbg.differing) if single else []:
-            # what differs on the same class goes together: one attribute's restore may
-            # pass the probe yet not suffice (a helper set several of them at once)
-            if "restore" in self.strategies:
-                out += combine(
-                    "restore", finding.test, group, False,
-                    lambda r: restore_statements(r, names, victim.module), "restores",
-                )  # fmt: skip
-            if "polluter" in self.strategies and kind == "victim":
-                cands = polluter_candidates(self.project, finding, group, False, dbg)
-                out += with_merged(cands, self.project)
-        if "polluter" in self.strategies and kind == "victim":
-            cands = polluter_candidates(self.project, finding, roots, single, dbg)
-            out += with_merged(cands, self.project)
-            for group in [[r] for r in roots] if single else [roots]:
-                what = ", ".join(friendly(r.name) for r in group)
-                out += polluter_fixture_candidates(self.project, finding, group, what)
-        if "fixture" in self.strategies and kind == "victim":
-            for group in [[r] for r in roots] if single else [roots]:
-                what = ", ".join(friendly(r.name) for r in group)
-                out += autouse_candidates(self.project, finding, group, what)
-                out += session_start_candidates(self.project, finding, group, what)
-        if kind == "brittle":  # the state a restore sets up outlives the test, as a transplant's
-            for cand in out:  # unless monkeypatch undoes it
-                cand.leaks = cand.leaks or (
-                    cand.strategy == "restore" and not undone_by_monkeypatch(cand)
-                )
-        return out
 
     def _rank_and_verify(
         self, candidates: list[Candidate], target: Target, result: FixResult

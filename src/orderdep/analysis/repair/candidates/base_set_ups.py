@@ -65,7 +65,8 @@ def base_set_up_candidates(project: Path, finding: ODFinding) -> list[Candidate]
         args = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]][1:]
         call = f"super().{name}({', '.join(args)})"
         why = f"calls {base.name}.{name} from the {name} of {classes[-1]}, which overrides it"
-        ins = Insertion(finding.test, (call,), method=name)
+        said = f"Run the base class's {name} first: this one overrides it."
+        ins = Insertion(finding.test, (call,), method=name, comment=said)
         out.append(Candidate("fixture", why, [ins], at_set_up=True))
     return out
 
